@@ -1,0 +1,44 @@
+/* The agent's shared state and the few calls its modules make of each other.
+ *
+ * Threads of the agent:
+ *   - runtime threads calling our ICorProfilerCallback methods (entry.c)
+ *   - the sampler (sampler.c): suspends the runtime, walks stacks, interns
+ *   - the writer (logwriter.c): moves buffered records to segment files
+ * None of them ever runs managed code, and no application thread ever waits
+ * on disk I/O. */
+#ifndef CLRSCOPE_AGENT_H
+#define CLRSCOPE_AGENT_H
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "corprof.h"
+
+#define AGENT_HIDDEN __attribute__((visibility("hidden")))
+
+struct agent {
+	ICorProfilerInfo10 *info; /* SuspendRuntime needs 10; .NET 6+ has it */
+	char session_dir[PATH_MAX];
+	char proc_dir[PATH_MAX];
+	uint32_t rate_hz;
+	uint64_t start_mono_ns;
+	uint64_t start_unix_ns;
+	uint8_t load_mode;
+	int lock_fd; /* flock held while this process is profiled by us */
+};
+
+extern struct agent g_agent AGENT_HIDDEN;
+
+uint64_t agent_mono_ns(void) AGENT_HIDDEN;
+/* Microseconds since the agent started: the time axis of the log. */
+uint64_t agent_now_us(void) AGENT_HIDDEN;
+
+/* A line for the session log (MESSAGE record) and the debug log. */
+void agent_message(int level, const char *fmt, ...) AGENT_HIDDEN __attribute__((format(printf, 2, 3)));
+/* A line for the optional debug log only ($CLRSCOPE_AGENT_LOG). */
+void agent_debug(const char *fmt, ...) AGENT_HIDDEN __attribute__((format(printf, 1, 2)));
+void agent_debug_open(void) AGENT_HIDDEN;
+
+#endif

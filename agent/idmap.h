@@ -1,0 +1,26 @@
+/* An open-addressing map from non-zero 64-bit keys to 32-bit values, for
+ * the sampler's interning tables.  Single-threaded. */
+#ifndef CLRSCOPE_AGENT_IDMAP_H
+#define CLRSCOPE_AGENT_IDMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agent.h"
+
+struct idmap {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t cap; /* power of two */
+	size_t count;
+};
+
+bool idmap_init(struct idmap *m, size_t cap) AGENT_HIDDEN;
+void idmap_free(struct idmap *m) AGENT_HIDDEN;
+/* Returns true and *val if key is present. */
+bool idmap_get(const struct idmap *m, uint64_t key, uint32_t *val) AGENT_HIDDEN;
+/* Inserts or replaces; false when memory ran out. */
+bool idmap_put(struct idmap *m, uint64_t key, uint32_t val) AGENT_HIDDEN;
+
+#endif

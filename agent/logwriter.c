@@ -1,0 +1,316 @@
+#include "logwriter.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "logfmt.h"
+
+#define LW_BUFFER_BYTES (2u << 20)
+#define LW_FLUSH_THRESHOLD (256u << 10)
+#define LW_STATUS_EVERY_NS 1000000000ull
+
+struct logwriter {
+	pthread_mutex_t mu;
+	pthread_cond_t wake;
+	uint8_t *active, *spare;
+	size_t active_len;
+	uint32_t active_records;
+	bool stop, running;
+	uint32_t flush_ms;
+	pthread_t thread;
+
+	/* writer-thread only */
+	int dirfd, segfd;
+	uint32_t seq;
+	uint64_t seg_bytes;
+	uint64_t last_status_ns;
+
+	_Atomic uint64_t dropped_records, dropped_bytes, write_errors;
+	_Atomic uint32_t drop_epoch;
+
+	pthread_mutex_t stats_mu;
+	struct lw_sampler_stats stats;
+};
+
+static struct logwriter lw = {
+	.mu = PTHREAD_MUTEX_INITIALIZER,
+	.stats_mu = PTHREAD_MUTEX_INITIALIZER,
+	.dirfd = -1,
+	.segfd = -1,
+};
+
+uint32_t lw_drop_epoch(void)
+{
+	return atomic_load_explicit(&lw.drop_epoch, memory_order_acquire);
+}
+
+static void count_drop(uint64_t records, uint64_t bytes)
+{
+	atomic_fetch_add(&lw.dropped_records, records);
+	atomic_fetch_add(&lw.dropped_bytes, bytes);
+	atomic_fetch_add_explicit(&lw.drop_epoch, 1, memory_order_release);
+}
+
+bool lw_append(const void *records, size_t len, uint32_t nrecords)
+{
+	if (!len)
+		return true;
+	pthread_mutex_lock(&lw.mu);
+	if (!lw.running || len > LW_BUFFER_BYTES - lw.active_len) {
+		pthread_mutex_unlock(&lw.mu);
+		count_drop(nrecords, len);
+		return false;
+	}
+	memcpy(lw.active + lw.active_len, records, len);
+	lw.active_len += len;
+	lw.active_records += nrecords;
+	bool wake = lw.active_len >= LW_FLUSH_THRESHOLD;
+	pthread_mutex_unlock(&lw.mu);
+	if (wake)
+		pthread_cond_signal(&lw.wake);
+	return true;
+}
+
+bool lw_append_record(uint16_t type, const void *payload, size_t len)
+{
+	uint8_t small[4096];
+	uint8_t *buf = small;
+	size_t need = len + CS_REC_HEADER_LEN;
+	if (need > sizeof small && !(buf = malloc(need))) {
+		count_drop(1, need);
+		return false;
+	}
+	struct cs_out o;
+	cs_out_init(&o, buf, need);
+	size_t at = cs_record_begin(&o);
+	cs_put_bytes(&o, payload, len);
+	bool ok = cs_record_end(&o, at, type) && lw_append(o.buf, o.len, 1);
+	if (buf != small)
+		free(buf);
+	return ok;
+}
+
+void lw_set_sampler_stats(const struct lw_sampler_stats *s)
+{
+	pthread_mutex_lock(&lw.stats_mu);
+	lw.stats = *s;
+	pthread_mutex_unlock(&lw.stats_mu);
+}
+
+/* ---- writer thread ---- */
+
+static int open_segment(void)
+{
+	char name[CS_SEG_NAME_MAX];
+	snprintf(name, sizeof name, CS_SEG_NAME_FMT, lw.seq);
+	int fd = openat(lw.dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -1;
+	uint8_t header[CS_SEG_HEADER_LEN];
+	cs_seg_header_make(header, lw.seq);
+	if (write(fd, header, sizeof header) != (ssize_t)sizeof header) {
+		/* leave no headless segment behind: the next try reuses the number */
+		close(fd);
+		unlinkat(lw.dirfd, name, 0);
+		return -1;
+	}
+	lw.seg_bytes = sizeof header;
+	return fd;
+}
+
+static bool write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		p += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+static void write_out(const uint8_t *data, size_t len, uint32_t nrecords)
+{
+	if (!len)
+		return;
+	if (lw.segfd >= 0 && lw.seg_bytes >= CS_SEG_TARGET_BYTES) {
+		close(lw.segfd);
+		lw.segfd = -1;
+		lw.seq++;
+	}
+	if (lw.segfd < 0)
+		lw.segfd = open_segment();
+	if (lw.segfd < 0) {
+		atomic_fetch_add(&lw.write_errors, 1);
+		count_drop(nrecords, len);
+		return;
+	}
+	if (!write_all(lw.segfd, data, len)) {
+		/* cut back a partial write so the segment ends on a whole record */
+		if (ftruncate(lw.segfd, (off_t)lw.seg_bytes) != 0) {
+			close(lw.segfd); /* the tail is torn: readers skip it; start afresh */
+			lw.segfd = -1;
+			lw.seq++;
+		} else {
+			lseek(lw.segfd, (off_t)lw.seg_bytes, SEEK_SET);
+		}
+		atomic_fetch_add(&lw.write_errors, 1);
+		count_drop(nrecords, len);
+		return;
+	}
+	lw.seg_bytes += len;
+}
+
+static void append_status(void)
+{
+	struct cs_status st = {0};
+	pthread_mutex_lock(&lw.stats_mu);
+	st.ticks = lw.stats.ticks;
+	st.samples = lw.stats.samples;
+	st.suspend_total_ns = lw.stats.suspend_total_ns;
+	st.suspend_max_ns = lw.stats.suspend_max_ns;
+	st.truncated_stacks = lw.stats.truncated_stacks;
+	st.failed_walks = lw.stats.failed_walks;
+	pthread_mutex_unlock(&lw.stats_mu);
+	st.time_us = agent_now_us();
+	st.dropped_records = atomic_load(&lw.dropped_records);
+	st.dropped_bytes = atomic_load(&lw.dropped_bytes);
+	st.write_errors = atomic_load(&lw.write_errors);
+	uint8_t payload[128];
+	struct cs_out o;
+	cs_out_init(&o, payload, sizeof payload);
+	cs_status_encode(&o, &st);
+	lw_append_record(CS_REC_STATUS, o.buf, o.len);
+}
+
+/* Swaps buffers under the lock, writes outside it. */
+static void flush_once(void)
+{
+	pthread_mutex_lock(&lw.mu);
+	uint8_t *data = lw.active;
+	size_t len = lw.active_len;
+	uint32_t n = lw.active_records;
+	lw.active = lw.spare;
+	lw.spare = data;
+	lw.active_len = 0;
+	lw.active_records = 0;
+	pthread_mutex_unlock(&lw.mu);
+	write_out(data, len, n);
+}
+
+static void *writer_main(void *arg)
+{
+	(void)arg;
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_mutex_lock(&lw.mu);
+	while (!lw.stop) {
+		struct timespec until;
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		uint64_t ns = (uint64_t)until.tv_nsec + (uint64_t)lw.flush_ms * 1000000ull;
+		until.tv_sec += (time_t)(ns / 1000000000ull);
+		until.tv_nsec = (long)(ns % 1000000000ull);
+		while (!lw.stop && lw.active_len < LW_FLUSH_THRESHOLD) {
+			if (pthread_cond_timedwait(&lw.wake, &lw.mu, &until) == ETIMEDOUT)
+				break;
+		}
+		pthread_mutex_unlock(&lw.mu);
+		uint64_t now = agent_mono_ns();
+		if (now - lw.last_status_ns >= LW_STATUS_EVERY_NS) {
+			lw.last_status_ns = now;
+			append_status();
+		}
+		flush_once();
+		pthread_mutex_lock(&lw.mu);
+	}
+	pthread_mutex_unlock(&lw.mu);
+	return NULL;
+}
+
+int lw_start(const char *proc_dir, uint32_t flush_ms)
+{
+	lw.dirfd = open(proc_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (lw.dirfd < 0)
+		return -1;
+	/* kept across detach and attach again: a late producer may still hold
+	 * the lock on them, and the image is never unloaded */
+	if (!lw.active)
+		lw.active = malloc(LW_BUFFER_BYTES);
+	if (!lw.spare)
+		lw.spare = malloc(LW_BUFFER_BYTES);
+	if (!lw.active || !lw.spare) {
+		free(lw.active);
+		free(lw.spare);
+		lw.active = lw.spare = NULL;
+		close(lw.dirfd);
+		lw.dirfd = -1;
+		return -1;
+	}
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&lw.wake, &ca);
+	pthread_condattr_destroy(&ca);
+	lw.active_len = 0;
+	lw.active_records = 0;
+	lw.seq = 1;
+	lw.segfd = -1;
+	lw.stop = false;
+	lw.flush_ms = flush_ms ? flush_ms : 100;
+	lw.last_status_ns = agent_mono_ns();
+	atomic_store(&lw.dropped_records, 0);
+	atomic_store(&lw.dropped_bytes, 0);
+	atomic_store(&lw.write_errors, 0);
+	memset(&lw.stats, 0, sizeof lw.stats);
+	lw.running = true;
+	if (pthread_create(&lw.thread, NULL, writer_main, NULL) != 0) {
+		lw.running = false;
+		return -1;
+	}
+	return 0;
+}
+
+void lw_stop(uint8_t end_reason, const char *why)
+{
+	pthread_mutex_lock(&lw.mu);
+	bool was_running = lw.running;
+	pthread_mutex_unlock(&lw.mu);
+	if (!was_running)
+		return;
+	append_status();
+	uint8_t payload[512];
+	struct cs_out o;
+	cs_out_init(&o, payload, sizeof payload);
+	struct cs_message end = {.time_us = agent_now_us(), .level = end_reason,
+				 .text = {why, strlen(why)}};
+	cs_message_encode(&o, &end);
+	lw_append_record(CS_REC_END, o.buf, o.len);
+
+	pthread_mutex_lock(&lw.mu);
+	lw.stop = true;
+	pthread_mutex_unlock(&lw.mu);
+	pthread_cond_signal(&lw.wake);
+	pthread_join(lw.thread, NULL);
+
+	pthread_mutex_lock(&lw.mu);
+	lw.running = false;
+	pthread_mutex_unlock(&lw.mu);
+	flush_once(); /* whatever arrived before running went false */
+	if (lw.segfd >= 0)
+		close(lw.segfd);
+	close(lw.dirfd);
+	lw.segfd = lw.dirfd = -1;
+	pthread_cond_destroy(&lw.wake);
+}

@@ -1,0 +1,299 @@
+#include "sampler.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "logfmt.h"
+#include "logwriter.h"
+#include "records.h"
+#include "symbols.h"
+
+#define MAX_THREADS 2048
+#define MAX_DEPTH 1024
+#define FRAME_POOL (256u * 1024u) /* FunctionIDs copied per tick, all threads */
+#define STAGE_BYTES (32u << 10)
+#define STAGE_COMMIT_BYTES (24u << 10)
+#define STAGE_COMMIT_NS (50u * 1000000u)
+#define DEFS_BYTES (64u << 10)
+
+struct walk {
+	FunctionID *frames; /* innermost first, as the runtime reports them */
+	uint32_t n, cap;
+	bool truncated;
+};
+
+struct thread_slot {
+	ThreadID tid;
+	uint32_t start, n;
+	bool truncated;
+};
+
+static struct {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool stop, exited, started;
+	_Atomic uint32_t rate_hz;
+
+	/* sampler-thread only */
+	FunctionID *pool;
+	struct thread_slot *slots;
+	struct lw_sampler_stats stats;
+	uint8_t *stage_buf, *frames_buf, *stacks_buf;
+	struct cs_out stage;
+	size_t stage_at;         /* start of the open SAMPLES record */
+	uint64_t stage_last_us;  /* time of the last tick in it */
+	uint64_t stage_open_ns;  /* when it was opened */
+	bool stage_open;
+	uint32_t failed_suspends;
+} s = {
+	.mu = PTHREAD_MUTEX_INITIALIZER,
+};
+
+static HRESULT snapshot_frame(FunctionID fn, UINT_PTR ip, COR_PRF_FRAME_INFO frame, ULONG32 context_size,
+			      BYTE context[], void *client)
+{
+	(void)ip, (void)frame, (void)context_size, (void)context;
+	struct walk *w = client;
+	if (fn == 0 && w->n && w->frames[w->n - 1] == 0)
+		return S_OK; /* one [native] per run of native frames */
+	if (w->n == w->cap) {
+		w->truncated = true;
+		return S_FALSE; /* stop the walk */
+	}
+	w->frames[w->n++] = fn;
+	return S_OK;
+}
+
+/* The part that runs while every managed thread is stopped: copy only. */
+static uint32_t walk_all_threads(uint32_t *failed)
+{
+	ICorProfilerInfo10 *info = g_agent.info;
+	ICorProfilerThreadEnum *threads = NULL;
+	uint32_t nslots = 0, used = 0;
+	*failed = 0;
+	if (FAILED(info->vtbl->EnumThreads(info, &threads)) || !threads)
+		return 0;
+	ThreadID tid;
+	ULONG fetched = 0;
+	while (nslots < MAX_THREADS && used < FRAME_POOL &&
+	       threads->vtbl->Next(threads, 1, &tid, &fetched) == S_OK && fetched == 1) {
+		uint32_t room = FRAME_POOL - used;
+		struct walk w = {s.pool + used, 0, room < MAX_DEPTH ? room : MAX_DEPTH, false};
+		HRESULT hr = info->vtbl->DoStackSnapshot(info, tid, snapshot_frame, COR_PRF_SNAPSHOT_DEFAULT, &w, NULL, 0);
+		if (FAILED(hr) && !w.truncated) {
+			(*failed)++;
+			continue;
+		}
+		bool managed = false;
+		for (uint32_t i = 0; i < w.n && !managed; i++)
+			managed = w.frames[i] != 0;
+		if (!managed)
+			continue; /* a thread that has not run managed code: nothing to attribute */
+		s.slots[nslots++] = (struct thread_slot){tid, used, w.n, w.truncated};
+		used += w.n;
+	}
+	threads->vtbl->Release(threads);
+	return nslots;
+}
+
+static void stage_commit(void)
+{
+	if (!s.stage_open)
+		return;
+	if (cs_record_end(&s.stage, s.stage_at, CS_REC_SAMPLES))
+		lw_append(s.stage.buf, s.stage.len, 1);
+	s.stage.len = 0;
+	s.stage_open = false;
+}
+
+static void stage_open(uint64_t now_ns)
+{
+	s.stage.len = 0;
+	s.stage.overflow = false;
+	s.stage_at = cs_record_begin(&s.stage);
+	s.stage_last_us = 0; /* the first tick carries its absolute time */
+	s.stage_open_ns = now_ns;
+	s.stage_open = true;
+}
+
+/* After ResumeRuntime: turn the copied FunctionIDs into ids and log them. */
+static void record_tick(uint32_t nslots, uint64_t tick_us, uint64_t suspend_ns, uint64_t now_ns)
+{
+	struct sym_defs defs;
+	cs_out_init(&defs.frames, s.frames_buf, DEFS_BYTES);
+	cs_out_init(&defs.stacks, s.stacks_buf, DEFS_BYTES);
+
+	uint64_t refs[MAX_THREADS], stacks[MAX_THREADS];
+	for (uint32_t t = 0; t < nslots; t++) {
+		struct thread_slot *slot = &s.slots[t];
+		uint64_t stack = 0;
+		if (slot->truncated) {
+			stack = sym_stack(0, sym_pseudo_frame(CS_FRAME_TRUNCATED, &defs), &defs);
+			s.stats.truncated_stacks++;
+		}
+		for (uint32_t i = slot->n; i-- > 0;)
+			stack = sym_stack(stack, sym_frame(s.pool[slot->start + i], &defs), &defs);
+		refs[t] = sym_thread(slot->tid);
+		stacks[t] = stack;
+	}
+	sym_flush_defs(&defs);
+
+	if (!s.stage_open)
+		stage_open(now_ns);
+	size_t before = s.stage.len;
+	cs_put_varint(&s.stage, tick_us - s.stage_last_us);
+	cs_put_varint(&s.stage, suspend_ns);
+	cs_put_varint(&s.stage, nslots);
+	for (uint32_t t = 0; t < nslots; t++) {
+		cs_put_varint(&s.stage, refs[t]);
+		cs_put_varint(&s.stage, stacks[t]);
+	}
+	if (s.stage.overflow) {
+		/* a tick larger than what is left: send what we have, retry once */
+		s.stage.overflow = false;
+		s.stage.len = before;
+		stage_commit();
+		if (before > CS_REC_HEADER_LEN) {
+			record_tick(nslots, tick_us, suspend_ns, now_ns);
+			return;
+		}
+		return; /* a single tick too large for a record: skip it */
+	}
+	s.stage_last_us = tick_us;
+	s.stats.ticks++;
+	s.stats.samples += nslots;
+	if (s.stage.len >= STAGE_COMMIT_BYTES || now_ns - s.stage_open_ns >= STAGE_COMMIT_NS)
+		stage_commit();
+}
+
+static void take_tick(void)
+{
+	ICorProfilerInfo10 *info = g_agent.info;
+	uint64_t t0 = agent_mono_ns();
+	HRESULT hr = info->vtbl->SuspendRuntime(info);
+	if (FAILED(hr)) {
+		/* e.g. a GC is suspending right now, or the runtime is not up yet */
+		if (s.failed_suspends++ == 0)
+			agent_debug("SuspendRuntime failed: 0x%08x", (unsigned)hr);
+		return;
+	}
+	uint32_t failed = 0;
+	uint32_t nslots = walk_all_threads(&failed);
+	info->vtbl->ResumeRuntime(info);
+	uint64_t t1 = agent_mono_ns();
+	uint64_t suspend_ns = t1 - t0;
+	s.stats.suspend_total_ns += suspend_ns;
+	if (suspend_ns > s.stats.suspend_max_ns)
+		s.stats.suspend_max_ns = suspend_ns;
+	s.stats.failed_walks += failed;
+	record_tick(nslots, (t0 - g_agent.start_mono_ns) / 1000, suspend_ns, t1);
+	lw_set_sampler_stats(&s.stats);
+}
+
+static struct timespec to_timespec(uint64_t ns)
+{
+	return (struct timespec){.tv_sec = (time_t)(ns / 1000000000ull), .tv_nsec = (long)(ns % 1000000000ull)};
+}
+
+static void *sampler_main(void *arg)
+{
+	(void)arg;
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+
+	uint64_t next = agent_mono_ns();
+	pthread_mutex_lock(&s.mu);
+	while (!s.stop) {
+		uint64_t period = 1000000000ull / atomic_load(&s.rate_hz);
+		uint64_t now = agent_mono_ns();
+		next += period;
+		if (next + period < now)
+			next = now + period; /* fell behind (a long GC): skip, don't burst */
+		struct timespec until = to_timespec(next);
+		while (!s.stop && pthread_cond_timedwait(&s.cv, &s.mu, &until) != ETIMEDOUT)
+			;
+		if (s.stop)
+			break;
+		pthread_mutex_unlock(&s.mu);
+		take_tick();
+		pthread_mutex_lock(&s.mu);
+	}
+	pthread_mutex_unlock(&s.mu);
+	stage_commit();
+	lw_set_sampler_stats(&s.stats);
+
+	pthread_mutex_lock(&s.mu);
+	s.exited = true;
+	pthread_cond_broadcast(&s.cv);
+	pthread_mutex_unlock(&s.mu);
+	return NULL;
+}
+
+void sampler_set_rate(uint32_t rate_hz)
+{
+	atomic_store(&s.rate_hz, rate_hz);
+}
+
+int sampler_start(uint32_t rate_hz)
+{
+	if (!s.pool)
+		s.pool = malloc(FRAME_POOL * sizeof *s.pool);
+	if (!s.slots)
+		s.slots = malloc(MAX_THREADS * sizeof *s.slots);
+	if (!s.stage_buf)
+		s.stage_buf = malloc(STAGE_BYTES);
+	if (!s.frames_buf)
+		s.frames_buf = malloc(DEFS_BYTES);
+	if (!s.stacks_buf)
+		s.stacks_buf = malloc(DEFS_BYTES);
+	if (!s.pool || !s.slots || !s.stage_buf || !s.frames_buf || !s.stacks_buf)
+		return -1;
+	if (sym_init() < 0)
+		return -1;
+	cs_out_init(&s.stage, s.stage_buf, STAGE_BYTES);
+	s.stage_open = false;
+	memset(&s.stats, 0, sizeof s.stats);
+	s.failed_suspends = 0;
+	atomic_store(&s.rate_hz, rate_hz);
+
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s.cv, &ca);
+	pthread_condattr_destroy(&ca);
+	s.stop = s.exited = false;
+	if (pthread_create(&s.thread, NULL, sampler_main, NULL) != 0)
+		return -1;
+	s.started = true;
+	return 0;
+}
+
+int sampler_stop(uint32_t wait_ms)
+{
+	if (!s.started)
+		return 0;
+	struct timespec until = to_timespec(agent_mono_ns() + (uint64_t)wait_ms * 1000000ull);
+	pthread_mutex_lock(&s.mu);
+	s.stop = true;
+	pthread_cond_broadcast(&s.cv);
+	while (!s.exited && pthread_cond_timedwait(&s.cv, &s.mu, &until) != ETIMEDOUT)
+		;
+	bool exited = s.exited;
+	pthread_mutex_unlock(&s.mu);
+	if (!exited) {
+		pthread_detach(s.thread);
+		s.started = false;
+		return -1;
+	}
+	pthread_join(s.thread, NULL);
+	s.started = false;
+	sym_fini();
+	return 0;
+}

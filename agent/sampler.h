@@ -1,0 +1,18 @@
+/* The stack sampler: a thread of our own that, at the configured rate,
+ * suspends the runtime, copies every managed thread's FunctionIDs, resumes,
+ * and only then interns and logs what it saw. */
+#ifndef CLRSCOPE_AGENT_SAMPLER_H
+#define CLRSCOPE_AGENT_SAMPLER_H
+
+#include <stdint.h>
+
+#include "agent.h"
+
+int sampler_start(uint32_t rate_hz) AGENT_HIDDEN;
+/* Asks the sampler to stop and waits for it at most wait_ms; returns 0 when
+ * it stopped (then its state may be reused), -1 when it is still stuck
+ * inside the runtime (it will exit on its own later). */
+int sampler_stop(uint32_t wait_ms) AGENT_HIDDEN;
+void sampler_set_rate(uint32_t rate_hz) AGENT_HIDDEN;
+
+#endif

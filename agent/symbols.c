@@ -1,0 +1,278 @@
+#include "symbols.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "idmap.h"
+#include "logwriter.h"
+#include "records.h"
+#include "utf16.h"
+
+#define NAME_MAX_UTF8 1024
+#define NESTING_MAX 16
+
+/* Per id: 0 = never written, else 1 + the drop epoch it was written in. */
+struct epochs {
+	uint32_t *v;
+	size_t cap;
+};
+
+static struct {
+	struct idmap functions; /* FunctionID -> frame id */
+	struct idmap stacks;    /* parent << 32 | frame -> stack id */
+	struct idmap threads;   /* ThreadID -> thread ref */
+	struct idmap modules;   /* ModuleID -> index into metadata[] */
+	IMetaDataImport **metadata;
+	size_t nmetadata, metadata_cap;
+	struct epochs frame_written, stack_written, thread_written;
+	uint32_t next_frame, next_stack, next_thread;
+} sym;
+
+static bool epochs_is_current(struct epochs *e, uint64_t id)
+{
+	return id < e->cap && e->v[id] == lw_drop_epoch() + 1;
+}
+
+static void epochs_mark(struct epochs *e, uint64_t id)
+{
+	if (id >= e->cap) {
+		size_t ncap = e->cap ? e->cap : 1024;
+		while (ncap <= id)
+			ncap *= 2;
+		uint32_t *nv = realloc(e->v, ncap * sizeof *nv);
+		if (!nv)
+			return; /* written again next time: harmless */
+		memset(nv + e->cap, 0, (ncap - e->cap) * sizeof *nv);
+		e->v = nv;
+		e->cap = ncap;
+	}
+	e->v[id] = lw_drop_epoch() + 1;
+}
+
+int sym_init(void)
+{
+	sym_fini();
+	if (!idmap_init(&sym.functions, 4096) || !idmap_init(&sym.stacks, 16384) ||
+	    !idmap_init(&sym.threads, 64) || !idmap_init(&sym.modules, 64))
+		return -1;
+	sym.next_frame = CS_FRAME_FIRST_FUNCTION;
+	sym.next_stack = 1;
+	sym.next_thread = 1;
+	return 0;
+}
+
+void sym_fini(void)
+{
+	for (size_t i = 0; i < sym.nmetadata; i++)
+		if (sym.metadata[i])
+			sym.metadata[i]->vtbl->Release(sym.metadata[i]);
+	free(sym.metadata);
+	idmap_free(&sym.functions);
+	idmap_free(&sym.stacks);
+	idmap_free(&sym.threads);
+	idmap_free(&sym.modules);
+	free(sym.frame_written.v);
+	free(sym.stack_written.v);
+	free(sym.thread_written.v);
+	memset(&sym, 0, sizeof sym);
+}
+
+static IMetaDataImport *module_metadata(ModuleID mod)
+{
+	uint32_t idx;
+	if (idmap_get(&sym.modules, mod, &idx))
+		return sym.metadata[idx];
+	IUnknown *unk = NULL;
+	IMetaDataImport *md = NULL;
+	ICorProfilerInfo10 *info = g_agent.info;
+	if (SUCCEEDED(info->vtbl->GetModuleMetaData(info, mod, ofRead, &IID_IMetaDataImport, &unk)) && unk) {
+		if (FAILED(unk->vtbl->QueryInterface(unk, &IID_IMetaDataImport, (void **)&md)))
+			md = NULL;
+		unk->vtbl->Release(unk);
+	}
+	if (sym.nmetadata == sym.metadata_cap) {
+		size_t ncap = sym.metadata_cap ? sym.metadata_cap * 2 : 32;
+		IMetaDataImport **n = realloc(sym.metadata, ncap * sizeof *n);
+		if (!n)
+			return md; /* uncached: still usable once (leaks one ref) */
+		sym.metadata = n;
+		sym.metadata_cap = ncap;
+	}
+	sym.metadata[sym.nmetadata] = md;
+	idmap_put(&sym.modules, mod, (uint32_t)sym.nmetadata++);
+	return md;
+}
+
+static size_t wide_to_utf8(const WCHAR *w, ULONG n, char *out, size_t cap)
+{
+	return cs_utf16_to_utf8((const uint16_t *)w, n, out, cap);
+}
+
+/* "Namespace.Outer+Inner" for a TypeDef, nested types walked outward. */
+static void type_name(IMetaDataImport *md, mdTypeDef td, char *out, size_t cap)
+{
+	mdTypeDef chain[NESTING_MAX];
+	int depth = 0;
+	chain[depth++] = td;
+	while (depth < NESTING_MAX) {
+		mdTypeDef outer = 0;
+		if (FAILED(md->vtbl->GetNestedClassProps(md, chain[depth - 1], &outer)) || !outer)
+			break;
+		chain[depth++] = outer;
+	}
+	size_t len = 0;
+	out[0] = 0;
+	for (int i = depth - 1; i >= 0; i--) {
+		WCHAR w[512];
+		ULONG wlen = 0;
+		DWORD flags = 0;
+		mdToken extends = 0;
+		if (FAILED(md->vtbl->GetTypeDefProps(md, chain[i], w, 512, &wlen, &flags, &extends)))
+			snprintf(out + len, cap - len, "%s[type 0x%08x]", i == depth - 1 ? "" : "+", chain[i]);
+		else {
+			if (i != depth - 1 && len + 1 < cap)
+				out[len++] = '+';
+			wide_to_utf8(w, wlen, out + len, cap - len);
+		}
+		len = strlen(out);
+	}
+}
+
+static void function_name(FunctionID fn, char *name, size_t name_cap, char *module, size_t module_cap)
+{
+	ICorProfilerInfo10 *info = g_agent.info;
+	ClassID cls = 0;
+	ModuleID mod = 0;
+	mdToken tok = 0;
+	snprintf(name, name_cap, "[function 0x%llx]", (unsigned long long)fn);
+	module[0] = 0;
+	if (FAILED(info->vtbl->GetFunctionInfo(info, fn, &cls, &mod, &tok)))
+		return;
+	WCHAR wmod[512];
+	ULONG wlen = 0;
+	LPCBYTE base = NULL;
+	AssemblyID asm_id = 0;
+	if (SUCCEEDED(info->vtbl->GetModuleInfo(info, mod, &base, 512, &wlen, wmod, &asm_id))) {
+		char path[NAME_MAX_UTF8];
+		wide_to_utf8(wmod, wlen, path, sizeof path);
+		const char *slash = strrchr(path, '/');
+		const char *base_name = slash ? slash + 1 : path;
+		size_t n = strlen(base_name);
+		if (n >= module_cap)
+			n = module_cap - 1;
+		memcpy(module, base_name, n);
+		module[n] = 0;
+	}
+	IMetaDataImport *md = module_metadata(mod);
+	if (!md)
+		return;
+	mdTypeDef td = 0;
+	WCHAR wname[512];
+	ULONG wname_len = 0;
+	DWORD attr = 0, impl = 0;
+	PCCOR_SIGNATURE sig = NULL;
+	ULONG sig_len = 0, rva = 0;
+	if (FAILED(md->vtbl->GetMethodProps(md, tok, &td, wname, 512, &wname_len, &attr, &sig, &sig_len, &rva, &impl)))
+		return;
+	char type[NAME_MAX_UTF8], method[512];
+	type[0] = 0;
+	if (td)
+		type_name(md, td, type, sizeof type);
+	wide_to_utf8(wname, wname_len, method, sizeof method);
+	snprintf(name, name_cap, "%s%s%s", type, type[0] ? "." : "", method);
+}
+
+static void define_frame(uint64_t id, const char *name, const char *module, struct sym_defs *d)
+{
+	struct cs_frame_def f = {id, {name, strlen(name)}, {module, strlen(module)}};
+	size_t before = d->frames.len;
+	cs_frame_def_encode(&d->frames, &f);
+	if (d->frames.overflow) {
+		/* no room this tick: roll back, it will be written next time */
+		d->frames.len = before;
+		d->frames.overflow = false;
+		return;
+	}
+	epochs_mark(&sym.frame_written, id);
+}
+
+uint64_t sym_pseudo_frame(uint64_t frame_id, struct sym_defs *d)
+{
+	if (!epochs_is_current(&sym.frame_written, frame_id))
+		define_frame(frame_id, frame_id == CS_FRAME_NATIVE ? "[native]" : "[truncated]", "", d);
+	return frame_id;
+}
+
+uint64_t sym_frame(FunctionID fn, struct sym_defs *d)
+{
+	if (!fn)
+		return sym_pseudo_frame(CS_FRAME_NATIVE, d);
+	uint32_t id;
+	bool known = idmap_get(&sym.functions, fn, &id);
+	if (known && epochs_is_current(&sym.frame_written, id))
+		return id;
+	if (!known) {
+		id = sym.next_frame++;
+		idmap_put(&sym.functions, fn, id);
+	}
+	char name[NAME_MAX_UTF8], module[256];
+	function_name(fn, name, sizeof name, module, sizeof module);
+	define_frame(id, name, module, d);
+	return id;
+}
+
+uint64_t sym_stack(uint64_t parent, uint64_t frame, struct sym_defs *d)
+{
+	uint64_t key = (parent << 32) | frame;
+	uint32_t id;
+	bool known = idmap_get(&sym.stacks, key, &id);
+	if (known && epochs_is_current(&sym.stack_written, id))
+		return id;
+	if (!known) {
+		id = sym.next_stack++;
+		idmap_put(&sym.stacks, key, id);
+	}
+	struct cs_stack_def s = {id, parent, frame};
+	size_t before = d->stacks.len;
+	cs_stack_def_encode(&d->stacks, &s);
+	if (d->stacks.overflow) {
+		d->stacks.len = before;
+		d->stacks.overflow = false;
+	} else {
+		epochs_mark(&sym.stack_written, id);
+	}
+	return id;
+}
+
+void sym_flush_defs(struct sym_defs *d)
+{
+	/* frames first: stacks refer to them */
+	if (d->frames.len)
+		lw_append_record(CS_REC_FRAMES, d->frames.buf, d->frames.len);
+	if (d->stacks.len)
+		lw_append_record(CS_REC_STACKS, d->stacks.buf, d->stacks.len);
+	d->frames.len = d->stacks.len = 0;
+}
+
+uint64_t sym_thread(ThreadID tid)
+{
+	uint32_t ref;
+	bool known = idmap_get(&sym.threads, tid, &ref);
+	if (known && epochs_is_current(&sym.thread_written, ref))
+		return ref;
+	if (!known) {
+		ref = sym.next_thread++;
+		idmap_put(&sym.threads, tid, ref);
+	}
+	DWORD os_tid = 0;
+	g_agent.info->vtbl->GetThreadInfo(g_agent.info, tid, &os_tid);
+	struct cs_thread t = {.ref = ref, .runtime_id = tid, .os_tid = os_tid, .name = {"", 0}};
+	uint8_t payload[64];
+	struct cs_out o;
+	cs_out_init(&o, payload, sizeof payload);
+	cs_thread_encode(&o, &t);
+	if (lw_append_record(CS_REC_THREAD, o.buf, o.len))
+		epochs_mark(&sym.thread_written, ref);
+	return ref;
+}

@@ -1,0 +1,36 @@
+/* Interning for the sampler: FunctionIDs become small frame ids with a
+ * resolved name, stacks become ids in a tree keyed by (parent, frame), and
+ * runtime ThreadIDs become small thread references.  Each definition is
+ * written once, and again after the log writer dropped data (a new drop
+ * epoch), so a reader never keeps an id it cannot name.
+ *
+ * Used only from the sampler thread, after the runtime was resumed. */
+#ifndef CLRSCOPE_AGENT_SYMBOLS_H
+#define CLRSCOPE_AGENT_SYMBOLS_H
+
+#include <stdint.h>
+
+#include "agent.h"
+#include "wire.h"
+
+int sym_init(void) AGENT_HIDDEN;
+/* Releases what the runtime gave us (metadata interfaces). */
+void sym_fini(void) AGENT_HIDDEN;
+
+/* Payload builders for FRAMES and STACKS records, filled by the calls below
+ * and emptied by sym_flush_defs. */
+struct sym_defs {
+	struct cs_out frames;
+	struct cs_out stacks;
+};
+
+/* fn == 0 is a run of native frames. */
+uint64_t sym_frame(FunctionID fn, struct sym_defs *d) AGENT_HIDDEN;
+uint64_t sym_pseudo_frame(uint64_t frame_id, struct sym_defs *d) AGENT_HIDDEN;
+uint64_t sym_stack(uint64_t parent, uint64_t frame, struct sym_defs *d) AGENT_HIDDEN;
+/* Appends the pending definitions to the log, before any sample using them. */
+void sym_flush_defs(struct sym_defs *d) AGENT_HIDDEN;
+
+uint64_t sym_thread(ThreadID tid) AGENT_HIDDEN;
+
+#endif

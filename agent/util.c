@@ -1,0 +1,77 @@
+/* Time, the optional debug log and MESSAGE records. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "logwriter.h"
+#include "records.h"
+#include "session.h"
+
+struct agent g_agent = {.lock_fd = -1};
+
+static int debug_fd = -1;
+
+uint64_t agent_mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t agent_now_us(void)
+{
+	return (agent_mono_ns() - g_agent.start_mono_ns) / 1000;
+}
+
+void agent_debug_open(void)
+{
+	const char *path = getenv(CS_ENV_AGENT_LOG);
+	if (path && *path && debug_fd < 0)
+		debug_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+}
+
+__attribute__((format(printf, 1, 0))) static void debug_line(const char *fmt, va_list ap)
+{
+	if (debug_fd < 0)
+		return;
+	char line[1024];
+	int n = snprintf(line, sizeof line, "clrscope-agent[%d] ", (int)getpid());
+	if (n < 0)
+		return;
+	int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+	if (m < 0)
+		return;
+	size_t len = strlen(line);
+	line[len++] = '\n';
+	ssize_t ignored = write(debug_fd, line, len);
+	(void)ignored;
+}
+
+void agent_debug(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	debug_line(fmt, ap);
+	va_end(ap);
+}
+
+void agent_message(int level, const char *fmt, ...)
+{
+	char text[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	agent_debug("%s", text);
+
+	uint8_t payload[600];
+	struct cs_out o;
+	cs_out_init(&o, payload, sizeof payload);
+	struct cs_message m = {agent_now_us(), (uint8_t)level, {text, strlen(text)}};
+	cs_message_encode(&o, &m);
+	lw_append_record(CS_REC_MESSAGE, o.buf, o.len);
+}

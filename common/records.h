@@ -1,0 +1,122 @@
+/* The record types of the session log and their payloads.
+ *
+ * Integers are little-endian; "v" is an unsigned LEB128 varint; "str" is a
+ * varint byte count followed by UTF-8 bytes.  Readers ignore record types they
+ * do not know, and trailing payload bytes they do not know (minor versions
+ * only ever append fields).  clrscope-session(5) is the long form of this. */
+#ifndef CLRSCOPE_RECORDS_H
+#define CLRSCOPE_RECORDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wire.h"
+
+enum cs_record_type {
+	CS_REC_HELLO = 1,   /* the agent introduces itself; first record of a process */
+	CS_REC_THREAD = 2,  /* a managed thread got a small reference number */
+	CS_REC_FRAMES = 3,  /* frame id -> function name and module (a list) */
+	CS_REC_STACKS = 4,  /* stack id -> (parent stack id, leaf frame id) (a list) */
+	CS_REC_SAMPLES = 5, /* sampler ticks: which thread was in which stack */
+	CS_REC_STATUS = 6,  /* the agent's counters: drops, suspension, errors */
+	CS_REC_MESSAGE = 7, /* a line of text from the agent (warnings, errors) */
+	CS_REC_END = 8,     /* the agent stopped writing (detach, shutdown, fatal) */
+};
+
+/* Frame ids below this are reserved for pseudo-frames. */
+enum { CS_FRAME_NATIVE = 1, CS_FRAME_TRUNCATED = 2, CS_FRAME_FIRST_FUNCTION = 16 };
+
+struct cs_str {
+	const char *p;
+	size_t len;
+};
+
+enum cs_load_mode { CS_LOAD_STARTUP = 1, CS_LOAD_ATTACH = 2 };
+
+/* HELLO: u32 pid, u32 ppid, u64 start_unix_ns, u8 load_mode, u32 rate_hz,
+ *        str agent_version, str runtime_version, str command_line */
+struct cs_hello {
+	uint32_t pid, ppid;
+	uint64_t start_unix_ns; /* wall clock when the agent started; time 0 of the log */
+	uint8_t load_mode;
+	uint32_t rate_hz;
+	struct cs_str agent_version, runtime_version, command_line;
+};
+void cs_hello_encode(struct cs_out *o, const struct cs_hello *h);
+bool cs_hello_decode(const uint8_t *p, size_t n, struct cs_hello *h);
+
+/* THREAD: v thread_ref, u64 runtime ThreadID, u32 os_tid, str name */
+struct cs_thread {
+	uint64_t ref;
+	uint64_t runtime_id;
+	uint32_t os_tid;
+	struct cs_str name;
+};
+void cs_thread_encode(struct cs_out *o, const struct cs_thread *t);
+bool cs_thread_decode(const uint8_t *p, size_t n, struct cs_thread *t);
+
+/* FRAMES: { v frame_id, str name, str module }*
+ * STACKS: { v stack_id, v parent_stack_id (0 = none), v frame_id }*
+ * Stacks form a tree from the outermost frame: a stack id names a whole path,
+ * root first.  A definition may be repeated (after data was dropped, the agent
+ * restates what the lost records defined); repeats are identical. */
+struct cs_frame_def {
+	uint64_t id;
+	struct cs_str name, module;
+};
+struct cs_stack_def {
+	uint64_t id, parent, frame;
+};
+void cs_frame_def_encode(struct cs_out *o, const struct cs_frame_def *f);
+void cs_stack_def_encode(struct cs_out *o, const struct cs_stack_def *s);
+
+/* SAMPLES: { v time_delta_us, v suspend_ns, v count, { v thread_ref, v stack_id }*count }*
+ * The first tick's time is microseconds since start_unix_ns; each next
+ * one is relative to the tick before it in the same record. */
+struct cs_tick {
+	uint64_t time_us;
+	uint64_t suspend_ns; /* how long the runtime stayed suspended for this tick */
+	uint64_t count;
+};
+
+/* A cursor over a list payload (FRAMES, STACKS, SAMPLES). */
+struct cs_list {
+	struct cs_in in;
+	uint64_t time_us;
+	uint64_t pending; /* samples of the current tick not read yet */
+};
+void cs_list_init(struct cs_list *l, const uint8_t *p, size_t n);
+bool cs_list_bad(const struct cs_list *l);
+bool cs_next_frame_def(struct cs_list *l, struct cs_frame_def *f);
+bool cs_next_stack_def(struct cs_list *l, struct cs_stack_def *s);
+/* Ticks and their samples: call cs_next_sample until it returns false, then
+ * cs_next_tick again (remaining samples of a tick are skipped). */
+bool cs_next_tick(struct cs_list *l, struct cs_tick *t);
+bool cs_next_sample(struct cs_list *l, uint64_t *thread_ref, uint64_t *stack_id);
+
+/* STATUS: u64 time_us, then varints: dropped_records, dropped_bytes,
+ *         write_errors, ticks, samples, suspend_total_ns, suspend_max_ns,
+ *         truncated_stacks, failed_walks */
+struct cs_status {
+	uint64_t time_us;
+	uint64_t dropped_records, dropped_bytes, write_errors;
+	uint64_t ticks, samples, suspend_total_ns, suspend_max_ns;
+	uint64_t truncated_stacks, failed_walks;
+};
+void cs_status_encode(struct cs_out *o, const struct cs_status *s);
+bool cs_status_decode(const uint8_t *p, size_t n, struct cs_status *s);
+
+/* MESSAGE: u64 time_us, u8 level, str text
+ * END:     u64 time_us, u8 reason, str text */
+enum cs_level { CS_LEVEL_INFO = 1, CS_LEVEL_WARNING = 2, CS_LEVEL_ERROR = 3 };
+enum cs_end_reason { CS_END_SHUTDOWN = 1, CS_END_DETACH = 2, CS_END_FATAL = 3 };
+struct cs_message {
+	uint64_t time_us;
+	uint8_t level; /* cs_level for MESSAGE, cs_end_reason for END */
+	struct cs_str text;
+};
+void cs_message_encode(struct cs_out *o, const struct cs_message *m);
+bool cs_message_decode(const uint8_t *p, size_t n, struct cs_message *m);
+
+#endif

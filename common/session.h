@@ -1,0 +1,61 @@
+/* The session directory: where an agent writes and clrscope reads.
+ *
+ *   SESSION/                    mode 0700, owned by the user
+ *     clrscope.session          marker: "clrscope-session 1" and the command
+ *     PID/                      one per profiled process (PID.2, PID.3 ... on reuse)
+ *       seg-000001.clog ...     log segments (logfmt.h), mode 0600
+ *
+ * Both halves meet only here and in the environment variables below. */
+#ifndef CLRSCOPE_SESSION_H
+#define CLRSCOPE_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* clrscope's CLSID, as CORECLR_PROFILER expects it. */
+#define CS_AGENT_CLSID "{BC8604E2-7E73-4C7E-B410-5D3E412990D8}"
+
+/* Environment read by the agent. */
+#define CS_ENV_SESSION_DIR "CLRSCOPE_SESSION_DIR" /* absolute session directory */
+#define CS_ENV_RATE "CLRSCOPE_RATE"               /* initial sampling rate, Hz */
+#define CS_ENV_AGENT_LOG "CLRSCOPE_AGENT_LOG"     /* optional debug log file of the agent */
+/* Environment read by clrscope. */
+#define CS_ENV_AGENT_PATH "CLRSCOPE_AGENT" /* overrides where the agent library is */
+
+#define CS_RATE_MIN 1
+#define CS_RATE_MAX 10000
+#define CS_RATE_DEFAULT 200
+
+#define CS_SESSION_MARKER "clrscope.session"
+#define CS_SESSION_MARKER_MAGIC "clrscope-session 1"
+
+/* Makes path a private directory (0700) or checks that an existing one is
+ * acceptable: a real directory (not a symlink), owned by this user, not
+ * writable by group or others.  On failure returns -1 and explains in err. */
+int cs_dir_make_private(const char *path, char *err, size_t errlen);
+
+/* Where sessions go by default: $XDG_RUNTIME_DIR/clrscope, else
+ * ${TMPDIR:-/tmp}/clrscope-UID.  Created private if missing. */
+int cs_session_root(char *out, size_t n, char *err, size_t errlen);
+
+/* Creates a new session: dir (if given) or ROOT/YYYYmmdd-HHMMSS-NAME-PID.
+ * Writes the marker file describing command. */
+int cs_session_create(const char *dir, const char *name, const char *command, char *out,
+		      size_t n, char *err, size_t errlen);
+
+/* Whether path looks like a session (has the marker) or a process directory
+ * (has a segment); 0 = neither. */
+enum cs_dir_kind { CS_DIR_OTHER = 0, CS_DIR_SESSION, CS_DIR_PROCESS };
+enum cs_dir_kind cs_dir_kind(const char *path);
+
+/* Lists the process directories of a session, sorted by name, as full
+ * paths.  Returns the count (>= 0) or -1; free with cs_free_list. */
+int cs_session_processes(const char *session, char ***out);
+void cs_free_list(char **list, int n);
+
+/* Creates SESSION/PID (or PID.N when taken) private; agent side. */
+int cs_proc_dir_create(const char *session, pid_t pid, char *out, size_t n, char *err,
+		       size_t errlen);
+
+#endif

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what building and testing clrscope needs, from Debian's packages.
+# Safe to run again: apt-get skips what is already there.
+set -euo pipefail
+
+packages=(
+	build-essential cmake pkg-config        # the build
+	clang libclang-rt-14-dev                # fuzzers and sanitizers
+	libncursesw5-dev libreadline-dev libinotifytools0-dev  # the terminal UI
+	mandoc tmux python3 binutils            # tests: man page lint, TUI driving, JSON checks, nm/readelf
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+	echo "clrscope: installing ${missing[*]}" >&2
+	sudo=()
+	[[ $(id -u) == 0 ]] || sudo=(sudo)
+	"${sudo[@]}" apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v dotnet >/dev/null; then
+	echo "clrscope: the .NET SDK (dotnet) is needed to build the test and demo apps; install it first" >&2
+	exit 1
+fi

@@ -1,0 +1,92 @@
+// CpuRatio SECONDS
+//
+// Burns CPU on the main thread for SECONDS of wall time. Each round calls
+// Worker.Heavy() then Worker.Light(); both call the same callee Worker.Burn(units),
+// Heavy with 3x the units of Light, so inclusive time Heavy:Light is 3:1 and all
+// self time is in Burn. A round is ~0.2 ms, so the ratio holds at any sampling instant.
+//
+// stdout: "pid <N>", then "done <rounds>".
+using System.Diagnostics;
+using System.Globalization;
+using System.Runtime.CompilerServices;
+
+namespace Clrscope.TestApps;
+
+internal static class Program
+{
+    private static int Main(string[] args)
+    {
+        if (args.Length != 1
+            || !double.TryParse(args[0], NumberStyles.Float, CultureInfo.InvariantCulture, out double seconds)
+            || double.IsNaN(seconds) || double.IsInfinity(seconds) || seconds < 0)
+        {
+            Console.Error.WriteLine("usage: CpuRatio SECONDS");
+            return 2;
+        }
+
+        Say("pid " + Environment.ProcessId.ToString(CultureInfo.InvariantCulture));
+
+        long rounds = Worker.Run(seconds);
+
+        Say("done " + rounds.ToString(CultureInfo.InvariantCulture));
+        return 0;
+    }
+
+    private static void Say(string line)
+    {
+        Console.Out.WriteLine(line);
+        Console.Out.Flush();
+    }
+
+    internal static class Worker
+    {
+        // Units per call: Heavy does 3x Light.
+        public const int HeavyUnits = 30;
+        public const int LightUnits = 10;
+
+        // Inner iterations of one unit (~5 microseconds on a modern core).
+        private const int UnitIterations = 2500;
+
+        // Results are accumulated here so the JIT cannot drop the work.
+        public static double Sink;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long Run(double seconds)
+        {
+            long deadline = Stopwatch.GetTimestamp() + (long)(seconds * Stopwatch.Frequency);
+            long rounds = 0;
+            do
+            {
+                Heavy();
+                Light();
+                rounds++;
+            }
+            while (Stopwatch.GetTimestamp() < deadline);
+            return rounds;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Heavy() => Burn(HeavyUnits);
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Light() => Burn(LightUnits);
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Burn(int units)
+        {
+            uint x = 2463534242u;
+            double d = Sink;
+            for (int u = 0; u < units; u++)
+            {
+                for (int i = 0; i < UnitIterations; i++)
+                {
+                    x ^= x << 13;
+                    x ^= x >> 17;
+                    x ^= x << 5;
+                    d = d * 0.999999 + (x & 0xFF) * 1e-3;
+                }
+            }
+            Sink = d + x;
+        }
+    }
+}

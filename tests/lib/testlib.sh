@@ -1,0 +1,85 @@
+# Shared by the end-to-end tests: paths, temporary directories, assertions.
+# Each test is a bash script run by ctest with CLRSCOPE_BIN, CLRSCOPE_APPS and
+# CLRSCOPE_AGENT_LIB set (tests/CMakeLists.txt).
+set -euo pipefail
+
+: "${CLRSCOPE_BIN:?run through ctest}"
+: "${CLRSCOPE_APPS:?run through ctest}"
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
+unset CLRSCOPE_AGENT CLRSCOPE_AGENT_LOG DOTNET_EnableDiagnostics || true
+
+TEST_NAME=$(basename "$0" .sh)
+WORK=$(mktemp -d "/tmp/clrscope-e2e-$TEST_NAME-XXXXXX")
+CHILDREN=()
+cleanup() {
+	for pid in "${CHILDREN[@]:-}"; do
+		[[ -n "$pid" ]] && kill -9 "$pid" 2>/dev/null || true
+	done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+FAILURES=0
+fail() {
+	echo "FAIL [$TEST_NAME]: $*" >&2
+	FAILURES=$((FAILURES + 1))
+}
+pass() {
+	echo "ok - $*"
+}
+finish() {
+	if ((FAILURES)); then
+		echo "$TEST_NAME: $FAILURES check(s) failed" >&2
+		exit 1
+	fi
+	echo "$TEST_NAME: all checks passed"
+}
+
+app() { # app NAME -> path of its dll
+	local dll="$CLRSCOPE_APPS/$1/$1.dll"
+	[[ -f "$dll" ]] || { echo "missing test app $dll: run scripts/test.sh (it builds tests/apps)" >&2; exit 1; }
+	echo "$dll"
+}
+
+clrscope() { "$CLRSCOPE_BIN" "$@"; }
+
+# expect_status WANT DESCRIPTION -- COMMAND...: runs COMMAND, keeps its
+# stdout/stderr in $OUT/$ERR, checks the exit status.
+expect_status() {
+	local want=$1 what=$2
+	shift 3
+	local rc=0
+	"$@" >"$WORK/out" 2>"$WORK/err" || rc=$?
+	OUT=$(cat "$WORK/out")
+	ERR=$(cat "$WORK/err")
+	if [[ "$rc" == "$want" ]]; then
+		pass "$what (exit $rc)"
+	else
+		fail "$what: exit $rc, wanted $want; stderr: $ERR"
+	fi
+}
+
+expect_contains() { # expect_contains HAYSTACK NEEDLE DESCRIPTION
+	if [[ "$1" == *"$2"* ]]; then
+		pass "$3"
+	else
+		fail "$3: '$2' not found in: $1"
+	fi
+}
+
+# json EXPR FILE: evaluates a Python expression over the parsed JSON in d.
+json() {
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[2])); print(eval(sys.argv[1]))' "$1" "$2"
+}
+
+# check EXPR DESCRIPTION: a Python boolean expression over the variables
+# given as NAME=VALUE after it.
+check() {
+	local expr=$1 what=$2
+	shift 2
+	if python3 -c 'import sys; env={k:float(v) for k,v in (a.split("=",1) for a in sys.argv[2:])}; sys.exit(0 if eval(sys.argv[1],{},env) else 1)' "$expr" "$@"; then
+		pass "$what ($*)"
+	else
+		fail "$what: $expr is false for $*"
+	fi
+}

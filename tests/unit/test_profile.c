@@ -1,0 +1,174 @@
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "check.h"
+#include "export.h"
+#include "profile.h"
+#include "session.h"
+#include "testutil.h"
+
+static struct cs_str S(const char *s)
+{
+	return (struct cs_str){s, strlen(s)};
+}
+
+/* A process log as the agent would write it: Main calls Heavy and Light,
+ * both call Burn; Burn recursed once. */
+static size_t build_log(uint8_t *buf, size_t cap)
+{
+	struct cs_out o, p;
+	uint8_t payload[4096];
+	cs_out_init(&o, buf, cap);
+
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_hello h = {4242, 1, 0, CS_LOAD_STARTUP, 100, S("0.1.0"), S("CoreCLR 10.0.0"), S("dotnet app.dll")};
+	cs_hello_encode(&p, &h);
+	put_record(&o, CS_REC_HELLO, p.buf, p.len);
+
+	cs_out_init(&p, payload, sizeof payload);
+	const char *names[] = {"App.Program.Main", "App.Program+Worker.Heavy", "App.Program+Worker.Light",
+			       "App.Program+Worker.Burn"};
+	for (int i = 0; i < 4; i++) {
+		struct cs_frame_def f = {16 + i, S(names[i]), S("app.dll")};
+		cs_frame_def_encode(&p, &f);
+	}
+	put_record(&o, CS_REC_FRAMES, p.buf, p.len);
+
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_stack_def stacks[] = {{1, 0, 16}, {2, 1, 17}, {3, 2, 19}, {4, 1, 18}, {5, 4, 19}, {6, 3, 19}};
+	for (int i = 0; i < 6; i++)
+		cs_stack_def_encode(&p, &stacks[i]);
+	put_record(&o, CS_REC_STACKS, p.buf, p.len);
+
+	/* 46 ticks of one sample each, 10 ms apart: 30 in Heavy;Burn,
+	 * 10 in Light;Burn, 5 in Heavy, 1 in Heavy;Burn;Burn */
+	cs_out_init(&p, payload, sizeof payload);
+	for (int i = 0; i < 46; i++) {
+		uint64_t stack = i < 30 ? 3 : i < 40 ? 5 : i < 45 ? 2 : 6;
+		cs_put_varint(&p, i == 0 ? 5000 : 10000);
+		cs_put_varint(&p, 20000 + 1000 * (uint64_t)i);
+		cs_put_varint(&p, 1);
+		cs_put_varint(&p, 1);
+		cs_put_varint(&p, stack);
+	}
+	put_record(&o, CS_REC_SAMPLES, p.buf, p.len);
+
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_thread t = {1, 0xabc, 4243, S("")};
+	cs_thread_encode(&p, &t);
+	put_record(&o, CS_REC_THREAD, p.buf, p.len);
+
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_status st = {.time_us = 460000, .dropped_records = 3};
+	cs_status_encode(&p, &st);
+	put_record(&o, CS_REC_STATUS, p.buf, p.len);
+	return o.len;
+}
+
+static struct prof_function *find_function(struct prof_process *p, const char *name)
+{
+	for (size_t i = 0; i < p->nfunctions; i++)
+		if (!strcmp(p->functions[i].name, name))
+			return &p->functions[i];
+	return NULL;
+}
+
+static char *capture(struct prof_session *s, enum export_format fmt)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct export_options o = {fmt, 0, 0};
+	export_session(f, s, &o);
+	fclose(f);
+	return text;
+}
+
+static void aggregates(void)
+{
+	char *base = make_temp_dir();
+	char session[512], proc[512], err[512];
+	snprintf(session, sizeof session, "%s/s", base);
+	CHECK(cs_session_create(session, "app", "dotnet app.dll", session, sizeof session, err, sizeof err) == 0);
+	CHECK(cs_proc_dir_create(session, 4242, proc, sizeof proc, err, sizeof err) == 0);
+	uint8_t buf[16384];
+	size_t len = build_log(buf, sizeof buf);
+	write_segment(proc, 1, buf, len - 7); /* and a torn tail */
+
+	struct prof_session s;
+	CHECK(prof_session_open(&s, session, err, sizeof err) == 0);
+	prof_session_update(&s, true);
+	CHECK_EQ_U(s.nprocs, 1);
+	struct prof_process *p = s.procs[0];
+	CHECK(p->have_hello);
+	CHECK_EQ_U(p->pid, 4242);
+	CHECK_EQ_U(p->samples, 46);
+	CHECK_EQ_U(p->ticks, 46);
+	/* the STATUS record (12 + 8 + 9 bytes) lost its last 7 */
+	uint64_t torn = p->reader.torn_bytes;
+	CHECK_EQ_U(torn, 29 - 7);
+	CHECK(!p->have_status); /* the status record was the torn one */
+	prof_compute(p);
+	struct prof_function *burn = find_function(p, "App.Program+Worker.Burn");
+	struct prof_function *heavy = find_function(p, "App.Program+Worker.Heavy");
+	struct prof_function *main_fn = find_function(p, "App.Program.Main");
+	CHECK(burn && heavy && main_fn);
+	if (burn && heavy && main_fn) {
+		CHECK_EQ_U(burn->self, 41);
+		CHECK_EQ_U(burn->total, 41); /* recursion counted once */
+		CHECK_EQ_U(heavy->self, 5);
+		CHECK_EQ_U(heavy->total, 36);
+		CHECK_EQ_U(main_fn->self, 0);
+		CHECK_EQ_U(main_fn->total, 46);
+	}
+	/* ticks at 5 ms + 10 ms steps: 100 in the first second would need 1 s;
+	 * 46 ticks end at 455 ms, all in second 0 */
+	CHECK_EQ_U(p->nseconds, 1);
+	CHECK_EQ_U(p->per_second[0], 46);
+	CHECK(prof_suspend_median_us(p) > 42.0 && prof_suspend_median_us(p) < 43.0);
+
+	char *collapsed = capture(&s, EXPORT_COLLAPSED);
+	CHECK_STR(collapsed, "App.Program.Main;App.Program+Worker.Heavy 5\n"
+			     "App.Program.Main;App.Program+Worker.Heavy;App.Program+Worker.Burn 30\n"
+			     "App.Program.Main;App.Program+Worker.Heavy;App.Program+Worker.Burn;App.Program+Worker.Burn 1\n"
+			     "App.Program.Main;App.Program+Worker.Light;App.Program+Worker.Burn 10\n");
+	free(collapsed);
+
+	char *json = capture(&s, EXPORT_JSON);
+	CHECK(strstr(json, "\"format\":\"clrscope-report\",\"version\":1") != NULL);
+	CHECK(strstr(json, "\"samples\":46") != NULL);
+	CHECK(strstr(json, "\"samples_per_second\":[46]") != NULL);
+	CHECK(strstr(json, "{\"name\":\"App.Program+Worker.Burn\",\"module\":\"app.dll\",\"self\":41,\"total\":41}") != NULL);
+	char want[64];
+	snprintf(want, sizeof want, "\"torn_bytes\":%" PRIu64 ",", torn);
+	CHECK(strstr(json, want) != NULL);
+	free(json);
+
+	char *text = capture(&s, EXPORT_TEXT);
+	snprintf(want, sizeof want, "torn tail of %" PRIu64 " bytes", torn);
+	CHECK(strstr(text, want) != NULL);
+	CHECK(strstr(text, "App.Program+Worker.Burn") != NULL);
+	free(text);
+	prof_session_free(&s);
+
+	/* the full log, read by a live reader in two steps */
+	write_segment(proc, 1, buf, len / 2);
+	CHECK(prof_session_open(&s, proc, err, sizeof err) == 0);
+	prof_session_update(&s, false);
+	write_segment(proc, 1, buf, len);
+	prof_session_update(&s, false);
+	CHECK_EQ_U(s.procs[0]->samples, 46);
+	CHECK(s.procs[0]->have_status && s.procs[0]->status.dropped_records == 3);
+	CHECK_EQ_U(s.procs[0]->reader.torn_bytes, 0);
+	prof_session_free(&s);
+
+	CHECK(prof_session_open(&s, base, err, sizeof err) == -1);
+	CHECK(strstr(err, "not a clrscope session") != NULL);
+	remove_tree(base);
+}
+
+int main(void)
+{
+	RUN(aggregates);
+	return CHECK_DONE();
+}

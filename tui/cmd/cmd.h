@@ -1,0 +1,31 @@
+/* The subcommands of clrscope.  Each parses its own arguments and returns
+ * the process exit status: 0 success, 1 failure (a message said what to do),
+ * 2 usage error (a one-line hint), or the profiled program's own status. */
+#ifndef CLRSCOPE_CMD_H
+#define CLRSCOPE_CMD_H
+
+#include <stdio.h>
+
+#define EXIT_USAGE 2
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	void (*usage)(FILE *f);
+	const char *summary;
+};
+
+int cmd_record(int argc, char **argv);
+void cmd_record_usage(FILE *f);
+int cmd_report(int argc, char **argv);
+void cmd_report_usage(FILE *f);
+
+/* Message helpers: "clrscope: ..." on stderr. */
+void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int cmd_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Strict number parsing for options: -1 when s is not a number in range. */
+int parse_u32(const char *s, unsigned long min, unsigned long max, unsigned *out);
+int parse_seconds(const char *s, double *out);
+
+#endif

@@ -1,0 +1,51 @@
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "cmd.h"
+
+void cmd_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("clrscope: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+int cmd_usage_error(const char *command, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "clrscope %s: ", command);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, " (see 'clrscope %s --help')\n", command);
+	va_end(ap);
+	return EXIT_USAGE;
+}
+
+int parse_u32(const char *s, unsigned long min, unsigned long max, unsigned *out)
+{
+	char *end;
+	errno = 0;
+	if (!s || !*s || *s == '-')
+		return -1;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+int parse_seconds(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > 1e7)
+		return -1;
+	*out = v;
+	return 0;
+}

@@ -1,0 +1,111 @@
+/* clrscope report: a recorded (or live, or crashed) session as a profile. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "export.h"
+#include "profile.h"
+
+void cmd_report_usage(FILE *f)
+{
+	fprintf(f, "usage: clrscope report [--format text|collapsed|json] [--top N] [--pid PID] DIR\n"
+		   "\n"
+		   "Reads the session directory DIR (live, finished or crashed: whatever the agent\n"
+		   "flushed) and prints its profile.\n"
+		   "\n"
+		   "  -f, --format FMT  text (top functions per process, the default), collapsed\n"
+		   "                    (folded stacks for flamegraph.pl) or json (clrscope-session(5))\n"
+		   "  -n, --top N       functions listed per process (text: 30 by default; json: all)\n"
+		   "  -p, --pid PID     only the process PID\n"
+		   "  -h, --help        show this help\n");
+}
+
+/* Damage worth knowing about goes to stderr when stdout is machine-readable. */
+static void warn_damage(const struct prof_session *s, const struct export_options *o)
+{
+	for (size_t i = 0; i < s->nprocs; i++) {
+		const struct prof_process *p = s->procs[i];
+		if (o->pid && p->pid != o->pid)
+			continue;
+		if (p->reader.torn_bytes)
+			cmd_error("pid %" PRIu32 ": the log ends in a torn record (%" PRIu64
+				  " bytes: the agent stopped mid-write); everything before it was read",
+				  p->pid, p->reader.torn_bytes);
+		if (p->reader.skipped_bytes)
+			cmd_error("pid %" PRIu32 ": skipped %" PRIu64 " damaged bytes in the log", p->pid,
+				  p->reader.skipped_bytes);
+		if (p->error[0])
+			cmd_error("%s: %s", p->dir, p->error);
+	}
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{"format", required_argument, NULL, 'f'}, {"top", required_argument, NULL, 'n'},
+		{"pid", required_argument, NULL, 'p'}, {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct export_options o = {EXPORT_TEXT, 0, 0};
+	unsigned v;
+	int c;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "f:n:p:h", options, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (export_format_parse(optarg, &o.format) < 0)
+				return cmd_usage_error("report", "unknown format '%s' (text, collapsed or json)", optarg);
+			break;
+		case 'n':
+			if (parse_u32(optarg, 1, 1000000, &v) < 0)
+				return cmd_usage_error("report", "--top wants a positive number, not '%s'", optarg);
+			o.top = v;
+			break;
+		case 'p':
+			if (parse_u32(optarg, 1, 0x7fffffff, &v) < 0)
+				return cmd_usage_error("report", "--pid wants a process id, not '%s'", optarg);
+			o.pid = v;
+			break;
+		case 'h':
+			cmd_report_usage(stdout);
+			return 0;
+		default:
+			return cmd_usage_error("report", "unknown option");
+		}
+	}
+	if (optind != argc - 1)
+		return cmd_usage_error("report", optind >= argc ? "which session? give its directory"
+								 : "one session directory at a time");
+	const char *dir = argv[optind];
+	struct prof_session s;
+	char err[1024];
+	if (prof_session_open(&s, dir, err, sizeof err) < 0) {
+		cmd_error("%s", err);
+		return 1;
+	}
+	prof_session_update(&s, true);
+	int rc = 0;
+	if (!s.nprocs) {
+		cmd_error("%s has no profiled process: the agent never reported in "
+			  "(was the program a .NET program, and did it start?)", dir);
+		rc = 1;
+	} else if (export_session(stdout, &s, &o) == 0) {
+		cmd_error("no process %u in %s (see 'clrscope report %s' for the pids)", o.pid, dir, dir);
+		rc = 1;
+	} else {
+		if (o.format != EXPORT_TEXT)
+			warn_damage(&s, &o);
+		for (size_t i = 0; i < s.nprocs; i++) /* unreadable data fails the command */
+			if (s.procs[i]->error[0] && (!o.pid || s.procs[i]->pid == o.pid))
+				rc = 1;
+	}
+	if (fflush(stdout) != 0) {
+		cmd_error("cannot write the report: %s", strerror(errno));
+		rc = 1;
+	}
+	prof_session_free(&s);
+	return rc;
+}

@@ -1,0 +1,52 @@
+/* clrscope: a profiler for .NET programs on Linux.  This file only picks
+ * the subcommand; each lives in cmd/. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+
+static const struct command commands[] = {
+	{"record", cmd_record, cmd_record_usage, "run a .NET program under the profiler"},
+	{"report", cmd_report, cmd_report_usage, "print the profile of a session"},
+};
+#define NCOMMANDS (sizeof commands / sizeof *commands)
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: clrscope COMMAND [OPTIONS]\n\ncommands:\n");
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n'clrscope COMMAND --help' describes one; clrscope(1) describes all.\n"
+		   "  -h, --help     show this help\n"
+		   "  -V, --version  show the version\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	const char *name = argv[1];
+	if (!strcmp(name, "-h") || !strcmp(name, "--help") || !strcmp(name, "help")) {
+		if (argc > 2 && strcmp(name, "help") == 0) {
+			for (size_t i = 0; i < NCOMMANDS; i++) {
+				if (!strcmp(argv[2], commands[i].name)) {
+					commands[i].usage(stdout);
+					return 0;
+				}
+			}
+		}
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(name, "-V") || !strcmp(name, "--version")) {
+		printf("clrscope %s\n", CLRSCOPE_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(name, commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "clrscope: no command '%s' (see 'clrscope --help')\n", name);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,312 @@
+#include "export.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "xalloc.h"
+
+#define TEXT_TOP_DEFAULT 30
+#define PATH_MAX_FRAMES 4096
+
+int export_format_parse(const char *name, enum export_format *out)
+{
+	static const struct {
+		const char *name;
+		enum export_format format;
+	} formats[] = {{"text", EXPORT_TEXT}, {"collapsed", EXPORT_COLLAPSED}, {"json", EXPORT_JSON}};
+	for (size_t i = 0; i < sizeof formats / sizeof *formats; i++) {
+		if (strcmp(name, formats[i].name) == 0) {
+			*out = formats[i].format;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static const char *load_mode_name(uint8_t mode)
+{
+	return mode == CS_LOAD_ATTACH ? "attach" : mode == CS_LOAD_STARTUP ? "startup" : "unknown";
+}
+
+static const char *end_reason_name(uint8_t reason)
+{
+	switch (reason) {
+	case CS_END_SHUTDOWN: return "runtime shutdown";
+	case CS_END_DETACH: return "detached";
+	case CS_END_FATAL: return "agent error";
+	default: return "ended";
+	}
+}
+
+static double duration_ms(const struct prof_process *p)
+{
+	return (double)p->last_time_us / 1000.0;
+}
+
+static size_t thread_count(const struct prof_process *p)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < p->nthreads; i++)
+		n += p->threads[i].samples > 0;
+	return n;
+}
+
+static int cmp_functions(const void *a, const void *b, void *ctx)
+{
+	const struct prof_function *fns = ctx;
+	const struct prof_function *x = &fns[*(const uint32_t *)a], *y = &fns[*(const uint32_t *)b];
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Functions with samples, most self time first. */
+static size_t sorted_functions(const struct prof_process *p, uint32_t **out)
+{
+	uint32_t *idx = xmalloc((p->nfunctions ? p->nfunctions : 1) * sizeof *idx);
+	size_t n = 0;
+	for (size_t i = 0; i < p->nfunctions; i++)
+		if (p->functions[i].total)
+			idx[n++] = (uint32_t)i;
+	qsort_r(idx, n, sizeof *idx, cmp_functions, p->functions);
+	*out = idx;
+	return n;
+}
+
+static bool selected(const struct prof_process *p, const struct export_options *o)
+{
+	return !o->pid || (p->have_hello && p->pid == o->pid);
+}
+
+static void describe_log(FILE *f, const struct prof_process *p)
+{
+	const struct cs_reader *r = &p->reader;
+	fprintf(f, "  log: %" PRIu64 " records in %u segment%s", r->records, r->segments, r->segments == 1 ? "" : "s");
+	if (r->torn_bytes)
+		fprintf(f, "; torn tail of %" PRIu64 " bytes (the agent stopped mid-record)", r->torn_bytes);
+	if (r->skipped_bytes)
+		fprintf(f, "; %" PRIu64 " damaged bytes skipped", r->skipped_bytes);
+	if (r->bad_headers)
+		fprintf(f, "; %u damaged segment header%s", r->bad_headers, r->bad_headers == 1 ? "" : "s");
+	if (p->bad_records)
+		fprintf(f, "; %" PRIu64 " undecodable records", p->bad_records);
+	fputc('\n', f);
+	if (p->error[0])
+		fprintf(f, "  error: %s\n", p->error);
+}
+
+static void write_text(FILE *f, struct prof_process *p, const struct export_options *o)
+{
+	if (p->have_hello) {
+		fprintf(f, "process %" PRIu32 " (parent %" PRIu32 "): %s\n", p->pid, p->ppid, p->command_line);
+		fprintf(f, "  runtime %s, agent %s, loaded at %s, %" PRIu32 " Hz\n", p->runtime_version,
+			p->agent_version, load_mode_name(p->load_mode), p->rate_hz);
+	} else {
+		fprintf(f, "process directory %s: no hello record (the agent never started writing)\n", p->dir);
+	}
+	double secs = duration_ms(p) / 1000.0;
+	fprintf(f, "  %" PRIu64 " samples in %.1f s from %zu thread%s; runtime suspended %.1f us per sample (median)\n",
+		p->samples, secs, thread_count(p), thread_count(p) == 1 ? "" : "s", prof_suspend_median_us(p));
+	if (p->have_status)
+		fprintf(f, "  agent: %" PRIu64 " records dropped, %" PRIu64 " write errors\n", p->status.dropped_records,
+			p->status.write_errors);
+	describe_log(f, p);
+	if (p->ended) {
+		const char *reason = end_reason_name(p->end_reason);
+		bool same = !p->end_text[0] || !strcmp(p->end_text, reason);
+		fprintf(f, "  ended: %s%s%s\n", reason, same ? "" : ": ", same ? "" : p->end_text);
+	}
+	else
+		fprintf(f, "  ended: no end record (still running, or killed)\n");
+	for (size_t i = 0; i < p->nmessages; i++)
+		fprintf(f, "  agent %s: %s\n", p->messages[i].level >= CS_LEVEL_ERROR ? "error" : p->messages[i].level == CS_LEVEL_WARNING ? "warning" : "note",
+			p->messages[i].text);
+
+	prof_compute(p);
+	uint32_t *idx;
+	size_t n = sorted_functions(p, &idx);
+	size_t top = o->top ? o->top : TEXT_TOP_DEFAULT;
+	if (n > top)
+		n = top;
+	fprintf(f, "\n   self%%  total%%     self    total  function\n");
+	double all = p->samples ? (double)p->samples : 1.0;
+	for (size_t i = 0; i < n; i++) {
+		const struct prof_function *fn = &p->functions[idx[i]];
+		fprintf(f, "  %5.1f%%  %5.1f%%  %7" PRIu64 "  %7" PRIu64 "  %s", 100.0 * (double)fn->self / all,
+			100.0 * (double)fn->total / all, fn->self, fn->total, fn->name);
+		if (fn->module[0])
+			fprintf(f, "  [%s]", fn->module);
+		fputc('\n', f);
+	}
+	free(idx);
+	fputc('\n', f);
+}
+
+/* ---- collapsed ---- */
+
+struct folded {
+	char *line;
+	uint64_t count;
+};
+
+static int cmp_folded(const void *a, const void *b)
+{
+	return strcmp(((const struct folded *)a)->line, ((const struct folded *)b)->line);
+}
+
+static void append_frame(char **buf, size_t *len, size_t *cap, const char *name)
+{
+	size_t n = strlen(name);
+	xgrow(buf, cap, *len + n + 2, 1);
+	if (*len)
+		(*buf)[(*len)++] = ';';
+	for (size_t i = 0; i < n; i++) /* ';' separates frames and ' ' ends them */
+		(*buf)[(*len)++] = name[i] == ';' ? ':' : name[i] == ' ' ? '_' : name[i];
+	(*buf)[*len] = 0;
+}
+
+static void collect_folded(struct prof_process *p, bool prefix, struct folded **out, size_t *nout, size_t *cap)
+{
+	uint32_t *path = xmalloc(PATH_MAX_FRAMES * sizeof *path);
+	char root[64];
+	snprintf(root, sizeof root, "pid_%" PRIu32, p->pid);
+	for (uint32_t s = 1; s < p->nstacks; s++) {
+		if (!p->stacks[s].count)
+			continue;
+		size_t depth = prof_stack_path(p, s, path, PATH_MAX_FRAMES);
+		char *buf = NULL;
+		size_t len = 0, bcap = 0;
+		xgrow(&buf, &bcap, 64, 1);
+		buf[0] = 0;
+		if (prefix)
+			append_frame(&buf, &len, &bcap, root);
+		for (size_t i = 0; i < depth; i++)
+			append_frame(&buf, &len, &bcap, prof_frame_name(p, path[i]));
+		xgrow(out, cap, *nout + 1, sizeof **out);
+		(*out)[(*nout)++] = (struct folded){buf, p->stacks[s].count};
+	}
+	free(path);
+}
+
+static void write_collapsed(FILE *f, struct prof_session *s, const struct export_options *o)
+{
+	size_t nsel = 0;
+	for (size_t i = 0; i < s->nprocs; i++)
+		nsel += selected(s->procs[i], o);
+	struct folded *lines = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (selected(s->procs[i], o))
+			collect_folded(s->procs[i], nsel > 1, &lines, &n, &cap);
+	if (n)
+		qsort(lines, n, sizeof *lines, cmp_folded);
+	for (size_t i = 0; i < n;) {
+		uint64_t count = lines[i].count;
+		size_t j = i + 1;
+		while (j < n && strcmp(lines[j].line, lines[i].line) == 0)
+			count += lines[j++].count;
+		fprintf(f, "%s %" PRIu64 "\n", lines[i].line, count);
+		for (; i < j; i++)
+			free(lines[i].line);
+	}
+	free(lines);
+}
+
+/* ---- json ---- */
+
+static void write_json_process(FILE *f, struct prof_process *p, const struct export_options *o)
+{
+	fprintf(f, "{\"pid\":%" PRIu32 ",\"ppid\":%" PRIu32 ",\"command\":", p->pid, p->ppid);
+	json_string(f, p->command_line);
+	fputs(",\"runtime\":", f);
+	json_string(f, p->runtime_version);
+	fputs(",\"agent_version\":", f);
+	json_string(f, p->agent_version);
+	fprintf(f, ",\"loaded\":\"%s\",\"rate_hz\":%" PRIu32, load_mode_name(p->load_mode), p->rate_hz);
+	fprintf(f, ",\"start_unix_ms\":%" PRIu64, p->start_unix_ns / 1000000u);
+	fprintf(f, ",\"samples\":%" PRIu64 ",\"ticks\":%" PRIu64 ",\"threads\":%zu,\"duration_ms\":%.0f", p->samples,
+		p->ticks, thread_count(p), duration_ms(p));
+	fputs(",\"samples_per_second\":[", f);
+	for (size_t i = 0; i < p->nseconds; i++)
+		fprintf(f, "%s%" PRIu64, i ? "," : "", p->per_second[i]);
+	fputs("],\"functions\":[", f);
+	prof_compute(p);
+	uint32_t *idx;
+	size_t n = sorted_functions(p, &idx);
+	if (o->top && n > o->top)
+		n = o->top;
+	for (size_t i = 0; i < n; i++) {
+		const struct prof_function *fn = &p->functions[idx[i]];
+		fputs(i ? ",{\"name\":" : "{\"name\":", f);
+		json_string(f, fn->name);
+		fputs(",\"module\":", f);
+		json_string(f, fn->module);
+		fprintf(f, ",\"self\":%" PRIu64 ",\"total\":%" PRIu64 "}", fn->self, fn->total);
+	}
+	free(idx);
+	const struct cs_status *st = &p->status;
+	fprintf(f, "],\"agent\":{\"dropped\":%" PRIu64 ",\"dropped_bytes\":%" PRIu64 ",\"write_errors\":%" PRIu64
+		   ",\"suspend_us_median\":%.1f,\"suspend_us_max\":%.1f,\"failed_walks\":%" PRIu64
+		   ",\"truncated_stacks\":%" PRIu64 "}",
+		st->dropped_records, st->dropped_bytes, st->write_errors, prof_suspend_median_us(p),
+		(double)st->suspend_max_ns / 1000.0, st->failed_walks, st->truncated_stacks);
+	const struct cs_reader *r = &p->reader;
+	fprintf(f, ",\"log\":{\"records\":%" PRIu64 ",\"segments\":%u,\"torn_bytes\":%" PRIu64
+		   ",\"skipped_bytes\":%" PRIu64 ",\"bad_records\":%" PRIu64 ",\"error\":",
+		r->records, r->segments, r->torn_bytes, r->skipped_bytes, p->bad_records);
+	if (p->error[0])
+		json_string(f, p->error);
+	else
+		fputs("null", f);
+	fprintf(f, "},\"ended\":%s,\"end\":", p->ended ? "true" : "false");
+	if (p->ended)
+		json_string(f, end_reason_name(p->end_reason));
+	else
+		fputs("null", f);
+	fputs(",\"messages\":[", f);
+	for (size_t i = 0; i < p->nmessages; i++) {
+		fprintf(f, "%s{\"time_ms\":%.1f,\"level\":%u,\"text\":", i ? "," : "", (double)p->messages[i].time_us / 1000.0,
+			p->messages[i].level);
+		json_string(f, p->messages[i].text);
+		fputc('}', f);
+	}
+	fputs("]}", f);
+}
+
+size_t export_session(FILE *f, struct prof_session *s, const struct export_options *o)
+{
+	size_t written = 0;
+	switch (o->format) {
+	case EXPORT_TEXT:
+		for (size_t i = 0; i < s->nprocs; i++) {
+			if (!selected(s->procs[i], o))
+				continue;
+			write_text(f, s->procs[i], o);
+			written++;
+		}
+		break;
+	case EXPORT_COLLAPSED:
+		for (size_t i = 0; i < s->nprocs; i++)
+			written += selected(s->procs[i], o);
+		write_collapsed(f, s, o);
+		break;
+	case EXPORT_JSON:
+		fputs("{\"format\":\"clrscope-report\",\"version\":1,\"session\":", f);
+		json_string(f, s->dir);
+		fputs(",\"processes\":[", f);
+		for (size_t i = 0; i < s->nprocs; i++) {
+			if (!selected(s->procs[i], o))
+				continue;
+			if (written++)
+				fputc(',', f);
+			write_json_process(f, s->procs[i], o);
+		}
+		fputs("]}\n", f);
+		break;
+	}
+	return written;
+}

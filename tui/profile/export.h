@@ -1,0 +1,25 @@
+/* A profile written out: the readable table, folded stacks for
+ * flamegraph.pl, and the versioned JSON summary (clrscope-session(5)). */
+#ifndef CLRSCOPE_EXPORT_H
+#define CLRSCOPE_EXPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "profile.h"
+
+enum export_format { EXPORT_TEXT, EXPORT_COLLAPSED, EXPORT_JSON };
+
+struct export_options {
+	enum export_format format;
+	size_t top;   /* functions listed per process; 0 = the format's default */
+	uint32_t pid; /* 0 = every process */
+};
+
+/* Parses "text", "collapsed" or "json"; -1 when unknown. */
+int export_format_parse(const char *name, enum export_format *out);
+
+/* Writes the report; returns the number of processes written. */
+size_t export_session(FILE *f, struct prof_session *s, const struct export_options *o);
+
+#endif

@@ -1,0 +1,403 @@
+#include "profile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+#include "strmap.h"
+#include "xalloc.h"
+
+/* Ids beyond this are taken as damage, not as data (the agent counts up
+ * from small numbers; a real session stays far below). */
+#define ID_LIMIT (1u << 24)
+#define PATH_LIMIT 4096
+
+static char *dup_str(struct cs_str s)
+{
+	return xstrndup(s.p, s.len);
+}
+
+static struct prof_process *process_new(const char *dir)
+{
+	struct prof_process *p = xcalloc(1, sizeof *p);
+	p->dir = xstrdup(dir);
+	p->function_index = xcalloc(1, sizeof(struct strmap));
+	strmap_init(p->function_index);
+	if (cs_reader_open(&p->reader, dir) == 0)
+		p->reader_open = true;
+	else
+		snprintf(p->error, sizeof p->error, "%s", p->reader.error);
+	return p;
+}
+
+static void process_free(struct prof_process *p)
+{
+	if (p->reader_open)
+		cs_reader_close(&p->reader);
+	for (size_t i = 0; i < p->nfunctions; i++) {
+		free(p->functions[i].name);
+		free(p->functions[i].module);
+	}
+	for (size_t i = 0; i < p->nthreads; i++)
+		free(p->threads[i].name);
+	for (size_t i = 0; i < p->nmessages; i++)
+		free(p->messages[i].text);
+	strmap_free(p->function_index);
+	free(p->function_index);
+	free(p->functions);
+	free(p->frames);
+	free(p->stacks);
+	free(p->threads);
+	free(p->messages);
+	free(p->per_second);
+	free(p->suspend_ns);
+	free(p->agent_version);
+	free(p->runtime_version);
+	free(p->command_line);
+	free(p->end_text);
+	free(p->dir);
+	free(p);
+}
+
+static void add_process(struct prof_session *s, const char *dir)
+{
+	s->procs = xrealloc(s->procs, (s->nprocs + 1) * sizeof *s->procs);
+	s->procs[s->nprocs++] = process_new(dir);
+}
+
+int prof_session_open(struct prof_session *s, const char *dir, char *err, size_t errlen)
+{
+	memset(s, 0, sizeof *s);
+	switch (cs_dir_kind(dir)) {
+	case CS_DIR_SESSION:
+		break;
+	case CS_DIR_PROCESS:
+		s->single_process = true;
+		break;
+	case CS_DIR_OTHER:
+		snprintf(err, errlen,
+			 "%s is not a clrscope session (no %s, no log segments); "
+			 "give the directory that 'clrscope record' printed",
+			 dir, CS_SESSION_MARKER);
+		return -1;
+	}
+	s->dir = xstrdup(dir);
+	if (s->single_process)
+		add_process(s, dir);
+	return 0;
+}
+
+/* Picks up process directories created since the last look. */
+static void discover_processes(struct prof_session *s)
+{
+	if (s->single_process || !s->dir)
+		return;
+	char **dirs;
+	int n = cs_session_processes(s->dir, &dirs);
+	for (int i = 0; i < n; i++) {
+		bool known = false;
+		for (size_t j = 0; j < s->nprocs && !known; j++)
+			known = strcmp(s->procs[j]->dir, dirs[i]) == 0;
+		if (!known)
+			add_process(s, dirs[i]);
+	}
+	cs_free_list(dirs, n);
+}
+
+void prof_session_free(struct prof_session *s)
+{
+	for (size_t i = 0; i < s->nprocs; i++)
+		process_free(s->procs[i]);
+	free(s->procs);
+	free(s->dir);
+	memset(s, 0, sizeof *s);
+}
+
+/* ---- folding records in ---- */
+
+static void note_time(struct prof_process *p, uint64_t t)
+{
+	if (t > p->last_time_us)
+		p->last_time_us = t;
+}
+
+static uint32_t intern_function(struct prof_process *p, struct cs_str name, struct cs_str module)
+{
+	/* functions are keyed by "module\0name": one row per distinct method,
+	 * whatever number of FunctionIDs (generic instantiations) it had */
+	size_t klen = module.len + 1 + name.len;
+	char stackkey[512];
+	char *key = klen <= sizeof stackkey ? stackkey : xmalloc(klen);
+	memcpy(key, module.p, module.len);
+	key[module.len] = 0;
+	memcpy(key + module.len + 1, name.p, name.len);
+	uint32_t idx;
+	if (!strmap_get(p->function_index, key, klen, &idx)) {
+		idx = (uint32_t)p->nfunctions;
+		xgrow(&p->functions, &p->functions_cap, p->nfunctions + 1, sizeof *p->functions);
+		p->functions[idx] = (struct prof_function){dup_str(name), dup_str(module), 0, 0};
+		p->nfunctions++;
+		if (!strmap_add(p->function_index, key, klen, idx)) {
+			fprintf(stderr, "clrscope: out of memory\n");
+			exit(1);
+		}
+	}
+	if (key != stackkey)
+		free(key);
+	return idx;
+}
+
+static void fold_frames(struct prof_process *p, const struct cs_record *rec)
+{
+	struct cs_list l;
+	struct cs_frame_def f;
+	cs_list_init(&l, rec->payload, rec->len);
+	while (cs_next_frame_def(&l, &f)) {
+		if (f.id >= ID_LIMIT) {
+			p->bad_records++;
+			return;
+		}
+		size_t cap = p->nframes;
+		xgrow(&p->frames, &cap, f.id + 1, sizeof *p->frames);
+		for (size_t i = p->nframes; i < cap; i++)
+			p->frames[i].function = UINT32_MAX;
+		p->nframes = cap;
+		p->frames[f.id].function = intern_function(p, f.name, f.module);
+	}
+	if (cs_list_bad(&l))
+		p->bad_records++;
+}
+
+static void ensure_stack(struct prof_process *p, uint64_t id)
+{
+	xgrow(&p->stacks, &p->nstacks, id + 1, sizeof *p->stacks);
+}
+
+static void fold_stacks(struct prof_process *p, const struct cs_record *rec)
+{
+	struct cs_list l;
+	struct cs_stack_def s;
+	cs_list_init(&l, rec->payload, rec->len);
+	while (cs_next_stack_def(&l, &s)) {
+		if (s.id >= ID_LIMIT || s.parent >= ID_LIMIT || s.frame >= ID_LIMIT || s.parent == s.id) {
+			p->bad_records++;
+			return;
+		}
+		ensure_stack(p, s.id);
+		p->stacks[s.id].parent = (uint32_t)s.parent;
+		p->stacks[s.id].frame = (uint32_t)s.frame;
+	}
+	if (cs_list_bad(&l))
+		p->bad_records++;
+}
+
+static void count_second(struct prof_process *p, uint64_t time_us, uint64_t n)
+{
+	uint64_t sec = time_us / 1000000u;
+	if (sec >= 1u << 24)
+		return; /* half a year: damage */
+	size_t cap = p->nseconds;
+	xgrow(&p->per_second, &cap, sec + 1, sizeof *p->per_second);
+	if (sec + 1 > p->nseconds)
+		p->nseconds = sec + 1;
+	(void)cap;
+	p->per_second[sec] += n;
+}
+
+static void fold_samples(struct prof_process *p, const struct cs_record *rec)
+{
+	struct cs_list l;
+	struct cs_tick t;
+	cs_list_init(&l, rec->payload, rec->len);
+	while (cs_next_tick(&l, &t)) {
+		uint64_t thread, stack, n = 0;
+		while (cs_next_sample(&l, &thread, &stack)) {
+			if (stack >= ID_LIMIT || thread >= ID_LIMIT) {
+				p->bad_records++;
+				continue;
+			}
+			ensure_stack(p, stack);
+			p->stacks[stack].count++;
+			xgrow(&p->threads, &p->nthreads, thread + 1, sizeof *p->threads);
+			p->threads[thread].samples++;
+			n++;
+		}
+		p->ticks++;
+		p->samples += n;
+		count_second(p, t.time_us, n);
+		note_time(p, t.time_us);
+		xgrow(&p->suspend_ns, &p->suspend_cap, p->nsuspend + 1, sizeof *p->suspend_ns);
+		p->suspend_ns[p->nsuspend++] = t.suspend_ns > UINT32_MAX ? UINT32_MAX : (uint32_t)t.suspend_ns;
+	}
+	if (cs_list_bad(&l))
+		p->bad_records++;
+}
+
+static void fold(struct prof_process *p, const struct cs_record *rec)
+{
+	switch (rec->type) {
+	case CS_REC_HELLO: {
+		struct cs_hello h;
+		if (!cs_hello_decode(rec->payload, rec->len, &h)) {
+			p->bad_records++;
+			return;
+		}
+		free(p->agent_version);
+		free(p->runtime_version);
+		free(p->command_line);
+		p->have_hello = true;
+		p->pid = h.pid;
+		p->ppid = h.ppid;
+		p->start_unix_ns = h.start_unix_ns;
+		p->load_mode = h.load_mode;
+		p->rate_hz = h.rate_hz;
+		p->agent_version = dup_str(h.agent_version);
+		p->runtime_version = dup_str(h.runtime_version);
+		p->command_line = dup_str(h.command_line);
+		return;
+	}
+	case CS_REC_THREAD: {
+		struct cs_thread t;
+		if (!cs_thread_decode(rec->payload, rec->len, &t) || t.ref >= ID_LIMIT) {
+			p->bad_records++;
+			return;
+		}
+		xgrow(&p->threads, &p->nthreads, t.ref + 1, sizeof *p->threads);
+		struct prof_thread *th = &p->threads[t.ref];
+		th->runtime_id = t.runtime_id;
+		th->os_tid = t.os_tid;
+		if (t.name.len) {
+			free(th->name);
+			th->name = dup_str(t.name);
+		}
+		return;
+	}
+	case CS_REC_FRAMES:
+		fold_frames(p, rec);
+		return;
+	case CS_REC_STACKS:
+		fold_stacks(p, rec);
+		return;
+	case CS_REC_SAMPLES:
+		fold_samples(p, rec);
+		return;
+	case CS_REC_STATUS:
+		if (!cs_status_decode(rec->payload, rec->len, &p->status)) {
+			p->bad_records++;
+			return;
+		}
+		p->have_status = true;
+		note_time(p, p->status.time_us);
+		return;
+	case CS_REC_MESSAGE:
+	case CS_REC_END: {
+		struct cs_message m;
+		if (!cs_message_decode(rec->payload, rec->len, &m)) {
+			p->bad_records++;
+			return;
+		}
+		note_time(p, m.time_us);
+		if (rec->type == CS_REC_END) {
+			p->ended = true;
+			p->end_reason = m.level;
+			free(p->end_text);
+			p->end_text = dup_str(m.text);
+			return;
+		}
+		p->messages = xrealloc(p->messages, (p->nmessages + 1) * sizeof *p->messages);
+		p->messages[p->nmessages++] = (struct prof_message){m.time_us, m.level, dup_str(m.text)};
+		return;
+	}
+	default:
+		return; /* a newer agent's record: not ours to read */
+	}
+}
+
+void prof_session_update(struct prof_session *s, bool final)
+{
+	discover_processes(s);
+	for (size_t i = 0; i < s->nprocs; i++) {
+		struct prof_process *p = s->procs[i];
+		if (!p->reader_open)
+			continue;
+		struct cs_record rec;
+		int r;
+		while ((r = cs_reader_next(&p->reader, &rec, final)) == 1)
+			fold(p, &rec);
+		if (r < 0) {
+			snprintf(p->error, sizeof p->error, "%s", p->reader.error);
+			cs_reader_close(&p->reader);
+			p->reader_open = false;
+		}
+	}
+}
+
+/* ---- derived figures ---- */
+
+size_t prof_stack_path(const struct prof_process *p, uint32_t stack, uint32_t *frames, size_t cap)
+{
+	size_t depth = 0;
+	for (uint32_t s = stack; s && s < p->nstacks && depth < PATH_LIMIT; s = p->stacks[s].parent)
+		depth++;
+	if (depth > cap)
+		depth = cap;
+	size_t i = depth;
+	for (uint32_t s = stack; s && s < p->nstacks && i > 0; s = p->stacks[s].parent)
+		frames[--i] = p->stacks[s].frame;
+	return depth;
+}
+
+const char *prof_frame_name(const struct prof_process *p, uint32_t frame)
+{
+	if (frame < p->nframes && p->frames[frame].function != UINT32_MAX)
+		return p->functions[p->frames[frame].function].name;
+	return "[unknown]";
+}
+
+void prof_compute(struct prof_process *p)
+{
+	for (size_t i = 0; i < p->nfunctions; i++)
+		p->functions[i].self = p->functions[i].total = 0;
+	uint32_t *path = xmalloc(PATH_LIMIT * sizeof *path);
+	uint64_t *seen = xcalloc(p->nfunctions ? p->nfunctions : 1, sizeof *seen);
+	for (uint32_t s = 1; s < p->nstacks; s++) {
+		uint64_t c = p->stacks[s].count;
+		if (!c)
+			continue;
+		size_t depth = prof_stack_path(p, s, path, PATH_LIMIT);
+		for (size_t i = 0; i < depth; i++) {
+			uint32_t fr = path[i];
+			if (fr >= p->nframes || p->frames[fr].function == UINT32_MAX)
+				continue;
+			uint32_t fn = p->frames[fr].function;
+			if (seen[fn] != s) { /* recursion counts once toward total */
+				seen[fn] = s;
+				p->functions[fn].total += c;
+			}
+			if (i == depth - 1)
+				p->functions[fn].self += c;
+		}
+	}
+	free(seen);
+	free(path);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+double prof_suspend_median_us(const struct prof_process *p)
+{
+	if (!p->nsuspend)
+		return 0;
+	uint32_t *copy = xmalloc(p->nsuspend * sizeof *copy);
+	memcpy(copy, p->suspend_ns, p->nsuspend * sizeof *copy);
+	qsort(copy, p->nsuspend, sizeof *copy, cmp_u32);
+	size_t n = p->nsuspend;
+	double median = n % 2 ? copy[n / 2] : (copy[n / 2 - 1] + (double)copy[n / 2]) / 2;
+	free(copy);
+	return median / 1000.0;
+}

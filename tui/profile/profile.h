@@ -1,0 +1,109 @@
+/* The profile model: what the agent's records of one session add up to.
+ *
+ * Records are folded in as they are read (prof_session_update can be called
+ * again and again on a live session: only new records are read), so the
+ * report command and the live screens share one model. */
+#ifndef CLRSCOPE_PROFILE_H
+#define CLRSCOPE_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "logfmt.h"
+#include "records.h"
+
+struct prof_frame {
+	uint32_t function; /* index into functions, or UINT32_MAX before its definition */
+};
+
+struct prof_stack {
+	uint32_t parent; /* stack id, 0 = root */
+	uint32_t frame;  /* frame id, 0 = not defined (yet) */
+	uint64_t count;  /* samples whose innermost stack this is */
+};
+
+struct prof_function {
+	char *name;
+	char *module;
+	uint64_t self, total; /* valid after prof_compute */
+};
+
+struct prof_thread {
+	uint64_t runtime_id;
+	uint32_t os_tid;
+	char *name;
+	uint64_t samples;
+};
+
+struct prof_message {
+	uint64_t time_us;
+	uint8_t level;
+	char *text;
+};
+
+struct prof_process {
+	char *dir;
+	struct cs_reader reader;
+	bool reader_open;
+	char error[320]; /* why this directory could not be read (fully) */
+
+	bool have_hello;
+	uint32_t pid, ppid;
+	uint64_t start_unix_ns;
+	uint8_t load_mode;
+	uint32_t rate_hz;
+	char *agent_version, *runtime_version, *command_line;
+
+	struct prof_frame *frames;
+	size_t nframes;
+	struct prof_stack *stacks;
+	size_t nstacks;
+	struct prof_function *functions;
+	size_t nfunctions, functions_cap;
+	struct prof_thread *threads;
+	size_t nthreads;
+	void *function_index; /* name+module -> function (opaque hash) */
+
+	uint64_t ticks, samples;
+	uint64_t *per_second;
+	size_t nseconds;
+	uint32_t *suspend_ns; /* one per tick, for medians */
+	size_t nsuspend, suspend_cap;
+	uint64_t last_time_us; /* latest time any record carried */
+
+	bool have_status;
+	struct cs_status status;
+	struct prof_message *messages;
+	size_t nmessages;
+	bool ended;
+	uint8_t end_reason;
+	char *end_text;
+
+	uint64_t bad_records; /* checksummed but not decodable: a writer bug */
+};
+
+struct prof_session {
+	char *dir;
+	bool single_process; /* dir was a process directory, not a session */
+	struct prof_process **procs;
+	size_t nprocs;
+};
+
+/* Opens a session directory or a single process directory.  Returns -1 and
+ * explains in err when dir is neither. */
+int prof_session_open(struct prof_session *s, const char *dir, char *err, size_t errlen);
+/* Reads what is new (final: the data on disk is complete; count torn tails). */
+void prof_session_update(struct prof_session *s, bool final);
+void prof_session_free(struct prof_session *s);
+
+/* Fills self/total of every function of p. */
+void prof_compute(struct prof_process *p);
+/* Median suspension per tick in microseconds (0 without ticks). */
+double prof_suspend_median_us(const struct prof_process *p);
+/* Calls fn for the frames of stack id from the root outward; returns depth. */
+size_t prof_stack_path(const struct prof_process *p, uint32_t stack, uint32_t *frames, size_t cap);
+/* A frame's printable name ("[unknown]" before its definition arrived). */
+const char *prof_frame_name(const struct prof_process *p, uint32_t frame);
+
+#endif

@@ -1,0 +1,114 @@
+#include "launch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "session.h"
+#include "xalloc.h"
+
+extern char **environ;
+
+/* Variables of ours, or ones that would load another profiler in our place. */
+static bool replaced(const char *entry)
+{
+	static const char *const names[] = {
+		"CORECLR_ENABLE_PROFILING", "CORECLR_PROFILER", "CORECLR_PROFILER_PATH",
+		"CORECLR_PROFILER_PATH_64", "CORECLR_PROFILER_PATH_32", "CORECLR_PROFILER_PATH_ARM64",
+		"CORECLR_PROFILER_PATH_ARM32", "DOTNET_ENABLE_PROFILING", "DOTNET_PROFILER",
+		"DOTNET_PROFILER_PATH", "DOTNET_PROFILER_PATH_64", "DOTNET_PROFILER_PATH_32",
+		"DOTNET_PROFILER_PATH_ARM64", "DOTNET_PROFILER_PATH_ARM32", CS_ENV_SESSION_DIR, CS_ENV_RATE,
+	};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		size_t n = strlen(names[i]);
+		if (strncmp(entry, names[i], n) == 0 && entry[n] == '=')
+			return true;
+	}
+	return false;
+}
+
+static char *assign(const char *name, const char *value)
+{
+	size_t n = strlen(name) + strlen(value) + 2;
+	char *s = xmalloc(n);
+	snprintf(s, n, "%s=%s", name, value);
+	return s;
+}
+
+char **launch_env_build(const struct launch_request *r)
+{
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **env = xcalloc(n + 8, sizeof *env);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!replaced(environ[i]))
+			env[k++] = xstrdup(environ[i]);
+	char rate[16];
+	snprintf(rate, sizeof rate, "%u", r->rate_hz);
+	env[k++] = xstrdup("CORECLR_ENABLE_PROFILING=1");
+	env[k++] = xstrdup("CORECLR_PROFILER=" CS_AGENT_CLSID);
+	env[k++] = assign("CORECLR_PROFILER_PATH", r->agent_path);
+	env[k++] = assign(CS_ENV_SESSION_DIR, r->session_dir);
+	env[k++] = assign(CS_ENV_RATE, rate);
+	env[k] = NULL;
+	return env;
+}
+
+void launch_env_free(char **env)
+{
+	for (size_t i = 0; env && env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
+pid_t launch_spawn(const struct launch_request *r, const sigset_t *child_mask, char *err, size_t errlen)
+{
+	char **env = launch_env_build(r);
+	int pipefd[2];
+	if (pipe2(pipefd, O_CLOEXEC) != 0) {
+		snprintf(err, errlen, "cannot start %s: %s", r->argv[0], strerror(errno));
+		launch_env_free(env);
+		return -1;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "cannot start %s: %s", r->argv[0], strerror(errno));
+		close(pipefd[0]);
+		close(pipefd[1]);
+		launch_env_free(env);
+		return -1;
+	}
+	if (pid == 0) {
+		static const int sigs[] = {SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGPIPE, SIGCHLD, SIGALRM};
+		for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+			signal(sigs[i], SIG_DFL);
+		sigprocmask(SIG_SETMASK, child_mask, NULL);
+		execvpe(r->argv[0], r->argv, env);
+		int e = errno;
+		ssize_t ignored = write(pipefd[1], &e, sizeof e);
+		(void)ignored;
+		_exit(127);
+	}
+	close(pipefd[1]);
+	int child_errno = 0;
+	ssize_t got;
+	do
+		got = read(pipefd[0], &child_errno, sizeof child_errno);
+	while (got < 0 && errno == EINTR);
+	close(pipefd[0]);
+	launch_env_free(env);
+	if (got == (ssize_t)sizeof child_errno) {
+		snprintf(err, errlen, "cannot run %s: %s", r->argv[0], strerror(child_errno));
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		return -1;
+	}
+	return pid;
+}

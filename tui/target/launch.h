@@ -1,0 +1,28 @@
+/* Starting a program with the profiling environment: the CoreCLR variables
+ * that load our agent, and clrscope's own (session directory, rate). */
+#ifndef CLRSCOPE_LAUNCH_H
+#define CLRSCOPE_LAUNCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <signal.h>
+#include <sys/types.h>
+
+struct launch_request {
+	char *const *argv;       /* the command; argv[0] is looked up in PATH */
+	const char *agent_path;  /* absolute */
+	const char *session_dir; /* absolute */
+	uint32_t rate_hz;
+};
+
+/* Builds the environment for the target: ours, less any profiler variables
+ * that would override or disable clrscope's, plus clrscope's.  Free with
+ * launch_env_free. */
+char **launch_env_build(const struct launch_request *r);
+void launch_env_free(char **env);
+
+/* Forks and execs; the child keeps our stdin/stdout/stderr and gets default
+ * signal handling.  Returns the pid, or -1 with err (exec failures included). */
+pid_t launch_spawn(const struct launch_request *r, const sigset_t *child_mask, char *err, size_t errlen);
+
+#endif
