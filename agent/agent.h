@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "corprof.h"
@@ -27,6 +28,7 @@ struct agent {
 	uint64_t start_unix_ns;
 	uint8_t load_mode;
 	int lock_fd; /* flock held while this process is profiled by us */
+	char control_name[64]; /* the named semaphore clrscope posts */
 };
 
 extern struct agent g_agent AGENT_HIDDEN;
@@ -40,5 +42,12 @@ void agent_message(int level, const char *fmt, ...) AGENT_HIDDEN __attribute__((
 /* A line for the optional debug log only ($CLRSCOPE_AGENT_LOG). */
 void agent_debug(const char *fmt, ...) AGENT_HIDDEN __attribute__((format(printf, 1, 2)));
 void agent_debug_open(void) AGENT_HIDDEN;
+
+/* Stops sampling, events and the log (writing END with reason and why),
+ * and releases the process lock; the runtime keeps the agent loaded. */
+void agent_stop_all(uint8_t reason, const char *why) AGENT_HIDDEN;
+/* The detach sequence (control thread only): 0 when the runtime accepted
+ * it, else -1 with why, and profiling goes on. */
+int agent_detach(uint64_t generation, uint32_t rate_hz, bool sampling, char *why, size_t whylen) AGENT_HIDDEN;
 
 #endif

@@ -14,10 +14,15 @@
 
 #define CORPROF_DEFINE_GUIDS
 #include "agent.h"
+#include "control.h"
+#include "dials.h"
+#include "events.h"
+#include "evqueue.h"
 #include "logwriter.h"
 #include "records.h"
 #include "sampler.h"
 #include "session.h"
+#include "symbols.h"
 #include "utf16.h"
 
 /* {BC8604E2-7E73-4C7E-B410-5D3E412990D8}: CS_AGENT_CLSID in session.h */
@@ -141,6 +146,8 @@ static void write_hello(void)
 		.agent_version = {CLRSCOPE_VERSION, strlen(CLRSCOPE_VERSION)},
 		.runtime_version = {runtime, strlen(runtime)},
 		.command_line = {cmdline, strlen(cmdline)},
+		.control = {g_agent.control_name, strlen(g_agent.control_name)},
+		.events = events_enabled(),
 	};
 	uint8_t payload[4600];
 	struct cs_out o;
@@ -149,18 +156,53 @@ static void write_hello(void)
 	lw_append_record(CS_REC_HELLO, o.buf, o.len);
 }
 
-static uint32_t rate_from_env(void)
+/* What the agent is told to do: from the environment at startup, from the
+ * client data of an attach request. */
+struct agent_config {
+	char session[PATH_MAX];
+	struct cs_dials dials;
+};
+
+static void config_from_env(struct agent_config *cfg)
 {
-	const char *s = getenv(CS_ENV_RATE);
-	if (!s || !*s)
-		return CS_RATE_DEFAULT;
-	char *end;
-	long v = strtol(s, &end, 10);
-	if (*end || v < CS_RATE_MIN || v > CS_RATE_MAX) {
-		agent_debug("ignoring %s=%s (want %d..%d)", CS_ENV_RATE, s, CS_RATE_MIN, CS_RATE_MAX);
-		return CS_RATE_DEFAULT;
+	const char *session = getenv(CS_ENV_SESSION_DIR);
+	snprintf(cfg->session, sizeof cfg->session, "%s", session ? session : "");
+	cs_dials_default(&cfg->dials, CS_RATE_DEFAULT);
+	static const struct {
+		const char *env, *key;
+	} settings[] = {{CS_ENV_RATE, "rate"}, {CS_ENV_EVENTS, "events"}, {CS_ENV_SAMPLING, "sampling"}};
+	for (size_t i = 0; i < sizeof settings / sizeof *settings; i++) {
+		const char *v = getenv(settings[i].env);
+		if (!v || !*v)
+			continue;
+		char assignment[256], err[256];
+		snprintf(assignment, sizeof assignment, "%s=%s", settings[i].key, v);
+		if (cs_dials_assign(&cfg->dials, assignment, err, sizeof err) < 0)
+			agent_debug("ignoring %s: %s", settings[i].env, err);
 	}
-	return (uint32_t)v;
+}
+
+/* Client data: lines of "session=DIR" and dials ("rate=500"). */
+static int config_from_client_data(struct agent_config *cfg, const void *data, UINT len)
+{
+	cs_dials_default(&cfg->dials, CS_RATE_DEFAULT);
+	cfg->session[0] = 0;
+	if (!data || len == 0 || len > 8192) {
+		agent_debug("attach without usable client data (%u bytes)", len);
+		return -1;
+	}
+	char text[8193];
+	memcpy(text, data, len); /* the runtime's buffer is gone after this call */
+	text[len] = 0;
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char err[256];
+		if (!strncmp(line, "session=", 8))
+			snprintf(cfg->session, sizeof cfg->session, "%s", line + 8);
+		else if (cs_dials_assign(&cfg->dials, line, err, sizeof err) < 0)
+			agent_debug("attach client data: %s", err);
+	}
+	return cfg->session[0] ? 0 : -1;
 }
 
 /* The session directory must be the user's own: we write into it. */
@@ -179,7 +221,7 @@ static int check_session_dir(const char *dir)
  * file) in this process stands down too.  Released when the process dies. */
 static int take_process_lock(const char *session)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX + 32];
 	snprintf(path, sizeof path, "%s/.agent-%d.lock", session, (int)getpid());
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
@@ -191,56 +233,108 @@ static int take_process_lock(const char *session)
 	return fd;
 }
 
-static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode)
+static pthread_mutex_t stop_mu = PTHREAD_MUTEX_INITIALIZER;
+static bool running; /* threads started and not yet stopped */
+
+static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct agent_config *cfg)
 {
 	agent_debug_open();
-	const char *session = getenv(CS_ENV_SESSION_DIR);
-	if (!session || !*session) {
+	if (!cfg->session[0]) {
 		agent_debug("%s is not set; not profiling", CS_ENV_SESSION_DIR);
 		return E_FAIL;
 	}
-	if (strlen(session) >= sizeof g_agent.session_dir - 16 || check_session_dir(session) < 0)
+	if (strlen(cfg->session) >= sizeof g_agent.session_dir - 16 || check_session_dir(cfg->session) < 0)
 		return E_FAIL;
 	ICorProfilerInfo10 *info = NULL;
 	if (FAILED(info_unk->vtbl->QueryInterface(info_unk, &IID_ICorProfilerInfo10, (void **)&info)) || !info) {
 		agent_debug("the runtime has no ICorProfilerInfo10 (.NET 6 or later is needed)");
 		return E_FAIL;
 	}
-	int lock_fd = take_process_lock(session);
+	int lock_fd = take_process_lock(cfg->session);
 	if (lock_fd < 0) {
 		agent_debug("another clrscope agent is already active in this process");
 		info->vtbl->Release(info);
 		return CORPROF_E_PROFILER_ALREADY_ACTIVE;
 	}
-	char err[256];
+	char err[256] = "";
 	memset(&g_agent, 0, sizeof g_agent);
 	g_agent.info = info;
 	g_agent.lock_fd = lock_fd;
 	g_agent.load_mode = load_mode;
-	g_agent.rate_hz = rate_from_env();
+	g_agent.rate_hz = cfg->dials.rate_hz;
 	g_agent.start_mono_ns = agent_mono_ns();
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
 	g_agent.start_unix_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
-	snprintf(g_agent.session_dir, sizeof g_agent.session_dir, "%s", session);
-	if (cs_proc_dir_create(session, getpid(), g_agent.proc_dir, sizeof g_agent.proc_dir, err, sizeof err) < 0 ||
-	    lw_start(g_agent.proc_dir, 100) < 0) {
+	snprintf(g_agent.session_dir, sizeof g_agent.session_dir, "%s", cfg->session);
+	if (cs_proc_dir_create(cfg->session, getpid(), g_agent.proc_dir, sizeof g_agent.proc_dir, err, sizeof err) < 0 ||
+	    lw_start(g_agent.proc_dir, cfg->dials.flush_ms) < 0 || evq_init() < 0 || sym_init() < 0) {
 		agent_debug("cannot start the log: %s", err);
 		close(lock_fd);
 		info->vtbl->Release(info);
 		g_agent.info = NULL;
 		return E_FAIL;
 	}
+	char why[300];
+	uint32_t kinds = events_apply(cfg->dials.events, why, sizeof why);
+	cfg->dials.events = kinds;
+	bool control = control_prepare(&cfg->dials) == 0;
 	write_hello();
-
-	DWORD low = COR_PRF_ENABLE_STACK_SNAPSHOT;
-	HRESULT hr = info->vtbl->SetEventMask2(info, low, 0);
-	if (FAILED(hr))
-		agent_message(CS_LEVEL_ERROR, "SetEventMask2 failed (0x%08x): no stack samples", (unsigned)hr);
-	else if (sampler_start(g_agent.rate_hz) < 0)
+	if (why[0])
+		agent_message(CS_LEVEL_WARNING, "%s", why);
+	if (!control)
+		agent_message(CS_LEVEL_WARNING, "no control semaphore: dials cannot reach this process");
+	if (sampler_start(cfg->dials.rate_hz, cfg->dials.sampling) < 0)
 		agent_message(CS_LEVEL_ERROR, "the sampler could not start (out of memory?)");
+	if (control && control_start() < 0)
+		agent_message(CS_LEVEL_WARNING, "the control thread could not start: dials cannot reach this process");
+	pthread_mutex_lock(&stop_mu);
+	running = true;
+	pthread_mutex_unlock(&stop_mu);
 	agent_debug("profiling into %s at %u Hz", g_agent.proc_dir, g_agent.rate_hz);
 	return S_OK;
+}
+
+void agent_stop_all(uint8_t reason, const char *why)
+{
+	pthread_mutex_lock(&stop_mu);
+	bool was_running = running;
+	running = false;
+	pthread_mutex_unlock(&stop_mu);
+	if (!was_running)
+		return;
+	sampler_stop(500);
+	if (reason == CS_END_FATAL) { /* no more callbacks for a log nobody reads */
+		char ignored[64];
+		events_apply(0, ignored, sizeof ignored);
+	}
+	lw_stop(reason, why);
+	if (g_agent.lock_fd >= 0)
+		close(g_agent.lock_fd);
+	g_agent.lock_fd = -1;
+}
+
+int agent_detach(uint64_t generation, uint32_t rate_hz, bool sampling, char *why, size_t whylen)
+{
+	ICorProfilerInfo10 *info = g_agent.info;
+	uint32_t kinds = events_enabled();
+	char ignored[64];
+	events_apply(0, ignored, sizeof ignored);
+	if (sampler_stop(2000) < 0) {
+		snprintf(why, whylen, "cannot detach: the sampler did not stop in time");
+		events_apply(kinds, ignored, sizeof ignored);
+		return -1;
+	}
+	HRESULT hr = info->vtbl->RequestProfilerDetach(info, 0);
+	if (FAILED(hr)) {
+		snprintf(why, whylen, "the runtime refused to detach (0x%08x%s); profiling goes on", (unsigned)hr,
+			 hr == CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT ? ": instrumentation cannot be undone" : "");
+		events_apply(kinds, ignored, sizeof ignored);
+		sampler_start(rate_hz, sampling);
+		return -1;
+	}
+	agent_debug("detach requested (generation %llu)", (unsigned long long)generation);
+	return 0;
 }
 
 static HRESULT profiler_initialize(ICorProfilerCallback11 *self, IUnknown *info_unk)
@@ -249,7 +343,24 @@ static HRESULT profiler_initialize(ICorProfilerCallback11 *self, IUnknown *info_
 	bool expected = false;
 	if (!atomic_compare_exchange_strong(&g_active, &expected, true))
 		return CORPROF_E_PROFILER_ALREADY_ACTIVE;
-	HRESULT hr = start_profiling(info_unk, CS_LOAD_STARTUP);
+	struct agent_config cfg;
+	config_from_env(&cfg);
+	HRESULT hr = start_profiling(info_unk, CS_LOAD_STARTUP, &cfg);
+	if (FAILED(hr))
+		atomic_store(&g_active, false);
+	return hr;
+}
+
+static HRESULT profiler_initialize_for_attach(ICorProfilerCallback11 *self, IUnknown *info_unk, void *data, UINT len)
+{
+	(void)self;
+	bool expected = false;
+	if (!atomic_compare_exchange_strong(&g_active, &expected, true))
+		return CORPROF_E_PROFILER_ALREADY_ACTIVE;
+	agent_debug_open();
+	struct agent_config cfg;
+	HRESULT hr = config_from_client_data(&cfg, data, len) == 0 ? start_profiling(info_unk, CS_LOAD_ATTACH, &cfg)
+								 : E_INVALIDARG;
 	if (FAILED(hr))
 		atomic_store(&g_active, false);
 	return hr;
@@ -260,8 +371,20 @@ static HRESULT profiler_shutdown(ICorProfilerCallback11 *self)
 	(void)self;
 	if (!atomic_load(&g_active))
 		return S_OK;
-	sampler_stop(500);
-	lw_stop(CS_END_SHUTDOWN, "runtime shutdown");
+	control_stop();
+	agent_stop_all(CS_END_SHUTDOWN, "runtime shutdown");
+	return S_OK;
+}
+
+static HRESULT profiler_detach_succeeded(ICorProfilerCallback11 *self)
+{
+	(void)self;
+	sym_fini();
+	if (g_agent.info)
+		g_agent.info->vtbl->Release(g_agent.info);
+	g_agent.info = NULL;
+	agent_debug("detached");
+	atomic_store(&g_active, false);
 	return S_OK;
 }
 
@@ -273,7 +396,10 @@ static void install_callbacks(void)
 	callback_vtbl.AddRef = profiler_add_ref;
 	callback_vtbl.Release = profiler_release;
 	callback_vtbl.Initialize = profiler_initialize;
+	callback_vtbl.InitializeForAttach = profiler_initialize_for_attach;
 	callback_vtbl.Shutdown = profiler_shutdown;
+	callback_vtbl.ProfilerDetachSucceeded = profiler_detach_succeeded;
+	events_install(&callback_vtbl);
 }
 
 /* ---- class factory ---- */

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "evqueue.h"
 #include "logfmt.h"
 
 #define LW_BUFFER_BYTES (2u << 20)
@@ -23,7 +24,7 @@ struct logwriter {
 	uint8_t *active, *spare;
 	size_t active_len;
 	uint32_t active_records;
-	bool stop, running;
+	bool stop, running, flush_requested;
 	uint32_t flush_ms;
 	pthread_t thread;
 
@@ -105,6 +106,22 @@ void lw_set_sampler_stats(const struct lw_sampler_stats *s)
 	pthread_mutex_unlock(&lw.stats_mu);
 }
 
+void lw_set_flush_ms(uint32_t ms)
+{
+	pthread_mutex_lock(&lw.mu);
+	lw.flush_ms = ms;
+	pthread_mutex_unlock(&lw.mu);
+	pthread_cond_signal(&lw.wake);
+}
+
+void lw_flush_soon(void)
+{
+	pthread_mutex_lock(&lw.mu);
+	lw.flush_requested = true;
+	pthread_mutex_unlock(&lw.mu);
+	pthread_cond_signal(&lw.wake);
+}
+
 /* ---- writer thread ---- */
 
 static int open_segment(void)
@@ -184,7 +201,7 @@ static void append_status(void)
 	st.failed_walks = lw.stats.failed_walks;
 	pthread_mutex_unlock(&lw.stats_mu);
 	st.time_us = agent_now_us();
-	st.dropped_records = atomic_load(&lw.dropped_records);
+	st.dropped_records = atomic_load(&lw.dropped_records) + evq_dropped();
 	st.dropped_bytes = atomic_load(&lw.dropped_bytes);
 	st.write_errors = atomic_load(&lw.write_errors);
 	uint8_t payload[128];
@@ -222,10 +239,11 @@ static void *writer_main(void *arg)
 		uint64_t ns = (uint64_t)until.tv_nsec + (uint64_t)lw.flush_ms * 1000000ull;
 		until.tv_sec += (time_t)(ns / 1000000000ull);
 		until.tv_nsec = (long)(ns % 1000000000ull);
-		while (!lw.stop && lw.active_len < LW_FLUSH_THRESHOLD) {
+		while (!lw.stop && lw.active_len < LW_FLUSH_THRESHOLD && !lw.flush_requested) {
 			if (pthread_cond_timedwait(&lw.wake, &lw.mu, &until) == ETIMEDOUT)
 				break;
 		}
+		lw.flush_requested = false;
 		pthread_mutex_unlock(&lw.mu);
 		uint64_t now = agent_mono_ns();
 		if (now - lw.last_status_ns >= LW_STATUS_EVERY_NS) {
@@ -268,6 +286,7 @@ int lw_start(const char *proc_dir, uint32_t flush_ms)
 	lw.seq = 1;
 	lw.segfd = -1;
 	lw.stop = false;
+	lw.flush_requested = false;
 	lw.flush_ms = flush_ms ? flush_ms : 100;
 	lw.last_status_ns = agent_mono_ns();
 	atomic_store(&lw.dropped_records, 0);

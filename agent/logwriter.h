@@ -28,6 +28,10 @@ bool lw_append(const void *records, size_t len, uint32_t nrecords) AGENT_HIDDEN;
 /* Frames one record of the given type from a payload and appends it. */
 bool lw_append_record(uint16_t type, const void *payload, size_t len) AGENT_HIDDEN;
 
+void lw_set_flush_ms(uint32_t ms) AGENT_HIDDEN;
+/* Wakes the writer now (an acknowledgement someone waits for). */
+void lw_flush_soon(void) AGENT_HIDDEN;
+
 /* Bumped whenever anything is dropped: definitions emitted before the
  * current epoch may be lost and must be restated before they are used. */
 uint32_t lw_drop_epoch(void) AGENT_HIDDEN;

@@ -10,7 +10,9 @@
 
 #include "logfmt.h"
 #include "logwriter.h"
+#include "events.h"
 #include "records.h"
+#include "stackwalk.h"
 #include "symbols.h"
 
 #define MAX_THREADS 2048
@@ -20,12 +22,7 @@
 #define STAGE_COMMIT_BYTES (24u << 10)
 #define STAGE_COMMIT_NS (50u * 1000000u)
 #define DEFS_BYTES (64u << 10)
-
-struct walk {
-	FunctionID *frames; /* innermost first, as the runtime reports them */
-	uint32_t n, cap;
-	bool truncated;
-};
+#define IDLE_WAKE_NS (50u * 1000000u)
 
 struct thread_slot {
 	ThreadID tid;
@@ -39,6 +36,7 @@ static struct {
 	pthread_cond_t cv;
 	bool stop, exited, started;
 	_Atomic uint32_t rate_hz;
+	atomic_bool sampling;
 
 	/* sampler-thread only */
 	FunctionID *pool;
@@ -55,21 +53,6 @@ static struct {
 	.mu = PTHREAD_MUTEX_INITIALIZER,
 };
 
-static HRESULT snapshot_frame(FunctionID fn, UINT_PTR ip, COR_PRF_FRAME_INFO frame, ULONG32 context_size,
-			      BYTE context[], void *client)
-{
-	(void)ip, (void)frame, (void)context_size, (void)context;
-	struct walk *w = client;
-	if (fn == 0 && w->n && w->frames[w->n - 1] == 0)
-		return S_OK; /* one [native] per run of native frames */
-	if (w->n == w->cap) {
-		w->truncated = true;
-		return S_FALSE; /* stop the walk */
-	}
-	w->frames[w->n++] = fn;
-	return S_OK;
-}
-
 /* The part that runs while every managed thread is stopped: copy only. */
 static uint32_t walk_all_threads(uint32_t *failed)
 {
@@ -85,15 +68,12 @@ static uint32_t walk_all_threads(uint32_t *failed)
 	       threads->vtbl->Next(threads, 1, &tid, &fetched) == S_OK && fetched == 1) {
 		uint32_t room = FRAME_POOL - used;
 		struct walk w = {s.pool + used, 0, room < MAX_DEPTH ? room : MAX_DEPTH, false};
-		HRESULT hr = info->vtbl->DoStackSnapshot(info, tid, snapshot_frame, COR_PRF_SNAPSHOT_DEFAULT, &w, NULL, 0);
+		HRESULT hr = info->vtbl->DoStackSnapshot(info, tid, walk_frame, COR_PRF_SNAPSHOT_DEFAULT, &w, NULL, 0);
 		if (FAILED(hr) && !w.truncated) {
 			(*failed)++;
 			continue;
 		}
-		bool managed = false;
-		for (uint32_t i = 0; i < w.n && !managed; i++)
-			managed = w.frames[i] != 0;
-		if (!managed)
+		if (!walk_has_managed(&w))
 			continue; /* a thread that has not run managed code: nothing to attribute */
 		s.slots[nslots++] = (struct thread_slot){tid, used, w.n, w.truncated};
 		used += w.n;
@@ -132,15 +112,9 @@ static void record_tick(uint32_t nslots, uint64_t tick_us, uint64_t suspend_ns, 
 	uint64_t refs[MAX_THREADS], stacks[MAX_THREADS];
 	for (uint32_t t = 0; t < nslots; t++) {
 		struct thread_slot *slot = &s.slots[t];
-		uint64_t stack = 0;
-		if (slot->truncated) {
-			stack = sym_stack(0, sym_pseudo_frame(CS_FRAME_TRUNCATED, &defs), &defs);
-			s.stats.truncated_stacks++;
-		}
-		for (uint32_t i = slot->n; i-- > 0;)
-			stack = sym_stack(stack, sym_frame(s.pool[slot->start + i], &defs), &defs);
+		s.stats.truncated_stacks += slot->truncated;
+		stacks[t] = sym_stack_of(s.pool + slot->start, slot->n, slot->truncated, &defs);
 		refs[t] = sym_thread(slot->tid);
-		stacks[t] = stack;
 	}
 	sym_flush_defs(&defs);
 
@@ -201,6 +175,15 @@ static struct timespec to_timespec(uint64_t ns)
 	return (struct timespec){.tv_sec = (time_t)(ns / 1000000000ull), .tv_nsec = (long)(ns % 1000000000ull)};
 }
 
+/* Names and logs the runtime events the callbacks queued. */
+static void drain_events(void)
+{
+	struct sym_defs defs;
+	cs_out_init(&defs.frames, s.frames_buf, DEFS_BYTES);
+	cs_out_init(&defs.stacks, s.stacks_buf, DEFS_BYTES);
+	events_drain(&defs);
+}
+
 static void *sampler_main(void *arg)
 {
 	(void)arg;
@@ -211,7 +194,9 @@ static void *sampler_main(void *arg)
 	uint64_t next = agent_mono_ns();
 	pthread_mutex_lock(&s.mu);
 	while (!s.stop) {
-		uint64_t period = 1000000000ull / atomic_load(&s.rate_hz);
+		bool sampling = atomic_load(&s.sampling);
+		/* without sampling, still wake to pass events on */
+		uint64_t period = sampling ? 1000000000ull / atomic_load(&s.rate_hz) : IDLE_WAKE_NS;
 		uint64_t now = agent_mono_ns();
 		next += period;
 		if (next + period < now)
@@ -222,11 +207,16 @@ static void *sampler_main(void *arg)
 		if (s.stop)
 			break;
 		pthread_mutex_unlock(&s.mu);
-		take_tick();
+		if (sampling)
+			take_tick();
+		else
+			stage_commit(); /* what was staged before sampling stopped */
+		drain_events();
 		pthread_mutex_lock(&s.mu);
 	}
 	pthread_mutex_unlock(&s.mu);
 	stage_commit();
+	drain_events();
 	lw_set_sampler_stats(&s.stats);
 
 	pthread_mutex_lock(&s.mu);
@@ -239,9 +229,15 @@ static void *sampler_main(void *arg)
 void sampler_set_rate(uint32_t rate_hz)
 {
 	atomic_store(&s.rate_hz, rate_hz);
+	pthread_cond_signal(&s.cv); /* a new period starts now */
 }
 
-int sampler_start(uint32_t rate_hz)
+void sampler_set_sampling(bool on)
+{
+	atomic_store(&s.sampling, on);
+}
+
+int sampler_start(uint32_t rate_hz, bool sampling)
 {
 	if (!s.pool)
 		s.pool = malloc(FRAME_POOL * sizeof *s.pool);
@@ -255,13 +251,12 @@ int sampler_start(uint32_t rate_hz)
 		s.stacks_buf = malloc(DEFS_BYTES);
 	if (!s.pool || !s.slots || !s.stage_buf || !s.frames_buf || !s.stacks_buf)
 		return -1;
-	if (sym_init() < 0)
-		return -1;
 	cs_out_init(&s.stage, s.stage_buf, STAGE_BYTES);
 	s.stage_open = false;
 	memset(&s.stats, 0, sizeof s.stats);
 	s.failed_suspends = 0;
 	atomic_store(&s.rate_hz, rate_hz);
+	atomic_store(&s.sampling, sampling);
 
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
@@ -294,6 +289,5 @@ int sampler_stop(uint32_t wait_ms)
 	}
 	pthread_join(s.thread, NULL);
 	s.started = false;
-	sym_fini();
 	return 0;
 }

@@ -4,15 +4,19 @@
 #ifndef CLRSCOPE_AGENT_SAMPLER_H
 #define CLRSCOPE_AGENT_SAMPLER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "agent.h"
 
-int sampler_start(uint32_t rate_hz) AGENT_HIDDEN;
+/* Starts the sampler thread; with sampling off it only passes runtime
+ * events on (events.c) until sampling is switched on. */
+int sampler_start(uint32_t rate_hz, bool sampling) AGENT_HIDDEN;
 /* Asks the sampler to stop and waits for it at most wait_ms; returns 0 when
  * it stopped (then its state may be reused), -1 when it is still stuck
  * inside the runtime (it will exit on its own later). */
 int sampler_stop(uint32_t wait_ms) AGENT_HIDDEN;
 void sampler_set_rate(uint32_t rate_hz) AGENT_HIDDEN;
+void sampler_set_sampling(bool on) AGENT_HIDDEN;
 
 #endif

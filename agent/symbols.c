@@ -23,6 +23,14 @@ static struct {
 	struct idmap stacks;    /* parent << 32 | frame -> stack id */
 	struct idmap threads;   /* ThreadID -> thread ref */
 	struct idmap modules;   /* ModuleID -> index into metadata[] */
+	struct idmap classes;   /* ClassID -> index into class_names[] */
+	char **class_names;
+	size_t nclass_names, class_names_cap;
+	struct thread_info {
+		char name[64];
+		uint32_t os_tid;
+	} *thread_info; /* by thread ref */
+	size_t thread_info_cap;
 	IMetaDataImport **metadata;
 	size_t nmetadata, metadata_cap;
 	struct epochs frame_written, stack_written, thread_written;
@@ -54,7 +62,7 @@ int sym_init(void)
 {
 	sym_fini();
 	if (!idmap_init(&sym.functions, 4096) || !idmap_init(&sym.stacks, 16384) ||
-	    !idmap_init(&sym.threads, 64) || !idmap_init(&sym.modules, 64))
+	    !idmap_init(&sym.threads, 64) || !idmap_init(&sym.modules, 64) || !idmap_init(&sym.classes, 64))
 		return -1;
 	sym.next_frame = CS_FRAME_FIRST_FUNCTION;
 	sym.next_stack = 1;
@@ -68,6 +76,11 @@ void sym_fini(void)
 		if (sym.metadata[i])
 			sym.metadata[i]->vtbl->Release(sym.metadata[i]);
 	free(sym.metadata);
+	for (size_t i = 0; i < sym.nclass_names; i++)
+		free(sym.class_names[i]);
+	free(sym.class_names);
+	free(sym.thread_info);
+	idmap_free(&sym.classes);
 	idmap_free(&sym.functions);
 	idmap_free(&sym.stacks);
 	idmap_free(&sym.threads);
@@ -255,6 +268,41 @@ void sym_flush_defs(struct sym_defs *d)
 	d->frames.len = d->stacks.len = 0;
 }
 
+static struct thread_info *thread_info_of(uint32_t ref)
+{
+	if (ref >= sym.thread_info_cap) {
+		size_t ncap = sym.thread_info_cap ? sym.thread_info_cap * 2 : 64;
+		while (ncap <= ref)
+			ncap *= 2;
+		struct thread_info *n = realloc(sym.thread_info, ncap * sizeof *n);
+		if (!n)
+			return NULL;
+		memset(n + sym.thread_info_cap, 0, (ncap - sym.thread_info_cap) * sizeof *n);
+		sym.thread_info = n;
+		sym.thread_info_cap = ncap;
+	}
+	return &sym.thread_info[ref];
+}
+
+static void write_thread(ThreadID tid, uint32_t ref)
+{
+	struct thread_info *ti = thread_info_of(ref);
+	if (ti && !ti->os_tid) {
+		DWORD os_tid = 0;
+		if (SUCCEEDED(g_agent.info->vtbl->GetThreadInfo(g_agent.info, tid, &os_tid)))
+			ti->os_tid = os_tid;
+	}
+	const char *name = ti ? ti->name : "";
+	struct cs_thread t = {.ref = ref, .runtime_id = tid, .os_tid = ti ? ti->os_tid : 0,
+			      .name = {name, strlen(name)}};
+	uint8_t payload[128];
+	struct cs_out o;
+	cs_out_init(&o, payload, sizeof payload);
+	cs_thread_encode(&o, &t);
+	if (lw_append_record(CS_REC_THREAD, o.buf, o.len))
+		epochs_mark(&sym.thread_written, ref);
+}
+
 uint64_t sym_thread(ThreadID tid)
 {
 	uint32_t ref;
@@ -265,14 +313,74 @@ uint64_t sym_thread(ThreadID tid)
 		ref = sym.next_thread++;
 		idmap_put(&sym.threads, tid, ref);
 	}
-	DWORD os_tid = 0;
-	g_agent.info->vtbl->GetThreadInfo(g_agent.info, tid, &os_tid);
-	struct cs_thread t = {.ref = ref, .runtime_id = tid, .os_tid = os_tid, .name = {"", 0}};
-	uint8_t payload[64];
-	struct cs_out o;
-	cs_out_init(&o, payload, sizeof payload);
-	cs_thread_encode(&o, &t);
-	if (lw_append_record(CS_REC_THREAD, o.buf, o.len))
-		epochs_mark(&sym.thread_written, ref);
+	write_thread(tid, ref);
 	return ref;
+}
+
+void sym_thread_name(ThreadID tid, const char *name)
+{
+	uint32_t ref = (uint32_t)sym_thread(tid);
+	struct thread_info *ti = thread_info_of(ref);
+	if (!ti)
+		return;
+	snprintf(ti->name, sizeof ti->name, "%s", name);
+	write_thread(tid, ref);
+}
+
+void sym_thread_os(ThreadID tid, uint32_t os_tid)
+{
+	uint32_t ref = (uint32_t)sym_thread(tid);
+	struct thread_info *ti = thread_info_of(ref);
+	if (!ti || ti->os_tid == os_tid)
+		return;
+	ti->os_tid = os_tid;
+	write_thread(tid, ref);
+}
+
+uint32_t sym_thread_os_of(uint64_t ref)
+{
+	return ref < sym.thread_info_cap ? sym.thread_info[ref].os_tid : 0;
+}
+
+uint64_t sym_stack_of(const FunctionID *frames, uint32_t n, bool truncated, struct sym_defs *d)
+{
+	uint64_t stack = 0;
+	if (truncated)
+		stack = sym_stack(0, sym_pseudo_frame(CS_FRAME_TRUNCATED, d), d);
+	for (uint32_t i = n; i-- > 0;)
+		stack = sym_stack(stack, sym_frame(frames[i], d), d);
+	return stack;
+}
+
+void sym_class_name(ClassID cls, char *out, size_t n)
+{
+	uint32_t idx;
+	if (idmap_get(&sym.classes, cls, &idx)) {
+		snprintf(out, n, "%s", sym.class_names[idx]);
+		return;
+	}
+	ICorProfilerInfo10 *info = g_agent.info;
+	ModuleID mod = 0;
+	mdTypeDef td = 0;
+	ClassID parent = 0;
+	ULONG32 nargs = 0;
+	snprintf(out, n, "[class 0x%llx]", (unsigned long long)cls);
+	if (SUCCEEDED(info->vtbl->GetClassIDInfo2(info, cls, &mod, &td, &parent, 0, &nargs, NULL))) {
+		IMetaDataImport *md = module_metadata(mod);
+		if (md)
+			type_name(md, td, out, n);
+	}
+	if (sym.nclass_names == sym.class_names_cap) {
+		size_t ncap = sym.class_names_cap ? sym.class_names_cap * 2 : 32;
+		char **names = realloc(sym.class_names, ncap * sizeof *names);
+		if (!names)
+			return;
+		sym.class_names = names;
+		sym.class_names_cap = ncap;
+	}
+	char *copy = strdup(out);
+	if (!copy)
+		return;
+	sym.class_names[sym.nclass_names] = copy;
+	idmap_put(&sym.classes, cls, (uint32_t)sym.nclass_names++);
 }

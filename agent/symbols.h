@@ -8,6 +8,8 @@
 #ifndef CLRSCOPE_AGENT_SYMBOLS_H
 #define CLRSCOPE_AGENT_SYMBOLS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "agent.h"
@@ -31,6 +33,18 @@ uint64_t sym_stack(uint64_t parent, uint64_t frame, struct sym_defs *d) AGENT_HI
 /* Appends the pending definitions to the log, before any sample using them. */
 void sym_flush_defs(struct sym_defs *d) AGENT_HIDDEN;
 
+/* The stack id of a walk (FunctionIDs innermost first); a truncated walk
+ * gets a [truncated] root. */
+uint64_t sym_stack_of(const FunctionID *frames, uint32_t n, bool truncated, struct sym_defs *d) AGENT_HIDDEN;
+
 uint64_t sym_thread(ThreadID tid) AGENT_HIDDEN;
+/* A thread's new name or OS thread id: its THREAD record is written again. */
+void sym_thread_name(ThreadID tid, const char *name) AGENT_HIDDEN;
+void sym_thread_os(ThreadID tid, uint32_t os_tid) AGENT_HIDDEN;
+/* The OS thread id known for a thread reference (0 if unknown). */
+uint32_t sym_thread_os_of(uint64_t ref) AGENT_HIDDEN;
+
+/* "Namespace.Type" of a class (cached), for exception types. */
+void sym_class_name(ClassID cls, char *out, size_t n) AGENT_HIDDEN;
 
 #endif

@@ -22,6 +22,8 @@ void cs_hello_encode(struct cs_out *o, const struct cs_hello *h)
 	put_cs_str(o, h->agent_version);
 	put_cs_str(o, h->runtime_version);
 	put_cs_str(o, h->command_line);
+	put_cs_str(o, h->control);
+	cs_put_varint(o, h->events);
 }
 
 bool cs_hello_decode(const uint8_t *p, size_t n, struct cs_hello *h)
@@ -36,6 +38,13 @@ bool cs_hello_decode(const uint8_t *p, size_t n, struct cs_hello *h)
 	h->agent_version = get_cs_str(&in);
 	h->runtime_version = get_cs_str(&in);
 	h->command_line = get_cs_str(&in);
+	/* fields added after 1.0: absent in older logs */
+	h->control = (struct cs_str){"", 0};
+	h->events = 0;
+	if (!in.bad && cs_in_left(&in)) {
+		h->control = get_cs_str(&in);
+		h->events = (uint32_t)cs_get_varint(&in);
+	}
 	return !in.bad;
 }
 
@@ -185,5 +194,130 @@ bool cs_message_decode(const uint8_t *p, size_t n, struct cs_message *m)
 	m->time_us = cs_get_u64(&in);
 	m->level = cs_get_u8(&in);
 	m->text = get_cs_str(&in);
+	return !in.bad;
+}
+
+void cs_dials_ack_encode(struct cs_out *o, const struct cs_dials_ack *a)
+{
+	cs_put_u64(o, a->time_us);
+	cs_put_varint(o, a->generation);
+	cs_put_u8(o, a->status);
+	put_cs_str(o, a->effective);
+	put_cs_str(o, a->error);
+}
+
+bool cs_dials_ack_decode(const uint8_t *p, size_t n, struct cs_dials_ack *a)
+{
+	struct cs_in in;
+	cs_in_init(&in, p, n);
+	a->time_us = cs_get_u64(&in);
+	a->generation = cs_get_varint(&in);
+	a->status = cs_get_u8(&in);
+	a->effective = get_cs_str(&in);
+	a->error = get_cs_str(&in);
+	return !in.bad;
+}
+
+void cs_gc_encode(struct cs_out *o, const struct cs_gc *g)
+{
+	cs_put_u64(o, g->start_us);
+	cs_put_varint(o, g->duration_us);
+	cs_put_varint(o, g->pause_us);
+	cs_put_u8(o, g->generation);
+	cs_put_u8(o, g->reason);
+	uint32_t n = g->ngens < CS_GC_GENERATIONS ? g->ngens : CS_GC_GENERATIONS;
+	cs_put_varint(o, n);
+	for (uint32_t i = 0; i < n; i++)
+		cs_put_varint(o, g->gen_bytes[i]);
+}
+
+bool cs_gc_decode(const uint8_t *p, size_t n, struct cs_gc *g)
+{
+	struct cs_in in;
+	cs_in_init(&in, p, n);
+	g->start_us = cs_get_u64(&in);
+	g->duration_us = cs_get_varint(&in);
+	g->pause_us = cs_get_varint(&in);
+	g->generation = cs_get_u8(&in);
+	g->reason = cs_get_u8(&in);
+	uint64_t count = cs_get_varint(&in);
+	g->ngens = 0;
+	for (uint64_t i = 0; i < count && !in.bad; i++) {
+		uint64_t bytes = cs_get_varint(&in);
+		if (i < CS_GC_GENERATIONS)
+			g->gen_bytes[g->ngens++] = bytes;
+	}
+	for (uint32_t i = g->ngens; i < CS_GC_GENERATIONS; i++)
+		g->gen_bytes[i] = 0;
+	return !in.bad;
+}
+
+void cs_event_encode(struct cs_out *o, uint16_t type, const struct cs_event *e)
+{
+	cs_put_u64(o, e->time_us);
+	switch (type) {
+	case CS_REC_EXCEPTION:
+		cs_put_varint(o, e->thread_ref);
+		cs_put_varint(o, e->id);
+		put_cs_str(o, e->text);
+		break;
+	case CS_REC_CATCH:
+		cs_put_varint(o, e->thread_ref);
+		cs_put_varint(o, e->id);
+		break;
+	case CS_REC_JIT:
+		cs_put_varint(o, e->id);
+		cs_put_varint(o, e->duration_us);
+		break;
+	case CS_REC_MODULE:
+		cs_put_u8(o, e->kind);
+		put_cs_str(o, e->text);
+		break;
+	case CS_REC_THREAD_EVENT:
+		cs_put_u8(o, e->kind);
+		cs_put_varint(o, e->thread_ref);
+		cs_put_u32(o, e->os_tid);
+		put_cs_str(o, e->text);
+		break;
+	default:
+		o->overflow = true; /* not an event type: nothing valid to write */
+		break;
+	}
+}
+
+bool cs_event_decode(uint16_t type, const uint8_t *p, size_t n, struct cs_event *e)
+{
+	struct cs_in in;
+	cs_in_init(&in, p, n);
+	*e = (struct cs_event){0};
+	e->text = (struct cs_str){"", 0};
+	e->time_us = cs_get_u64(&in);
+	switch (type) {
+	case CS_REC_EXCEPTION:
+		e->thread_ref = cs_get_varint(&in);
+		e->id = cs_get_varint(&in);
+		e->text = get_cs_str(&in);
+		break;
+	case CS_REC_CATCH:
+		e->thread_ref = cs_get_varint(&in);
+		e->id = cs_get_varint(&in);
+		break;
+	case CS_REC_JIT:
+		e->id = cs_get_varint(&in);
+		e->duration_us = cs_get_varint(&in);
+		break;
+	case CS_REC_MODULE:
+		e->kind = cs_get_u8(&in);
+		e->text = get_cs_str(&in);
+		break;
+	case CS_REC_THREAD_EVENT:
+		e->kind = cs_get_u8(&in);
+		e->thread_ref = cs_get_varint(&in);
+		e->os_tid = cs_get_u32(&in);
+		e->text = get_cs_str(&in);
+		break;
+	default:
+		return false;
+	}
 	return !in.bad;
 }

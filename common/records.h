@@ -22,6 +22,13 @@ enum cs_record_type {
 	CS_REC_STATUS = 6,  /* the agent's counters: drops, suspension, errors */
 	CS_REC_MESSAGE = 7, /* a line of text from the agent (warnings, errors) */
 	CS_REC_END = 8,     /* the agent stopped writing (detach, shutdown, fatal) */
+	CS_REC_DIALS = 9,   /* the agent's answer to a dials change */
+	CS_REC_GC = 10,     /* a garbage collection */
+	CS_REC_EXCEPTION = 11, /* an exception was thrown */
+	CS_REC_CATCH = 12,  /* ... and caught */
+	CS_REC_JIT = 13,    /* a method was compiled */
+	CS_REC_MODULE = 14, /* a module or assembly was loaded */
+	CS_REC_THREAD_EVENT = 15, /* a managed thread started, ended or was named */
 };
 
 /* Frame ids below this are reserved for pseudo-frames. */
@@ -35,13 +42,17 @@ struct cs_str {
 enum cs_load_mode { CS_LOAD_STARTUP = 1, CS_LOAD_ATTACH = 2 };
 
 /* HELLO: u32 pid, u32 ppid, u64 start_unix_ns, u8 load_mode, u32 rate_hz,
- *        str agent_version, str runtime_version, str command_line */
+ *        str agent_version, str runtime_version, str command_line,
+ *        str control (the named semaphore that announces dials changes),
+ *        v events (the CS_EV_* kinds recorded at start) */
 struct cs_hello {
 	uint32_t pid, ppid;
 	uint64_t start_unix_ns; /* wall clock when the agent started; time 0 of the log */
 	uint8_t load_mode;
 	uint32_t rate_hz;
 	struct cs_str agent_version, runtime_version, command_line;
+	struct cs_str control;
+	uint32_t events;
 };
 void cs_hello_encode(struct cs_out *o, const struct cs_hello *h);
 bool cs_hello_decode(const uint8_t *p, size_t n, struct cs_hello *h);
@@ -118,5 +129,51 @@ struct cs_message {
 };
 void cs_message_encode(struct cs_out *o, const struct cs_message *m);
 bool cs_message_decode(const uint8_t *p, size_t n, struct cs_message *m);
+
+/* DIALS: u64 time_us, v generation, u8 status, str effective, str error
+ * status 0: applied; 1: rejected (nothing changed); 2: applied in part
+ * (error says what could not be done).  effective is cs_dials_summary(). */
+enum cs_dials_status { CS_DIALS_APPLIED = 0, CS_DIALS_REJECTED = 1, CS_DIALS_PARTIAL = 2 };
+struct cs_dials_ack {
+	uint64_t time_us;
+	uint64_t generation;
+	uint8_t status;
+	struct cs_str effective, error;
+};
+void cs_dials_ack_encode(struct cs_out *o, const struct cs_dials_ack *a);
+bool cs_dials_ack_decode(const uint8_t *p, size_t n, struct cs_dials_ack *a);
+
+/* GC: u64 start_us, v duration_us, v pause_us, u8 generation, u8 reason,
+ *     v count, v bytes[count] (heap size per generation after the GC:
+ *     0, 1, 2, large objects, pinned objects) */
+enum cs_gc_reason { CS_GC_OTHER = 0, CS_GC_INDUCED = 1 };
+#define CS_GC_GENERATIONS 5
+struct cs_gc {
+	uint64_t start_us, duration_us, pause_us;
+	uint8_t generation, reason;
+	uint32_t ngens;
+	uint64_t gen_bytes[CS_GC_GENERATIONS];
+};
+void cs_gc_encode(struct cs_out *o, const struct cs_gc *g);
+bool cs_gc_decode(const uint8_t *p, size_t n, struct cs_gc *g);
+
+/* EXCEPTION: u64 time_us, v thread_ref, v stack_id (0: not walked), str type
+ * CATCH:     u64 time_us, v thread_ref, v frame_id (the catching method)
+ * JIT:       u64 time_us, v frame_id, v duration_us
+ * MODULE:    u64 time_us, u8 kind, str name (a path for modules)
+ * THREAD_EVENT: u64 time_us, u8 kind, v thread_ref, u32 os_tid, str name
+ * One shape serves them all: fields a record type does not have stay 0. */
+enum cs_module_kind { CS_MODULE = 1, CS_ASSEMBLY = 2 };
+enum cs_thread_event_kind { CS_THREAD_CREATED = 1, CS_THREAD_DESTROYED = 2, CS_THREAD_NAMED = 3 };
+struct cs_event {
+	uint64_t time_us;
+	uint8_t kind;
+	uint64_t thread_ref, id; /* id: stack, frame (catch, jit) */
+	uint64_t duration_us;
+	uint32_t os_tid;
+	struct cs_str text;
+};
+void cs_event_encode(struct cs_out *o, uint16_t type, const struct cs_event *e);
+bool cs_event_decode(uint16_t type, const uint8_t *p, size_t n, struct cs_event *e);
 
 #endif

@@ -8,6 +8,9 @@
 static const struct command commands[] = {
 	{"record", cmd_record, cmd_record_usage, "run a .NET program under the profiler"},
 	{"report", cmd_report, cmd_report_usage, "print the profile of a session"},
+	{"ps", cmd_ps, cmd_ps_usage, "list your running .NET processes"},
+	{"apps", cmd_apps, cmd_apps_usage, "list the .NET apps you may launch"},
+	{"dial", cmd_dial, cmd_dial_usage, "change what a running agent records"},
 };
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 

@@ -9,5 +9,5 @@ expect_contains "$OUT" "bye" "the program saw SIGINT and said goodbye"
 check "1.4 <= e - s <= 6" "stopped soon after 1.5 s" s="$start" e="$end"
 clrscope report --format json "$WORK/s" >"$WORK/r.json"
 check "s > 100" "it was sampled" s="$(json 'd["processes"][0]["samples"]' "$WORK/r.json")"
-expect_contains "$(cat "$WORK/r.json")" "Clrscope.TestApps.Program.SpinInner" "the hot method is named"
+expect_contains "$(cat "$WORK/r.json")" "Clrscope.TestApps.Program.Loop" "the busy loop is named"
 finish

@@ -3,7 +3,7 @@
 source "$CLRSCOPE_TESTLIB"
 
 dll=$(app Spin)
-clrscope record -o "$WORK/s" --rate 500 -- dotnet "$dll" >"$WORK/out" 2>"$WORK/err" &
+"$CLRSCOPE_BIN" record -o "$WORK/s" --rate 500 -- dotnet "$dll" >"$WORK/out" 2>"$WORK/err" &
 CHILDREN+=($!)
 rec=$!
 for _ in $(seq 100); do

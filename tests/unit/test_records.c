@@ -17,7 +17,7 @@ static void hello_round_trip(void)
 	struct cs_out o;
 	cs_out_init(&o, buf, sizeof buf);
 	struct cs_hello h = {4242, 7, 1700000000123456789ull, CS_LOAD_STARTUP, 200, S("0.1.0"), S("CoreCLR 10.0.12"),
-			     S("dotnet app.dll --flag")};
+			     S("dotnet app.dll --flag"), S("/clrscope.0.4242.0000abcd"), 31};
 	cs_hello_encode(&o, &h);
 	struct cs_hello d;
 	CHECK(cs_hello_decode(buf, o.len, &d));
@@ -28,9 +28,21 @@ static void hello_round_trip(void)
 	CHECK_EQ_U(d.rate_hz, 200);
 	CHECK(str_is(d.runtime_version, "CoreCLR 10.0.12"));
 	CHECK(str_is(d.command_line, "dotnet app.dll --flag"));
-	/* every shorter prefix is rejected, never read past */
+	CHECK(str_is(d.control, "/clrscope.0.4242.0000abcd"));
+	CHECK_EQ_U(d.events, 31);
+	/* a 1.0 hello ends after the command line: it decodes, with no control */
+	struct cs_hello old = h;
+	old.control = S("");
+	uint8_t buf10[512];
+	struct cs_out o10;
+	cs_out_init(&o10, buf10, sizeof buf10);
+	cs_hello_encode(&o10, &old);
+	size_t len10 = o10.len - 2; /* without the empty control string and the events */
+	CHECK(cs_hello_decode(buf10, len10, &d) && d.control.len == 0 && d.events == 0);
+	/* every other shorter prefix is rejected, never read past */
 	for (size_t n = 0; n < o.len; n++)
-		CHECK(!cs_hello_decode(buf, n, &d));
+		if (n != len10)
+			CHECK(!cs_hello_decode(buf, n, &d));
 	/* a longer payload (a newer minor version) still decodes */
 	buf[o.len] = 0x99;
 	CHECK(cs_hello_decode(buf, o.len + 1, &d));

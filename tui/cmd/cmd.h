@@ -4,6 +4,9 @@
 #ifndef CLRSCOPE_CMD_H
 #define CLRSCOPE_CMD_H
 
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define EXIT_USAGE 2
@@ -17,12 +20,27 @@ struct command {
 
 int cmd_record(int argc, char **argv);
 void cmd_record_usage(FILE *f);
+int cmd_dial(int argc, char **argv);
+void cmd_dial_usage(FILE *f);
 int cmd_report(int argc, char **argv);
 void cmd_report_usage(FILE *f);
+int cmd_ps(int argc, char **argv);
+void cmd_ps_usage(FILE *f);
+int cmd_apps(int argc, char **argv);
+void cmd_apps_usage(FILE *f);
+
+/* record's two ways in: a new program (record.c) or a running one
+ * (attach.c), and what both say at the end. */
+int record_attach(int pid, const char *dir, unsigned rate, const char *events, double duration);
+size_t record_summarize(const char *dir, uint64_t *samples);
 
 /* Message helpers: "clrscope: ..." on stderr. */
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cmd_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Blocks sigs (collected with sigtimedwait), making sure none of them is
+ * ignored, so that a stop request is never lost. */
+void watch_signals(const int *sigs, size_t n, sigset_t *watched, sigset_t *old);
 
 /* Strict number parsing for options: -1 when s is not a number in range. */
 int parse_u32(const char *s, unsigned long min, unsigned long max, unsigned *out);

@@ -1,7 +1,14 @@
 #include <errno.h>
+#include <signal.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
+
+static void ignore_signal(int sig)
+{
+	(void)sig;
+}
 
 #include "cmd.h"
 
@@ -48,4 +55,22 @@ int parse_seconds(const char *s, double *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+void watch_signals(const int *sigs, size_t n, sigset_t *watched, sigset_t *old)
+{
+	sigemptyset(watched);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = ignore_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < n; i++) {
+		sigaddset(watched, sigs[i]);
+		/* An ignored signal is dropped even while blocked: a handler
+		 * (never run, the signal stays blocked) keeps it pending for
+		 * sigtimedwait. */
+		if (sigs[i] != SIGCHLD)
+			sigaction(sigs[i], &sa, NULL);
+	}
+	sigprocmask(SIG_BLOCK, watched, old);
 }

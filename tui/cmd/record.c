@@ -7,13 +7,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "agentpath.h"
+#include "clock.h"
 #include "cmd.h"
+#include "dials.h"
+#include "ipc.h"
 #include "launch.h"
 #include "profile.h"
 #include "session.h"
@@ -23,24 +28,25 @@
 
 void cmd_record_usage(FILE *f)
 {
-	fprintf(f, "usage: clrscope record [-o DIR] [--rate HZ] [--duration SEC] -- COMMAND [ARG...]\n"
+	fprintf(f, "usage: clrscope record [-o DIR] [--rate HZ] [--duration SEC] [--events LIST] -- COMMAND [ARG...]\n"
+		   "       clrscope record --pid PID [-o DIR] [--rate HZ] [--duration SEC] [--events LIST]\n"
 		   "\n"
 		   "Runs COMMAND (a .NET program) with the clrscope agent loaded, forwards its\n"
 		   "input, output and exit status, and records its stacks into a session directory.\n"
+		   "With --pid, attaches to a running .NET process instead, records until the\n"
+		   "duration ends or Ctrl-C, then detaches: the process keeps running.\n"
 		   "\n"
 		   "  -o, --output DIR    session directory (default: a new one under\n"
 		   "                      $XDG_RUNTIME_DIR/clrscope, or $TMPDIR/clrscope-UID)\n"
 		   "  -r, --rate HZ       samples per second, %d to %d (default %d)\n"
 		   "  -d, --duration SEC  stop COMMAND after SEC seconds (SIGINT, then SIGTERM)\n"
+		   "  -e, --events LIST   runtime events to record: gc, exceptions, jit, modules,\n"
+		   "                      threads, all (the default) or none\n"
+		   "  -p, --pid PID       attach to the running process PID (then detach at the end)\n"
+		   "      --pause         start each .NET runtime of COMMAND paused until clrscope\n"
+		   "                      is ready (off by default: see clrscope(1), CAVEATS)\n"
 		   "  -h, --help          show this help\n",
 		CS_RATE_MIN, CS_RATE_MAX, CS_RATE_DEFAULT);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static char *join_args(char *const *argv)
@@ -68,47 +74,125 @@ static int exit_status_of(int status)
 	return 1;
 }
 
-/* Waits for the child, forwarding the signals meant for it and enforcing
- * the duration (SIGINT, then SIGTERM, then SIGKILL after grace periods). */
-static int supervise(pid_t child, double duration, const sigset_t *watched)
+/* The runtime's paused start: DOTNET_DiagnosticPorts makes each .NET
+ * runtime of the launch (children too) dial our socket and wait; it goes on
+ * when we answer with ResumeRuntime, once the session is ready. */
+struct paused_start {
+	int listen_fd;
+	char path[108]; /* sun_path */
+	uint64_t resumed[64];
+	size_t nresumed;
+	int held[64]; /* resumed runtimes dial again and wait for a command: let them wait */
+	size_t nheld;
+};
+
+static void serve_port(struct paused_start *ps)
 {
-	double start = now_s();
-	double deadline = duration > 0 ? start + duration : 0;
+	struct ipc_advertise adv;
+	char err[512];
+	int fd = ipc_port_accept(ps->listen_fd, 1000, &adv, err, sizeof err);
+	if (fd < 0)
+		return; /* a runtime that dialed again and went away (exiting): nothing to do */
+	for (size_t i = 0; i < ps->nresumed; i++) {
+		if (ps->resumed[i] == adv.pid) {
+			/* it dials again after each command; closing would make it
+			 * dial every few milliseconds, so hold the line */
+			if (ps->nheld < sizeof ps->held / sizeof *ps->held)
+				ps->held[ps->nheld++] = fd;
+			else
+				close(fd);
+			return;
+		}
+	}
+	if (ipc_resume_runtime_fd(fd, err, sizeof err) < 0) {
+		cmd_error("paused start: cannot resume pid %llu: %s", (unsigned long long)adv.pid, err);
+		return;
+	}
+	if (ps->nresumed < sizeof ps->resumed / sizeof *ps->resumed)
+		ps->resumed[ps->nresumed++] = adv.pid;
+}
+
+/* Waits for the child, forwarding the signals meant for it, resuming
+ * paused runtimes, and enforcing the duration (SIGINT, then SIGTERM, then
+ * SIGKILL after grace periods). */
+static int supervise(pid_t child, double duration, const sigset_t *watched, struct paused_start *ps)
+{
+	int sfd = signalfd(-1, watched, SFD_CLOEXEC | SFD_NONBLOCK);
+	double deadline = duration > 0 ? clock_now_s() + duration : 0;
 	int stage = 0; /* 0 running, 1 sent SIGINT, 2 sent SIGTERM, 3 sent SIGKILL */
 	for (;;) {
 		int status;
 		pid_t r = waitpid(child, &status, WNOHANG);
-		if (r == child)
-			return status;
-		if (r < 0 && errno != EINTR)
-			return 0;
-		double wait = 1.0;
+		if (r == child || (r < 0 && errno != EINTR)) {
+			if (sfd >= 0)
+				close(sfd);
+			return r == child ? status : 0;
+		}
+		int wait_ms = 1000;
 		if (deadline) {
-			double left = deadline - now_s();
+			double left = deadline - clock_now_s();
 			if (left <= 0) {
 				static const int escalation[] = {SIGINT, SIGTERM, SIGKILL};
 				if (stage < 3) {
 					kill(child, escalation[stage]);
 					stage++;
 				}
-				deadline = now_s() + STOP_GRACE_SECONDS;
+				deadline = clock_now_s() + STOP_GRACE_SECONDS;
 				continue;
 			}
-			if (left < wait)
-				wait = left;
+			if (left * 1000 < wait_ms)
+				wait_ms = (int)(left * 1000) + 1;
 		}
-		struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
-		siginfo_t info;
-		int sig = sigtimedwait(watched, &info, &ts);
-		if (sig == SIGINT || sig == SIGQUIT || sig == SIGHUP) {
-			/* typed at the terminal: the child, in our process group, got it
-			 * too; sent to us alone: pass it on */
-			if (info.si_code != SI_KERNEL)
-				kill(child, sig);
-		} else if (sig == SIGTERM) {
-			kill(child, SIGTERM);
+		struct pollfd fds[2] = {{sfd, POLLIN, 0}, {ps ? ps->listen_fd : -1, POLLIN, 0}};
+		if (poll(fds, 2, wait_ms) <= 0)
+			continue;
+		if (fds[1].revents & POLLIN)
+			serve_port(ps);
+		struct signalfd_siginfo si;
+		while (sfd >= 0 && read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+			int sig = (int)si.ssi_signo;
+			if (sig == SIGINT || sig == SIGQUIT || sig == SIGHUP) {
+				/* typed at the terminal: the child, in our process group, got
+				 * it too; sent to us alone: pass it on */
+				if (si.ssi_code != SI_KERNEL)
+					kill(child, sig);
+			} else if (sig == SIGTERM) {
+				kill(child, SIGTERM);
+			}
 		}
 	}
+}
+
+/* Sets up the port for a paused start; false (and a note) when it cannot. */
+static bool paused_start_open(struct paused_start *ps, const char *session)
+{
+	char err[512];
+	int n = snprintf(ps->path, sizeof ps->path, "%s/diag.sock", session);
+	ps->nresumed = 0;
+	ps->nheld = 0;
+	ps->listen_fd = -1;
+	if (n < 0 || (size_t)n >= sizeof ps->path) {
+		cmd_error("note: the session path is too long for a socket; starting without the paused start");
+		return false;
+	}
+	ps->listen_fd = ipc_port_listen(ps->path, err, sizeof err);
+	if (ps->listen_fd < 0) {
+		cmd_error("note: %s; starting without the paused start", err);
+		return false;
+	}
+	return true;
+}
+
+static void paused_start_close(struct paused_start *ps)
+{
+	for (size_t i = 0; i < ps->nheld; i++)
+		close(ps->held[i]);
+	ps->nheld = 0;
+	if (ps->listen_fd >= 0) {
+		close(ps->listen_fd);
+		unlink(ps->path);
+	}
+	ps->listen_fd = -1;
 }
 
 static bool looks_like_dotnet(const char *cmd)
@@ -171,7 +255,7 @@ static void explain_no_agent(const char *cmd)
 }
 
 /* Reads back what was recorded, for the closing summary. */
-static size_t summarize(const char *dir, uint64_t *samples)
+size_t record_summarize(const char *dir, uint64_t *samples)
 {
 	struct prof_session s;
 	char err[512];
@@ -192,15 +276,20 @@ int cmd_record(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{"output", required_argument, NULL, 'o'}, {"rate", required_argument, NULL, 'r'},
-		{"duration", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'},
+		{"duration", required_argument, NULL, 'd'}, {"events", required_argument, NULL, 'e'},
+		{"pid", required_argument, NULL, 'p'}, {"pause", no_argument, NULL, 'P'},
+		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *dir = NULL;
 	unsigned rate = CS_RATE_DEFAULT;
 	double duration = 0;
+	const char *events = NULL;
+	unsigned pid = 0;
+	bool pause = false;
 	int c;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+o:r:d:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:r:d:e:p:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			dir = optarg;
@@ -215,21 +304,30 @@ int cmd_record(int argc, char **argv)
 				return cmd_usage_error("record", "--duration wants a positive number of seconds, not '%s'",
 						       optarg);
 			break;
+		case 'e': {
+			struct cs_dials check;
+			char assignment[300], why[300];
+			cs_dials_default(&check, CS_RATE_DEFAULT);
+			snprintf(assignment, sizeof assignment, "events=%s", optarg);
+			if (optarg[0] == '+' || optarg[0] == '-' || cs_dials_assign(&check, assignment, why, sizeof why) < 0)
+				return cmd_usage_error("record", "--events wants a list of kinds: %s",
+						       optarg[0] == '+' || optarg[0] == '-' ? "gc,jit,... (no + or -)" : why);
+			events = optarg;
+			break;
+		}
+		case 'P':
+			pause = true;
+			break;
+		case 'p':
+			if (parse_u32(optarg, 1, 0x7fffffff, &pid) < 0)
+				return cmd_usage_error("record", "--pid wants a process id, not '%s'", optarg);
+			break;
 		case 'h':
 			cmd_record_usage(stdout);
 			return 0;
 		default:
 			return cmd_usage_error("record", "unknown option");
 		}
-	}
-	if (optind >= argc)
-		return cmd_usage_error("record", "no command to run: clrscope record [OPTIONS] -- COMMAND [ARG...]");
-	char **command = argv + optind;
-
-	char agent[PATH_MAX], err[PATH_MAX + 256], session[PATH_MAX];
-	if (agent_path_find(agent, sizeof agent, err, sizeof err) < 0) {
-		cmd_error("%s", err);
-		return 1;
 	}
 	char abs_dir[PATH_MAX];
 	if (dir && dir[0] != '/') {
@@ -239,6 +337,20 @@ int cmd_record(int argc, char **argv)
 			return 1;
 		}
 		dir = abs_dir;
+	}
+	if (pid) {
+		if (optind < argc)
+			return cmd_usage_error("record", "give --pid or a command to run, not both");
+		return record_attach((int)pid, dir, rate, events, duration);
+	}
+	if (optind >= argc)
+		return cmd_usage_error("record", "no command to run: clrscope record [OPTIONS] -- COMMAND [ARG...]");
+	char **command = argv + optind;
+
+	char agent[PATH_MAX], err[PATH_MAX + 256], session[PATH_MAX];
+	if (agent_path_find(agent, sizeof agent, err, sizeof err) < 0) {
+		cmd_error("%s", err);
+		return 1;
 	}
 	char *joined = join_args(command);
 	int rc = cs_session_create(dir, command[0], joined, session, sizeof session, err, sizeof err);
@@ -250,24 +362,27 @@ int cmd_record(int argc, char **argv)
 
 	/* Signals are taken synchronously while the child runs (supervise). */
 	sigset_t watched, old;
-	sigemptyset(&watched);
-	int sigs[] = {SIGCHLD, SIGINT, SIGTERM, SIGQUIT, SIGHUP};
-	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
-		sigaddset(&watched, sigs[i]);
-	sigprocmask(SIG_BLOCK, &watched, &old);
+	static const int sigs[] = {SIGCHLD, SIGINT, SIGTERM, SIGQUIT, SIGHUP};
+	watch_signals(sigs, sizeof sigs / sizeof *sigs, &watched, &old);
 
-	struct launch_request req = {command, agent, session, rate};
+	struct paused_start ps;
+	bool paused = pause && paused_start_open(&ps, session);
+	struct launch_request req = {command, agent, session, rate, events, paused ? ps.path : NULL};
 	pid_t child = launch_spawn(&req, &old, err, sizeof err);
 	if (child < 0) {
+		if (paused)
+			paused_start_close(&ps);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		cmd_error("%s", err);
 		return 127;
 	}
-	int status = supervise(child, duration, &watched);
+	int status = supervise(child, duration, &watched, paused ? &ps : NULL);
+	if (paused)
+		paused_start_close(&ps);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 
 	uint64_t samples;
-	size_t processes = summarize(session, &samples);
+	size_t processes = record_summarize(session, &samples);
 	if (!processes) {
 		explain_no_agent(command[0]);
 		fprintf(stderr, "clrscope: the session directory is %s\n", session);

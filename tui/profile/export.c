@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dials.h"
 #include "json.h"
 #include "xalloc.h"
 
@@ -99,6 +100,63 @@ static void describe_log(FILE *f, const struct prof_process *p)
 		fprintf(f, "  error: %s\n", p->error);
 }
 
+static const char *gc_reason_name(uint8_t reason)
+{
+	return reason == CS_GC_INDUCED ? "induced" : "other";
+}
+
+static const char *dials_status_name(uint8_t status)
+{
+	switch (status) {
+	case CS_DIALS_APPLIED: return "applied";
+	case CS_DIALS_REJECTED: return "rejected";
+	case CS_DIALS_PARTIAL: return "partly applied";
+	default: return "unknown";
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void write_text_events(FILE *f, const struct prof_process *p)
+{
+	const struct prof_event_counts *e = &p->events;
+	fprintf(f, "  events: %" PRIu64 " GCs, %" PRIu64 " exceptions (%" PRIu64 " caught), %" PRIu64
+		   " methods compiled (%.1f ms), %" PRIu64 " modules, %" PRIu64 " assemblies, %" PRIu64
+		   " threads started, %" PRIu64 " ended\n",
+		e->gcs, e->exceptions, e->catches, e->jits, (double)p->jit_total_us / 1000.0, e->modules, e->assemblies,
+		e->threads_created, e->threads_destroyed);
+	if (p->ngcs) {
+		uint64_t per_gen[3] = {0}, induced = 0;
+		uint64_t *pauses = xmalloc(p->ngcs * sizeof *pauses);
+		for (size_t i = 0; i < p->ngcs; i++) {
+			per_gen[p->gcs[i].generation < 3 ? p->gcs[i].generation : 2]++;
+			induced += p->gcs[i].reason == CS_GC_INDUCED;
+			pauses[i] = p->gcs[i].pause_us;
+		}
+		qsort(pauses, p->ngcs, sizeof *pauses, cmp_u64);
+		const struct prof_gc *last = &p->gcs[p->ngcs - 1];
+		fprintf(f, "  gc: gen0 %" PRIu64 ", gen1 %" PRIu64 ", gen2 %" PRIu64 " (%" PRIu64
+			   " induced); pause median %.2f ms, max %.2f ms; heap after the last: %.1f MiB\n",
+			per_gen[0], per_gen[1], per_gen[2], induced, (double)pauses[p->ngcs / 2] / 1000.0,
+			(double)pauses[p->ngcs - 1] / 1000.0,
+			(double)(last->gen_bytes[0] + last->gen_bytes[1] + last->gen_bytes[2] + last->gen_bytes[3] +
+				 last->gen_bytes[4]) / 1048576.0);
+		free(pauses);
+	}
+	for (size_t i = 0; i < p->nexception_types; i++)
+		fprintf(f, "  exception %s: %" PRIu64 " thrown, %" PRIu64 " caught\n", p->exception_types[i].name,
+			p->exception_types[i].thrown, p->exception_types[i].caught);
+	for (size_t i = 0; i < p->ndials; i++) {
+		const struct prof_dials_ack *d = &p->dials[i];
+		fprintf(f, "  dials at %.2f s: generation %" PRIu64 " %s: %s%s%s\n", (double)d->time_us / 1e6, d->generation,
+			dials_status_name(d->status), d->effective, d->error[0] ? "; " : "", d->error);
+	}
+}
+
 static void write_text(FILE *f, struct prof_process *p, const struct export_options *o)
 {
 	if (p->have_hello) {
@@ -122,6 +180,7 @@ static void write_text(FILE *f, struct prof_process *p, const struct export_opti
 	}
 	else
 		fprintf(f, "  ended: no end record (still running, or killed)\n");
+	write_text_events(f, p);
 	for (size_t i = 0; i < p->nmessages; i++)
 		fprintf(f, "  agent %s: %s\n", p->messages[i].level >= CS_LEVEL_ERROR ? "error" : p->messages[i].level == CS_LEVEL_WARNING ? "warning" : "note",
 			p->messages[i].text);
@@ -218,6 +277,58 @@ static void write_collapsed(FILE *f, struct prof_session *s, const struct export
 
 /* ---- json ---- */
 
+static void write_json_events(FILE *f, const struct prof_process *p)
+{
+	const struct prof_event_counts *e = &p->events;
+	fprintf(f, ",\"events\":{\"gc\":%" PRIu64 ",\"exceptions\":%" PRIu64 ",\"catches\":%" PRIu64 ",\"jit\":%" PRIu64
+		   ",\"modules\":%" PRIu64 ",\"assemblies\":%" PRIu64 ",\"threads_created\":%" PRIu64
+		   ",\"threads_destroyed\":%" PRIu64 "}",
+		e->gcs, e->exceptions, e->catches, e->jits, e->modules, e->assemblies, e->threads_created,
+		e->threads_destroyed);
+	fputs(",\"gcs\":[", f);
+	for (size_t i = 0; i < p->ngcs; i++) {
+		const struct prof_gc *g = &p->gcs[i];
+		fprintf(f, "%s{\"gen\":%u,\"reason\":\"%s\",\"pause_ms\":%.3f,\"start_ms\":%.3f,\"duration_ms\":%.3f,\"heap_bytes\":[",
+			i ? "," : "", g->generation, gc_reason_name(g->reason), (double)g->pause_us / 1000.0,
+			(double)g->start_us / 1000.0, (double)g->duration_us / 1000.0);
+		for (int k = 0; k < CS_GC_GENERATIONS; k++)
+			fprintf(f, "%s%" PRIu64, k ? "," : "", g->gen_bytes[k]);
+		fputs("]}", f);
+	}
+	fputs("],\"exceptions\":[", f);
+	for (size_t i = 0; i < p->nexception_types; i++) {
+		fputs(i ? ",{\"type\":" : "{\"type\":", f);
+		json_string(f, p->exception_types[i].name);
+		fprintf(f, ",\"count\":%" PRIu64 ",\"caught\":%" PRIu64 "}", p->exception_types[i].thrown,
+			p->exception_types[i].caught);
+	}
+	fprintf(f, "],\"jit\":{\"methods\":%" PRIu64 ",\"total_ms\":%.3f}", e->jits, (double)p->jit_total_us / 1000.0);
+	fputs(",\"modules\":[", f);
+	for (size_t i = 0; i < p->nmodules; i++) {
+		fprintf(f, "%s{\"kind\":\"%s\",\"time_ms\":%.3f,\"name\":", i ? "," : "",
+			p->modules[i].kind == CS_ASSEMBLY ? "assembly" : "module", (double)p->modules[i].time_us / 1000.0);
+		json_string(f, p->modules[i].name);
+		fputc('}', f);
+	}
+	fputs("],\"dials\":[", f);
+	for (size_t i = 0; i < p->ndials; i++) {
+		const struct prof_dials_ack *d = &p->dials[i];
+		fprintf(f, "%s{\"time_ms\":%.3f,\"generation\":%" PRIu64 ",\"status\":\"%s\",\"effective\":", i ? "," : "",
+			(double)d->time_us / 1000.0, d->generation, dials_status_name(d->status));
+		json_string(f, d->effective);
+		fputs(",\"error\":", f);
+		json_string(f, d->error);
+		fputc('}', f);
+	}
+	fputs("]", f);
+	char names[128];
+	cs_events_format(p->hello_events, names, sizeof names);
+	fputs(",\"control\":", f);
+	json_string(f, p->control);
+	fputs(",\"events_at_start\":", f);
+	json_string(f, names);
+}
+
 static void write_json_process(FILE *f, struct prof_process *p, const struct export_options *o)
 {
 	fprintf(f, "{\"pid\":%" PRIu32 ",\"ppid\":%" PRIu32 ",\"command\":", p->pid, p->ppid);
@@ -267,6 +378,8 @@ static void write_json_process(FILE *f, struct prof_process *p, const struct exp
 		json_string(f, end_reason_name(p->end_reason));
 	else
 		fputs("null", f);
+	fprintf(f, ",\"detached\":%s", p->ended && p->end_reason == CS_END_DETACH ? "true" : "false");
+	write_json_events(f, p);
 	fputs(",\"messages\":[", f);
 	for (size_t i = 0; i < p->nmessages; i++) {
 		fprintf(f, "%s{\"time_ms\":%.1f,\"level\":%u,\"text\":", i ? "," : "", (double)p->messages[i].time_us / 1000.0,

@@ -24,6 +24,9 @@ static struct prof_process *process_new(const char *dir)
 	p->dir = xstrdup(dir);
 	p->function_index = xcalloc(1, sizeof(struct strmap));
 	strmap_init(p->function_index);
+	p->exception_index = xcalloc(1, sizeof(struct strmap));
+	strmap_init(p->exception_index);
+	p->control = xstrdup("");
 	if (cs_reader_open(&p->reader, dir) == 0)
 		p->reader_open = true;
 	else
@@ -45,6 +48,22 @@ static void process_free(struct prof_process *p)
 		free(p->messages[i].text);
 	strmap_free(p->function_index);
 	free(p->function_index);
+	strmap_free(p->exception_index);
+	free(p->exception_index);
+	for (size_t i = 0; i < p->nexception_types; i++)
+		free(p->exception_types[i].name);
+	free(p->exception_types);
+	free(p->thread_last_throw);
+	for (size_t i = 0; i < p->nmodules; i++)
+		free(p->modules[i].name);
+	free(p->modules);
+	for (size_t i = 0; i < p->ndials; i++) {
+		free(p->dials[i].effective);
+		free(p->dials[i].error);
+	}
+	free(p->dials);
+	free(p->gcs);
+	free(p->control);
 	free(p->functions);
 	free(p->frames);
 	free(p->stacks);
@@ -234,6 +253,96 @@ static void fold_samples(struct prof_process *p, const struct cs_record *rec)
 		p->bad_records++;
 }
 
+static void fold_dials(struct prof_process *p, const struct cs_record *rec)
+{
+	struct cs_dials_ack a;
+	if (!cs_dials_ack_decode(rec->payload, rec->len, &a)) {
+		p->bad_records++;
+		return;
+	}
+	note_time(p, a.time_us);
+	p->dials = xrealloc(p->dials, (p->ndials + 1) * sizeof *p->dials);
+	p->dials[p->ndials++] = (struct prof_dials_ack){a.time_us, a.generation, a.status, dup_str(a.effective),
+							dup_str(a.error)};
+}
+
+static void fold_gc(struct prof_process *p, const struct cs_record *rec)
+{
+	struct cs_gc g;
+	if (!cs_gc_decode(rec->payload, rec->len, &g)) {
+		p->bad_records++;
+		return;
+	}
+	note_time(p, g.start_us + g.duration_us);
+	xgrow(&p->gcs, &p->gcs_cap, p->ngcs + 1, sizeof *p->gcs);
+	struct prof_gc *pg = &p->gcs[p->ngcs++];
+	*pg = (struct prof_gc){g.start_us, g.duration_us, g.pause_us, g.generation, g.reason, {0}};
+	memcpy(pg->gen_bytes, g.gen_bytes, sizeof pg->gen_bytes);
+	p->events.gcs++;
+}
+
+static uint32_t exception_type(struct prof_process *p, struct cs_str name)
+{
+	uint32_t idx;
+	if (strmap_get(p->exception_index, name.p, name.len, &idx))
+		return idx;
+	idx = (uint32_t)p->nexception_types;
+	p->exception_types = xrealloc(p->exception_types, (idx + 1) * sizeof *p->exception_types);
+	p->exception_types[idx] = (struct prof_exception_type){dup_str(name), 0, 0};
+	p->nexception_types++;
+	if (!strmap_add(p->exception_index, name.p, name.len, idx)) {
+		fprintf(stderr, "clrscope: out of memory\n");
+		exit(1);
+	}
+	return idx;
+}
+
+static void fold_event(struct prof_process *p, const struct cs_record *rec)
+{
+	struct cs_event e;
+	if (!cs_event_decode(rec->type, rec->payload, rec->len, &e) || e.thread_ref >= ID_LIMIT) {
+		p->bad_records++;
+		return;
+	}
+	note_time(p, e.time_us);
+	switch (rec->type) {
+	case CS_REC_EXCEPTION: {
+		uint32_t t = exception_type(p, e.text);
+		p->exception_types[t].thrown++;
+		p->events.exceptions++;
+		xgrow(&p->thread_last_throw, &p->thread_last_throw_cap, e.thread_ref + 1, sizeof *p->thread_last_throw);
+		p->thread_last_throw[e.thread_ref] = t + 1;
+		break;
+	}
+	case CS_REC_CATCH:
+		p->events.catches++;
+		/* a catch belongs to the latest throw on its thread */
+		if (e.thread_ref < p->thread_last_throw_cap && p->thread_last_throw[e.thread_ref]) {
+			p->exception_types[p->thread_last_throw[e.thread_ref] - 1].caught++;
+			p->thread_last_throw[e.thread_ref] = 0;
+		}
+		break;
+	case CS_REC_JIT:
+		p->events.jits++;
+		p->jit_total_us += e.duration_us;
+		break;
+	case CS_REC_MODULE:
+		if (e.kind == CS_ASSEMBLY)
+			p->events.assemblies++;
+		else
+			p->events.modules++;
+		xgrow(&p->modules, &p->modules_cap, p->nmodules + 1, sizeof *p->modules);
+		p->modules[p->nmodules++] = (struct prof_module){e.time_us, e.kind, dup_str(e.text)};
+		break;
+	case CS_REC_THREAD_EVENT:
+		if (e.kind == CS_THREAD_CREATED)
+			p->events.threads_created++;
+		else if (e.kind == CS_THREAD_DESTROYED)
+			p->events.threads_destroyed++;
+		break;
+	}
+}
+
 static void fold(struct prof_process *p, const struct cs_record *rec)
 {
 	switch (rec->type) {
@@ -255,6 +364,9 @@ static void fold(struct prof_process *p, const struct cs_record *rec)
 		p->agent_version = dup_str(h.agent_version);
 		p->runtime_version = dup_str(h.runtime_version);
 		p->command_line = dup_str(h.command_line);
+		free(p->control);
+		p->control = dup_str(h.control);
+		p->hello_events = h.events;
 		return;
 	}
 	case CS_REC_THREAD: {
@@ -309,6 +421,19 @@ static void fold(struct prof_process *p, const struct cs_record *rec)
 		p->messages[p->nmessages++] = (struct prof_message){m.time_us, m.level, dup_str(m.text)};
 		return;
 	}
+	case CS_REC_DIALS:
+		fold_dials(p, rec);
+		return;
+	case CS_REC_GC:
+		fold_gc(p, rec);
+		return;
+	case CS_REC_EXCEPTION:
+	case CS_REC_CATCH:
+	case CS_REC_JIT:
+	case CS_REC_MODULE:
+	case CS_REC_THREAD_EVENT:
+		fold_event(p, rec);
+		return;
 	default:
 		return; /* a newer agent's record: not ours to read */
 	}

@@ -42,6 +42,34 @@ struct prof_message {
 	char *text;
 };
 
+struct prof_gc {
+	uint64_t start_us, duration_us, pause_us;
+	uint8_t generation, reason;
+	uint64_t gen_bytes[CS_GC_GENERATIONS];
+};
+
+struct prof_exception_type {
+	char *name;
+	uint64_t thrown, caught;
+};
+
+struct prof_dials_ack {
+	uint64_t time_us, generation;
+	uint8_t status;
+	char *effective, *error;
+};
+
+struct prof_module {
+	uint64_t time_us;
+	uint8_t kind; /* cs_module_kind */
+	char *name;
+};
+
+/* Counts of runtime events by kind. */
+struct prof_event_counts {
+	uint64_t gcs, exceptions, catches, jits, modules, assemblies, threads_created, threads_destroyed;
+};
+
 struct prof_process {
 	char *dir;
 	struct cs_reader reader;
@@ -81,6 +109,22 @@ struct prof_process {
 	char *end_text;
 
 	uint64_t bad_records; /* checksummed but not decodable: a writer bug */
+
+	char *control;         /* the agent's named semaphore ("" before 1.1 logs) */
+	uint32_t hello_events; /* event kinds recorded from the start */
+	struct prof_event_counts events;
+	struct prof_gc *gcs;
+	size_t ngcs, gcs_cap;
+	struct prof_exception_type *exception_types;
+	size_t nexception_types;
+	void *exception_index;      /* type name -> exception_types index (opaque) */
+	uint32_t *thread_last_throw; /* by thread ref: exception type index + 1 */
+	size_t thread_last_throw_cap;
+	uint64_t jit_total_us;
+	struct prof_module *modules;
+	size_t nmodules, modules_cap;
+	struct prof_dials_ack *dials;
+	size_t ndials;
 };
 
 struct prof_session {

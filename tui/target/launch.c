@@ -45,7 +45,7 @@ char **launch_env_build(const struct launch_request *r)
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **env = xcalloc(n + 8, sizeof *env);
+	char **env = xcalloc(n + 10, sizeof *env);
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
 		if (!replaced(environ[i]))
@@ -57,6 +57,33 @@ char **launch_env_build(const struct launch_request *r)
 	env[k++] = assign("CORECLR_PROFILER_PATH", r->agent_path);
 	env[k++] = assign(CS_ENV_SESSION_DIR, r->session_dir);
 	env[k++] = assign(CS_ENV_RATE, rate);
+	if (r->events) {
+		for (size_t i = 0; i < k; i++) { /* ours wins over an inherited one */
+			if (!strncmp(env[i], CS_ENV_EVENTS "=", strlen(CS_ENV_EVENTS) + 1)) {
+				free(env[i]);
+				env[i] = env[--k];
+				break;
+			}
+		}
+		env[k++] = assign(CS_ENV_EVENTS, r->events);
+	}
+	if (r->diagnostic_port) {
+		/* added to any ports of the user's own ('; '-separated list) */
+		char port[4200];
+		const char *theirs = NULL;
+		size_t at = k;
+		for (size_t i = 0; i < k; i++)
+			if (!strncmp(env[i], "DOTNET_DiagnosticPorts=", 23))
+				theirs = env[i] + 23, at = i;
+		snprintf(port, sizeof port, "%s%s%s,connect,suspend", theirs ? theirs : "", theirs ? ";" : "",
+			 r->diagnostic_port);
+		char *entry = assign("DOTNET_DiagnosticPorts", port);
+		if (at < k)
+			free(env[at]);
+		else
+			k++;
+		env[at] = entry;
+	}
 	env[k] = NULL;
 	return env;
 }

@@ -13,6 +13,8 @@ struct launch_request {
 	const char *agent_path;  /* absolute */
 	const char *session_dir; /* absolute */
 	uint32_t rate_hz;
+	const char *events; /* event kinds (dials syntax), NULL: the agent's default */
+	const char *diagnostic_port; /* a socket to pause the runtime on at startup, or NULL */
 };
 
 /* Builds the environment for the target: ours, less any profiler variables

@@ -31,6 +31,11 @@ internal static class Program
             return 2;
         }
 
+        // A parent may have started us with SIGINT ignored (bash does this for `cmd &` in a
+        // non-interactive script); the runtime then never installs its SIGINT handler.
+        // Restore the default disposition first so the registration below takes effect.
+        UnignoreSigint();
+
         using PosixSignalRegistration sigint = PosixSignalRegistration.Create(PosixSignal.SIGINT, OnSignal);
         using PosixSignalRegistration sigterm = PosixSignalRegistration.Create(PosixSignal.SIGTERM, OnSignal);
 
@@ -45,6 +50,34 @@ internal static class Program
             Say("bye");
         }
         return 0;
+    }
+
+    private const int SIGINT = 2;   // Linux numbering
+    private static readonly nint SIG_DFL = 0;
+
+    [DllImport("libc", EntryPoint = "signal")]
+    private static extern nint SetSignalDisposition(int signum, nint handler);
+
+    private static void UnignoreSigint()
+    {
+        // Only touch SIGINT when it is inherited as ignored (SigIgn bit 1 in /proc/self/status);
+        // in that case nothing else has installed a handler yet, so resetting to SIG_DFL is safe.
+        if (!OperatingSystem.IsLinux())
+        {
+            return;
+        }
+        foreach (string line in File.ReadLines("/proc/self/status"))
+        {
+            if (line.StartsWith("SigIgn:", StringComparison.Ordinal))
+            {
+                ulong mask = Convert.ToUInt64(line.Substring("SigIgn:".Length).Trim(), 16);
+                if ((mask & (1UL << (SIGINT - 1))) != 0)
+                {
+                    SetSignalDisposition(SIGINT, SIG_DFL);
+                }
+                return;
+            }
+        }
     }
 
     private static void OnSignal(PosixSignalContext context)

@@ -1,0 +1,263 @@
+#include "control.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "events.h"
+#include "logwriter.h"
+#include "records.h"
+#include "sampler.h"
+#include "session.h"
+
+#include "namedevent.h"
+
+#define WAIT_SLICE_MS 250
+#define HEALTH_EVERY_MS 1000
+
+static struct {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool stop, exited, started;
+	sem_t *sem;
+	int dirfd;
+	struct cs_dials current;
+} c = {.mu = PTHREAD_MUTEX_INITIALIZER, .dirfd = -1};
+
+static sem_t *create_semaphore(void)
+{
+	/* mode 0600 under any umask of ours: the umask can only take bits away */
+	return sem_open(g_agent.control_name, O_CREAT | O_EXCL, 0600, 0);
+}
+
+int control_prepare(const struct cs_dials *initial)
+{
+	uint32_t nonce = (uint32_t)(agent_mono_ns() ^ ((uint64_t)getpid() << 16));
+	cs_namedevent_name(g_agent.control_name, sizeof g_agent.control_name, getpid(), nonce);
+	c.sem = create_semaphore();
+	if (c.sem == SEM_FAILED) {
+		c.sem = NULL;
+		agent_debug("cannot create semaphore %s: %s", g_agent.control_name, strerror(errno));
+		g_agent.control_name[0] = 0;
+	}
+	c.current = *initial;
+	c.dirfd = open(g_agent.proc_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	char err[256];
+	if (cs_dials_write(g_agent.proc_dir, initial, err, sizeof err) < 0)
+		agent_debug("%s", err);
+	return c.sem ? 0 : -1;
+}
+
+static void acknowledge(uint64_t generation, int status, const char *error)
+{
+	char effective[256];
+	cs_dials_summary(&c.current, effective, sizeof effective);
+	struct cs_dials_ack ack = {
+		.time_us = agent_now_us(),
+		.generation = generation,
+		.status = (uint8_t)status,
+		.effective = {effective, strlen(effective)},
+		.error = {error, strlen(error)},
+	};
+	uint8_t payload[1024];
+	struct cs_out o;
+	cs_out_init(&o, payload, sizeof payload);
+	cs_dials_ack_encode(&o, &ack);
+	lw_append_record(CS_REC_DIALS, o.buf, o.len);
+	lw_flush_soon();
+}
+
+int control_apply(const struct cs_dials *want, char *error, size_t errlen)
+{
+	error[0] = 0;
+	int status = CS_DIALS_APPLIED;
+	if (want->rate_hz != c.current.rate_hz)
+		sampler_set_rate(want->rate_hz);
+	if (want->sampling != c.current.sampling)
+		sampler_set_sampling(want->sampling);
+	if (want->flush_ms != c.current.flush_ms)
+		lw_set_flush_ms(want->flush_ms);
+	uint32_t events = events_enabled();
+	if (want->events != events) {
+		events = events_apply(want->events, error, errlen);
+		if (events != want->events)
+			status = CS_DIALS_PARTIAL;
+	}
+	uint64_t generation = c.current.generation;
+	c.current = *want;
+	c.current.events = events;
+	c.current.detach = false;
+	if (want->generation > generation)
+		c.current.generation = want->generation;
+	return status;
+}
+
+/* Reads the dials file and applies it; returns true when a detach was asked. */
+static bool handle_post(void)
+{
+	struct cs_dials want = c.current;
+	want.detach = false;
+	char error[300];
+	if (cs_dials_read(c.dirfd, &want, error, sizeof error) < 0) {
+		/* the generation of a bad file is unknown: answer with the one
+		 * it would have had, the next after ours */
+		acknowledge(c.current.generation + 1, CS_DIALS_REJECTED, error);
+		return false;
+	}
+	if (want.detach) {
+		c.current.generation = want.generation;
+		return true;
+	}
+	int status = control_apply(&want, error, sizeof error);
+	acknowledge(want.generation, status, error);
+	return false;
+}
+
+/* The session directory was removed under us: nobody can read what we
+ * write, so stop working and leave the program alone. */
+static bool session_vanished(void)
+{
+	struct stat st;
+	return c.dirfd < 0 || fstat(c.dirfd, &st) != 0 || st.st_nlink == 0;
+}
+
+/* Someone removed our semaphore: make a new one under the same name. */
+static void check_semaphore(void)
+{
+	if (!g_agent.control_name[0])
+		return;
+	sem_t *probe = sem_open(g_agent.control_name, 0);
+	if (probe != SEM_FAILED) {
+		sem_close(probe);
+		return;
+	}
+	if (errno != ENOENT)
+		return;
+	sem_t *fresh = create_semaphore();
+	if (fresh == SEM_FAILED)
+		return;
+	if (c.sem)
+		sem_close(c.sem);
+	c.sem = fresh;
+	agent_message(CS_LEVEL_WARNING, "the control semaphore %s was removed; made a new one", g_agent.control_name);
+}
+
+static void *control_main(void *arg)
+{
+	(void)arg;
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	uint64_t last_health = agent_mono_ns();
+	enum { RUNNING, DETACHED, VANISHED } outcome = RUNNING;
+	for (;;) {
+		pthread_mutex_lock(&c.mu);
+		bool stop = c.stop;
+		pthread_mutex_unlock(&c.mu);
+		if (stop)
+			break;
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += WAIT_SLICE_MS * 1000000L;
+		until.tv_sec += until.tv_nsec / 1000000000L;
+		until.tv_nsec %= 1000000000L;
+		bool posted = c.sem && sem_timedwait(c.sem, &until) == 0;
+		if (!c.sem)
+			nanosleep(&(struct timespec){0, WAIT_SLICE_MS * 1000000L}, NULL);
+		if (posted) {
+			while (sem_trywait(c.sem) == 0)
+				; /* several posts, one read of the latest file */
+			pthread_mutex_lock(&c.mu);
+			stop = c.stop;
+			pthread_mutex_unlock(&c.mu);
+			if (stop)
+				break;
+			if (handle_post()) {
+				char why[300];
+				if (agent_detach(c.current.generation, c.current.rate_hz, c.current.sampling, why, sizeof why) == 0) {
+					acknowledge(c.current.generation, CS_DIALS_APPLIED, "detaching");
+					agent_stop_all(CS_END_DETACH, "detached on request");
+					outcome = DETACHED;
+					break;
+				}
+				acknowledge(c.current.generation, CS_DIALS_REJECTED, why);
+			}
+		}
+		uint64_t now = agent_mono_ns();
+		if (now - last_health >= HEALTH_EVERY_MS * 1000000ull) {
+			last_health = now;
+			if (session_vanished()) {
+				outcome = VANISHED;
+				break;
+			}
+			check_semaphore();
+		}
+	}
+	if (outcome == VANISHED)
+		agent_stop_all(CS_END_FATAL, "the session directory was removed");
+	if (outcome != RUNNING && g_agent.control_name[0])
+		sem_unlink(g_agent.control_name);
+	if (c.sem)
+		sem_close(c.sem);
+	c.sem = NULL;
+	if (c.dirfd >= 0)
+		close(c.dirfd);
+	c.dirfd = -1;
+	pthread_mutex_lock(&c.mu);
+	c.exited = true;
+	pthread_cond_broadcast(&c.cv);
+	pthread_mutex_unlock(&c.mu);
+	return NULL;
+}
+
+int control_start(void)
+{
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&c.cv, &ca);
+	pthread_condattr_destroy(&ca);
+	c.stop = c.exited = false;
+	if (pthread_create(&c.thread, NULL, control_main, NULL) != 0)
+		return -1;
+	/* nobody joins it: it may end itself (detach, vanished session) */
+	pthread_detach(c.thread);
+	c.started = true;
+	return 0;
+}
+
+void control_stop(void)
+{
+	if (!c.started)
+		return;
+	if (pthread_equal(pthread_self(), c.thread)) {
+		c.started = false; /* the control thread is stopping everything itself */
+		return;
+	}
+	pthread_mutex_lock(&c.mu);
+	c.stop = true;
+	pthread_mutex_unlock(&c.mu);
+	if (c.sem)
+		sem_post(c.sem);
+	struct timespec until;
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_nsec += 500 * 1000000L;
+	until.tv_sec += until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
+	pthread_mutex_lock(&c.mu);
+	while (!c.exited && pthread_cond_timedwait(&c.cv, &c.mu, &until) != ETIMEDOUT)
+		;
+	pthread_mutex_unlock(&c.mu);
+	if (g_agent.control_name[0])
+		sem_unlink(g_agent.control_name);
+	c.started = false;
+}

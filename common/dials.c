@@ -1,0 +1,301 @@
+#include "dials.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "session.h"
+
+#define DIALS_FILE_MAX 4096
+
+static const struct {
+	uint32_t kind;
+	const char *name;
+} event_names[] = {
+	{CS_EV_GC, "gc"},           {CS_EV_EXCEPTIONS, "exceptions"}, {CS_EV_JIT, "jit"},
+	{CS_EV_MODULES, "modules"}, {CS_EV_THREADS, "threads"},
+};
+#define NEVENTS (sizeof event_names / sizeof *event_names)
+
+const char *cs_event_name(uint32_t kind)
+{
+	for (size_t i = 0; i < NEVENTS; i++)
+		if (event_names[i].kind == kind)
+			return event_names[i].name;
+	return NULL;
+}
+
+void cs_events_format(uint32_t kinds, char *out, size_t n)
+{
+	size_t len = 0;
+	out[0] = 0;
+	for (size_t i = 0; i < NEVENTS; i++) {
+		if (!(kinds & event_names[i].kind))
+			continue;
+		int w = snprintf(out + len, n - len, "%s%s", len ? "," : "", event_names[i].name);
+		if (w < 0 || (size_t)w >= n - len)
+			return;
+		len += (size_t)w;
+	}
+	if (!len)
+		snprintf(out, n, "none");
+}
+
+void cs_dials_default(struct cs_dials *d, uint32_t rate_hz)
+{
+	d->generation = 0;
+	d->sampling = true;
+	d->rate_hz = rate_hz;
+	d->events = CS_EV_DEFAULT;
+	d->flush_ms = CS_FLUSH_MS_DEFAULT;
+	d->detach = false;
+}
+
+static int parse_number(const char *s, unsigned long min, unsigned long max, uint32_t *out)
+{
+	char *end;
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* "gc,exceptions" sets the list; "+gc,-jit" changes the current one; "all"
+ * and "none" are lists too. */
+static int parse_events(uint32_t current, const char *value, uint32_t *out, char *err, size_t errlen)
+{
+	char copy[256];
+	if (strlen(value) >= sizeof copy) {
+		snprintf(err, errlen, "events: list too long");
+		return -1;
+	}
+	snprintf(copy, sizeof copy, "%s", value);
+	uint32_t set = 0, on = 0, off = 0;
+	bool relative = false, absolute = false;
+	char *save = NULL;
+	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		char sign = 0;
+		if (*item == '+' || *item == '-')
+			sign = *item++;
+		uint32_t bits = 0;
+		if (!strcmp(item, "all"))
+			bits = CS_EV_ALL;
+		else if (strcmp(item, "none") != 0) {
+			for (size_t i = 0; i < NEVENTS && !bits; i++)
+				if (!strcmp(item, event_names[i].name))
+					bits = event_names[i].kind;
+			if (!bits) {
+				snprintf(err, errlen, "events: unknown kind '%s' (gc, exceptions, jit, modules, threads, all, none)",
+					 item);
+				return -1;
+			}
+		}
+		if (sign == '+')
+			on |= bits, relative = true;
+		else if (sign == '-')
+			off |= bits, relative = true;
+		else
+			set |= bits, absolute = true;
+	}
+	if (relative && absolute) {
+		snprintf(err, errlen, "events: give a list (gc,jit) or changes (+gc,-jit), not both");
+		return -1;
+	}
+	if (!relative && !absolute) {
+		snprintf(err, errlen, "events: empty list (use 'none' to record no events)");
+		return -1;
+	}
+	*out = absolute ? set : ((current | on) & ~off);
+	return 0;
+}
+
+int cs_dials_assign(struct cs_dials *d, const char *assignment, char *err, size_t errlen)
+{
+	const char *eq = strchr(assignment, '=');
+	size_t klen = eq ? (size_t)(eq - assignment) : strlen(assignment);
+	const char *value = eq ? eq + 1 : NULL;
+	char key[32];
+	if (klen == 0 || klen >= sizeof key) {
+		snprintf(err, errlen, "'%s' is not a dial (KEY=VALUE)", assignment);
+		return -1;
+	}
+	memcpy(key, assignment, klen);
+	key[klen] = 0;
+
+	if (!strcmp(key, "detach")) {
+		if (value && strcmp(value, "yes") && strcmp(value, "now")) {
+			snprintf(err, errlen, "detach takes no value (or 'yes')");
+			return -1;
+		}
+		d->detach = true;
+		return 0;
+	}
+	if (!value) {
+		snprintf(err, errlen, "%s needs a value: %s=VALUE", key, key);
+		return -1;
+	}
+	if (!strcmp(key, "sampling")) {
+		if (!strcmp(value, "on"))
+			d->sampling = true;
+		else if (!strcmp(value, "off"))
+			d->sampling = false;
+		else {
+			snprintf(err, errlen, "sampling is on or off, not '%s'", value);
+			return -1;
+		}
+		return 0;
+	}
+	if (!strcmp(key, "rate")) {
+		uint32_t v;
+		if (parse_number(value, CS_RATE_MIN, CS_RATE_MAX, &v) < 0) {
+			snprintf(err, errlen, "rate is a whole number of Hz from %d to %d, not '%s'", CS_RATE_MIN,
+				 CS_RATE_MAX, value);
+			return -1;
+		}
+		d->rate_hz = v;
+		return 0;
+	}
+	if (!strcmp(key, "flush_ms")) {
+		uint32_t v;
+		if (parse_number(value, CS_FLUSH_MS_MIN, CS_FLUSH_MS_MAX, &v) < 0) {
+			snprintf(err, errlen, "flush_ms is a whole number of milliseconds from %d to %d, not '%s'",
+				 CS_FLUSH_MS_MIN, CS_FLUSH_MS_MAX, value);
+			return -1;
+		}
+		d->flush_ms = v;
+		return 0;
+	}
+	if (!strcmp(key, "events")) {
+		uint32_t v;
+		if (parse_events(d->events, value, &v, err, errlen) < 0)
+			return -1;
+		d->events = v;
+		return 0;
+	}
+	snprintf(err, errlen, "unknown dial '%s' (sampling, rate, events, flush_ms, detach)", key);
+	return -1;
+}
+
+size_t cs_dials_format(const struct cs_dials *d, char *out, size_t n)
+{
+	char events[128];
+	cs_events_format(d->events, events, sizeof events);
+	int len = snprintf(out, n, "generation %llu\nsampling=%s\nrate=%u\nevents=%s\nflush_ms=%u\n%s",
+			   (unsigned long long)d->generation, d->sampling ? "on" : "off", d->rate_hz, events,
+			   d->flush_ms, d->detach ? "detach\n" : "");
+	return len < 0 ? 0 : (size_t)len;
+}
+
+void cs_dials_summary(const struct cs_dials *d, char *out, size_t n)
+{
+	char events[128];
+	cs_events_format(d->events, events, sizeof events);
+	snprintf(out, n, "sampling=%s rate=%u events=%s flush_ms=%u%s", d->sampling ? "on" : "off", d->rate_hz,
+		 events, d->flush_ms, d->detach ? " detach" : "");
+}
+
+int cs_dials_parse(struct cs_dials *d, const char *text, size_t len, char *err, size_t errlen)
+{
+	struct cs_dials next = *d;
+	bool have_generation = false;
+	size_t lineno = 0;
+	for (size_t at = 0; at < len;) {
+		const char *nl = memchr(text + at, '\n', len - at);
+		size_t end = nl ? (size_t)(nl - text) : len;
+		char line[256];
+		size_t ll = end - at;
+		lineno++;
+		if (ll >= sizeof line) {
+			snprintf(err, errlen, "dials line %zu is too long", lineno);
+			return -1;
+		}
+		memcpy(line, text + at, ll);
+		line[ll] = 0;
+		at = end + 1;
+		while (ll && (line[ll - 1] == ' ' || line[ll - 1] == '\r' || line[ll - 1] == '\t'))
+			line[--ll] = 0;
+		char *p = line;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p || *p == '#')
+			continue;
+		if (!strncmp(p, "generation ", 11)) {
+			char *endp;
+			errno = 0;
+			unsigned long long g = strtoull(p + 11, &endp, 10);
+			if (errno || *endp || p[11] < '0' || p[11] > '9') {
+				snprintf(err, errlen, "dials line %zu: bad generation '%s'", lineno, p + 11);
+				return -1;
+			}
+			next.generation = g;
+			have_generation = true;
+			continue;
+		}
+		char why[200];
+		if (cs_dials_assign(&next, p, why, sizeof why) < 0) {
+			snprintf(err, errlen, "dials line %zu: %s", lineno, why);
+			return -1;
+		}
+	}
+	if (!have_generation) {
+		snprintf(err, errlen, "dials file has no generation line");
+		return -1;
+	}
+	*d = next;
+	return 0;
+}
+
+int cs_dials_read(int dirfd, struct cs_dials *d, char *err, size_t errlen)
+{
+	int fd = openat(dirfd, CS_DIALS_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open the dials file: %s", strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		snprintf(err, errlen, "the dials file is not a regular file");
+		return -1;
+	}
+	char buf[DIALS_FILE_MAX + 1];
+	size_t len = 0;
+	ssize_t n;
+	while (len <= DIALS_FILE_MAX && (n = read(fd, buf + len, sizeof buf - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	if (len > DIALS_FILE_MAX) {
+		snprintf(err, errlen, "the dials file is larger than %d bytes", DIALS_FILE_MAX);
+		return -1;
+	}
+	return cs_dials_parse(d, buf, len, err, errlen);
+}
+
+int cs_dials_write(const char *dir, const struct cs_dials *d, char *err, size_t errlen)
+{
+	char text[1024], tmp[4096], path[4096];
+	size_t len = cs_dials_format(d, text, sizeof text);
+	snprintf(tmp, sizeof tmp, "%s/.%s.%d", dir, CS_DIALS_FILE, (int)getpid());
+	snprintf(path, sizeof path, "%s/%s", dir, CS_DIALS_FILE);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	bool ok = write(fd, text, len) == (ssize_t)len;
+	ok = (close(fd) == 0) && ok;
+	if (!ok || rename(tmp, path) != 0) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}

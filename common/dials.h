@@ -1,0 +1,74 @@
+/* Dials: what clrscope asks a running agent to do.  One syntax serves the
+ * command line (clrscope dial), the TUI's prompt and the dials file:
+ *
+ *   sampling=on|off   rate=HZ   events=+gc,-jit,...   flush_ms=N   detach
+ *
+ * The dials file (PROCESS_DIR/dials, written by clrscope with a new file and
+ * a rename) holds the whole desired state and a generation number:
+ *
+ *   generation 7
+ *   sampling=on
+ *   rate=500
+ *   events=gc,exceptions,modules,threads
+ *   flush_ms=100
+ *
+ * clrscope then posts the agent's named semaphore; the agent re-reads the
+ * file, applies it, and answers with a DIALS record (records.h). */
+#ifndef CLRSCOPE_DIALS_H
+#define CLRSCOPE_DIALS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CS_DIALS_FILE "dials"
+#define CS_FLUSH_MS_MIN 10
+#define CS_FLUSH_MS_MAX 10000
+#define CS_FLUSH_MS_DEFAULT 100
+
+/* Runtime event kinds, as bits. */
+enum cs_event_kind {
+	CS_EV_GC = 1u << 0,
+	CS_EV_EXCEPTIONS = 1u << 1,
+	CS_EV_JIT = 1u << 2,
+	CS_EV_MODULES = 1u << 3,
+	CS_EV_THREADS = 1u << 4,
+};
+#define CS_EV_ALL (CS_EV_GC | CS_EV_EXCEPTIONS | CS_EV_JIT | CS_EV_MODULES | CS_EV_THREADS)
+#define CS_EV_DEFAULT CS_EV_ALL
+
+/* Name of one kind ("gc") or NULL. */
+const char *cs_event_name(uint32_t kind);
+/* Writes "gc,exceptions" (or "none") into out. */
+void cs_events_format(uint32_t kinds, char *out, size_t n);
+
+struct cs_dials {
+	uint64_t generation;
+	bool sampling;
+	uint32_t rate_hz;
+	uint32_t events; /* CS_EV_* bits */
+	uint32_t flush_ms;
+	bool detach;
+};
+
+void cs_dials_default(struct cs_dials *d, uint32_t rate_hz);
+
+/* Applies one "key=value" (or "detach") to d.  Values are validated; on a
+ * bad one, d is unchanged, -1 is returned and err says what is wrong. */
+int cs_dials_assign(struct cs_dials *d, const char *assignment, char *err, size_t errlen);
+
+/* The whole state as file text (generation line first). */
+size_t cs_dials_format(const struct cs_dials *d, char *out, size_t n);
+/* The state as one line: "sampling=on rate=500 events=gc,jit flush_ms=100". */
+void cs_dials_summary(const struct cs_dials *d, char *out, size_t n);
+
+/* Parses file text into d (starting from d's current values).  Returns -1
+ * with err (naming the line) on the first bad line; d is then unchanged. */
+int cs_dials_parse(struct cs_dials *d, const char *text, size_t len, char *err, size_t errlen);
+
+/* Reads DIR/dials (a regular file, no symlinks followed, at most 4 KiB) into d. */
+int cs_dials_read(int dirfd, struct cs_dials *d, char *err, size_t errlen);
+/* Writes d to DIR/dials atomically (a new file, 0600, then rename). */
+int cs_dials_write(const char *dir, const struct cs_dials *d, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,26 @@
+# A .NET program that starts a .NET child: both inherit the profiling
+# environment and land in one session, each in its own directory.
+source "$CLRSCOPE_TESTLIB"
+expect_status 0 "record Spawner, which runs CpuRatio as a child" -- \
+	clrscope record -o "$WORK/s" -- dotnet "$(app Spawner)" "$(app CpuRatio)"
+expect_contains "$OUT" "child exited 0" "the child ran"
+clrscope report --format json "$WORK/s" >"$WORK/r.json"
+check "n == 2" "two processes in the session" n="$(json 'len(d["processes"])' "$WORK/r.json")"
+parent=$(json '[p["pid"] for p in d["processes"] if "Spawner" in p["command"]][0]' "$WORK/r.json")
+child=$(json '[p["pid"] for p in d["processes"] if "Spawner" not in p["command"]][0]' "$WORK/r.json")
+check "pp == parent" "the child's parent is the Spawner" pp="$(json "[p['ppid'] for p in d['processes'] if p['pid']==$child][0]" "$WORK/r.json")" parent="$parent"
+[[ -d "$WORK/s/$parent" && -d "$WORK/s/$child" ]] && pass "one directory per process" || fail "process directories: $(ls "$WORK/s")"
+clrscope report --format json --pid "$child" "$WORK/s" >"$WORK/c.json"
+check "n == 1" "--pid selects one process" n="$(json 'len(d["processes"])' "$WORK/c.json")"
+expect_contains "$(json '[f["name"] for f in d["processes"][0]["functions"]][:3]' "$WORK/c.json")" "Burn" "the child's hot method"
+clrscope report --format collapsed "$WORK/s" >"$WORK/folded"
+grep -q "^pid_$child;" "$WORK/folded" && pass "collapsed stacks are rooted per process" || fail "no pid_$child root"
+
+# The paused start: every runtime of the launch (the child too) waits on
+# clrscope's port until it is resumed, and nothing is lost.
+expect_status 0 "record --pause Spawner" -- clrscope record --pause -o "$WORK/p" -- dotnet "$(app Spawner)" "$(app CpuRatio)"
+expect_contains "$OUT" "child exited 0" "the child ran after its paused start"
+clrscope report --format json "$WORK/p" >"$WORK/p.json"
+check "n == 2" "both processes recorded" n="$(json 'len(d["processes"])' "$WORK/p.json")"
+[[ ! -e "$WORK/p/diag.sock" ]] && pass "the port is gone after the run" || fail "diag.sock left behind"
+finish

@@ -1,0 +1,34 @@
+# Runtime events: a program that throws and catches exactly N exceptions of
+# its own type shows exactly N; one that induces K gen-2 collections shows at
+# least K induced gen-2 GCs; modules, JIT and threads are counted.
+source "$CLRSCOPE_TESTLIB"
+
+expect_status 0 "record Thrower 25" -- clrscope record -o "$WORK/t" -- dotnet "$(app Thrower)" 25
+expect_contains "$OUT" "caught 26" "the program caught all it threw"
+clrscope report --format json "$WORK/t" >"$WORK/t.json"
+p='d["processes"][0]'
+mine="[e for e in $p['exceptions'] if e['type']=='Clrscope.TestApps.ThrowerException']"
+check "n == 25" "exactly 25 ThrowerExceptions" n="$(json "$mine[0]['count']" "$WORK/t.json")"
+check "n == 25" "all 25 caught" n="$(json "$mine[0]['caught']" "$WORK/t.json")"
+check "n == 1" "exactly one InvalidOperationException" \
+	n="$(json "[e['count'] for e in $p['exceptions'] if e['type']=='System.InvalidOperationException'][0]" "$WORK/t.json")"
+check "n == 26" "events.exceptions counts every throw" n="$(json "$p['events']['exceptions']" "$WORK/t.json")"
+check "n >= 1" "modules were loaded" n="$(json "$p['events']['modules']" "$WORK/t.json")"
+expect_contains "$(json "[m['name'] for m in $p['modules']]" "$WORK/t.json")" "Thrower.dll" "the app's own module is listed"
+check "n >= 1" "methods were compiled" n="$(json "$p['jit']['methods']" "$WORK/t.json")"
+expect_contains "$(clrscope report "$WORK/t")" "exception Clrscope.TestApps.ThrowerException: 25 thrown, 25 caught" \
+	"the text report lists the exception type"
+
+expect_status 0 "record GcInducer 7" -- clrscope record -o "$WORK/g" -- dotnet "$(app GcInducer)" 7
+clrscope report --format json "$WORK/g" >"$WORK/g.json"
+check "n >= 7" "at least 7 induced gen-2 GCs" \
+	n="$(json "len([g for g in $p['gcs'] if g['gen']==2 and g['reason']=='induced'])" "$WORK/g.json")"
+check "x >= 0" "pause times are there" x="$(json "min(g['pause_ms'] for g in $p['gcs'])" "$WORK/g.json")"
+check "x > 0" "heap sizes after each GC" x="$(json "sum($p['gcs'][-1]['heap_bytes'])" "$WORK/g.json")"
+expect_contains "$(clrscope report "$WORK/g")" "induced" "the text report summarises the GCs"
+
+# Events can be chosen at launch: none recorded, sampling still on.
+expect_status 0 "record --events none" -- clrscope record -o "$WORK/n" --events none -- dotnet "$(app Thrower)" 3
+clrscope report --format json "$WORK/n" >"$WORK/n.json"
+check "n == 0" "no exceptions recorded with events=none" n="$(json "$p['events']['exceptions']" "$WORK/n.json")"
+finish

@@ -1,0 +1,404 @@
+/* Finding the user's .NET processes (see procs.h). */
+#include "procs.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "xalloc.h"
+
+/* ---- /proc ---- */
+
+char *proc_read(pid_t pid, const char *name, size_t *len)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, name);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	char *buf = xmalloc(cap);
+	for (;;) {
+		if (n + 1 >= cap)
+			buf = xrealloc(buf, cap *= 2);
+		ssize_t r = read(fd, buf + n, cap - 1 - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			free(buf);
+			close(fd);
+			errno = e;
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = 0;
+	if (len)
+		*len = n;
+	return buf;
+}
+
+const char *proc_env_get(const char *env, size_t len, const char *name)
+{
+	size_t nl = strlen(name);
+	for (size_t i = 0; i < len;) {
+		const char *s = env + i;
+		size_t sl = strnlen(s, len - i);
+		if (sl > nl && memcmp(s, name, nl) == 0 && s[nl] == '=')
+			return s + nl + 1;
+		i += sl + 1;
+	}
+	return NULL;
+}
+
+const char *proc_clr_config(const char *env, size_t len, const char *name, const char **value)
+{
+	static char var[128];
+	static const char *const prefixes[] = {"DOTNET_", "COMPlus_"};
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(var, sizeof var, "%s%s", prefixes[i], name);
+		const char *v = proc_env_get(env, len, var);
+		if (v) {
+			*value = v;
+			return var;
+		}
+	}
+	*value = NULL;
+	return NULL;
+}
+
+/* CLRConfig reads DWORD settings as hexadecimal. */
+static bool is_zero(const char *v)
+{
+	if (!v || !*v)
+		return false;
+	char *end;
+	unsigned long x = strtoul(v, &end, 16);
+	return *end == 0 && x == 0;
+}
+
+const char *proc_diagnostics_off(const char *env, size_t len, bool profiler, char *buf, size_t n)
+{
+	const char *names[] = {"EnableDiagnostics", profiler ? "EnableDiagnostics_Profiler" : "EnableDiagnostics_IPC"};
+	for (size_t i = 0; i < 2; i++) {
+		const char *value, *var = proc_clr_config(env, len, names[i], &value);
+		if (var && is_zero(value)) {
+			snprintf(buf, n, "%s=%s", var, value);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+/* Each line of maps: address perms offset dev inode [path]. */
+static const char *maps_path(const char *line, const char *eol)
+{
+	const char *p = line;
+	for (int field = 0; field < 5; field++) {
+		while (p < eol && *p != ' ')
+			p++;
+		while (p < eol && *p == ' ')
+			p++;
+	}
+	return p < eol && *p == '/' ? p : NULL;
+}
+
+bool proc_maps_file(const char *maps, const char *prefix, const char *suffix, char *path, size_t n)
+{
+	size_t pl = strlen(prefix), sl = suffix ? strlen(suffix) : 0;
+	for (const char *line = maps; *line;) {
+		const char *eol = strchr(line, '\n');
+		if (!eol)
+			eol = line + strlen(line);
+		const char *p = maps_path(line, eol);
+		if (p) {
+			size_t len = (size_t)(eol - p);
+			const char *deleted = " (deleted)";
+			if (len > strlen(deleted) && memcmp(eol - strlen(deleted), deleted, strlen(deleted)) == 0)
+				len -= strlen(deleted);
+			const char *base = p + len;
+			while (base > p && base[-1] != '/')
+				base--;
+			size_t bl = (size_t)(p + len - base);
+			if (bl >= pl + sl && memcmp(base, prefix, pl) == 0 &&
+			    (!suffix || memcmp(base + bl - sl, suffix, sl) == 0)) {
+				if (path && n)
+					snprintf(path, n, "%.*s", (int)len, p);
+				return true;
+			}
+		}
+		line = *eol ? eol + 1 : eol;
+	}
+	return false;
+}
+
+bool proc_maps_runtime_version(const char *maps, char *out, size_t n)
+{
+	char path[PATH_MAX];
+	if (!proc_maps_file(maps, "libcoreclr.so", NULL, path, sizeof path))
+		return false;
+	char *slash = strrchr(path, '/');
+	if (!slash)
+		return false;
+	*slash = 0;
+	char *dir = strrchr(path, '/');
+	if (!dir)
+		return false;
+	dir++;
+	/* a version directory: starts with a digit, digits and dots, maybe a
+	 * prerelease label (10.0.0-preview.7.25380.108) */
+	if (!isdigit((unsigned char)dir[0]) || !strchr(dir, '.'))
+		return false;
+	for (const char *c = dir; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '.' && *c != '-' && *c != '+')
+			return false;
+	snprintf(out, n, "%s", dir);
+	return true;
+}
+
+/* ---- the processes ---- */
+
+static char *read_cmdline(pid_t pid)
+{
+	size_t len;
+	char *s = proc_read(pid, "cmdline", &len);
+	if (!s)
+		return xstrdup("");
+	while (len && s[len - 1] == 0)
+		len--;
+	for (size_t i = 0; i < len; i++)
+		if (s[i] == 0)
+			s[i] = ' ';
+	s[len] = 0;
+	return s;
+}
+
+void procs_clear(struct dotnet_proc *p)
+{
+	free(p->command);
+	free(p->runtime);
+	free(p->socket);
+	free(p->reason);
+	free(p->info_error);
+	ipc_process_info_free(&p->info);
+	memset(p, 0, sizeof *p);
+}
+
+void procs_free(struct dotnet_proc *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		procs_clear(&p[i]);
+	free(p);
+}
+
+static void not_attachable(struct dotnet_proc *p, const char *why)
+{
+	if (p->attachable || !p->reason) {
+		free(p->reason);
+		p->reason = xstrdup(why);
+	}
+	p->attachable = false;
+}
+
+/* The major version of a runtime version string, 0 if unknown. */
+static int major_version(const char *v)
+{
+	return v && isdigit((unsigned char)v[0]) ? atoi(v) : 0;
+}
+
+/* Whether the process holds a log segment (seg-*.clog) open: the agent
+ * does while it records.  Its library stays mapped after a detach or a
+ * failed attach (it is never unloaded), so being mapped is not enough. */
+static bool writes_segment(pid_t pid)
+{
+	char dir[64];
+	snprintf(dir, sizeof dir, "/proc/%d/fd", (int)pid);
+	DIR *d = opendir(dir);
+	if (!d)
+		return false;
+	bool found = false;
+	struct dirent *e;
+	while (!found && (e = readdir(d))) {
+		char link[PATH_MAX];
+		ssize_t n = readlinkat(dirfd(d), e->d_name, link, sizeof link - 1);
+		if (n <= 0)
+			continue;
+		link[n] = 0;
+		const char *base = strrchr(link, '/');
+		base = base ? base + 1 : link;
+		size_t bl = strlen(base);
+		found = strncmp(base, "seg-", 4) == 0 && bl > 9 && strcmp(base + bl - 5, ".clog") == 0;
+	}
+	closedir(d);
+	return found;
+}
+
+/* The state letter of /proc/PID/stat (R, S, T ...), 0 if unknown. */
+static char proc_state(pid_t pid)
+{
+	size_t len;
+	char *stat = proc_read(pid, "stat", &len);
+	char *paren = stat ? strrchr(stat, ')') : NULL;
+	char state = paren && paren[1] == ' ' ? paren[2] : 0;
+	free(stat);
+	return state;
+}
+
+int procs_get(pid_t pid, struct dotnet_proc *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	char sock[PATH_MAX + 64];
+	int rc = ipc_find_socket(pid, sock, sizeof sock, err, errlen);
+	if (rc < 0 && rc != IPC_ERR_DISABLED && rc != IPC_ERR_NO_SOCKET)
+		return rc;
+	out->pid = pid;
+	out->command = read_cmdline(pid);
+	out->attachable = true;
+	size_t elen = 0, mlen = 0;
+	char *env = proc_read(pid, "environ", &elen);
+	char *maps = proc_read(pid, "maps", &mlen);
+	out->agent_loaded = maps && proc_maps_file(maps, "libclrscope-agent-", ".so", NULL, 0);
+	out->profiled = out->agent_loaded && writes_segment(pid);
+	char buf[256], why[300];
+	/* the reasons, the most fundamental first (not_attachable keeps the first) */
+	if (out->profiled)
+		not_attachable(out, "clrscope is profiling it");
+	const char *v;
+	if (env && (((v = proc_env_get(env, elen, "CORECLR_ENABLE_PROFILING")) && strcmp(v, "1") == 0) ||
+		    ((v = proc_env_get(env, elen, "DOTNET_ENABLE_PROFILING")) && strcmp(v, "1") == 0)))
+		not_attachable(out, "a startup profiler is set (CORECLR_ENABLE_PROFILING=1)");
+	if (rc == IPC_ERR_DISABLED) {
+		snprintf(why, sizeof why, "diagnostics turned off (%s)",
+			 env && proc_diagnostics_off(env, elen, false, buf, sizeof buf) ? buf : "?");
+		not_attachable(out, why);
+		out->info_error = xstrdup(err);
+	} else if (rc == IPC_ERR_NO_SOCKET) {
+		not_attachable(out, "no diagnostics socket");
+		out->info_error = xstrdup(err);
+	} else if (proc_state(pid) == 'T' || proc_state(pid) == 't') {
+		/* its diagnostics server cannot answer: do not wait for it */
+		out->socket = xstrdup(sock);
+		not_attachable(out, "it is stopped (SIGSTOP or a debugger)");
+	} else {
+		out->socket = xstrdup(sock);
+		char ierr[1024];
+		int irc = ipc_process_info(pid, &out->info, ierr, sizeof ierr);
+		if (irc == 0) {
+			if (out->info.clr_version && *out->info.clr_version)
+				out->runtime = xstrdup(out->info.clr_version);
+		} else {
+			if (irc == IPC_ERR_NO_PROCESS) { /* it exited meanwhile */
+				snprintf(err, errlen, "%s", ierr);
+				free(env);
+				free(maps);
+				procs_clear(out);
+				return irc;
+			}
+			out->info_error = xstrdup(ierr);
+			not_attachable(out, "its runtime does not answer");
+		}
+	}
+	if (!out->runtime && maps && proc_maps_runtime_version(maps, buf, sizeof buf))
+		out->runtime = xstrdup(buf);
+	int major = major_version(out->runtime);
+	if (major && major < 6)
+		not_attachable(out, "the agent needs .NET 6 or later");
+	free(env);
+	free(maps);
+	return 0;
+}
+
+struct pidset {
+	pid_t *v;
+	size_t n, cap;
+};
+
+static void pidset_add(struct pidset *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i] == pid)
+			return;
+	xgrow(&s->v, &s->cap, s->n + 1, sizeof *s->v);
+	s->v[s->n++] = pid;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Processes of ours with a dotnet-diagnostic-PID-KEY-socket in dir. */
+static void scan_sockets(const char *dir, struct pidset *s)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		long pid;
+		int end = 0;
+		if (sscanf(e->d_name, "dotnet-diagnostic-%ld-%*u-socket%n", &pid, &end) < 1 || !end ||
+		    e->d_name[end] || pid <= 0 || pid > INT_MAX)
+			continue;
+		char path[64];
+		struct stat st;
+		snprintf(path, sizeof path, "/proc/%ld", pid);
+		if (stat(path, &st) == 0 && st.st_uid == geteuid())
+			pidset_add(s, (pid_t)pid); /* stale ones are weeded out by ipc_find_socket */
+	}
+	closedir(d);
+}
+
+size_t procs_list(struct dotnet_proc **out)
+{
+	struct pidset set = {0};
+	uid_t me = geteuid();
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		if (*end || pid <= 0 || pid > INT_MAX)
+			continue;
+		char path[64];
+		struct stat st;
+		snprintf(path, sizeof path, "/proc/%ld", pid);
+		if (stat(path, &st) < 0 || st.st_uid != me)
+			continue;
+		char *maps = proc_read((pid_t)pid, "maps", NULL);
+		if (maps && proc_maps_file(maps, "libcoreclr.so", NULL, NULL, 0))
+			pidset_add(&set, (pid_t)pid);
+		free(maps);
+	}
+	if (d)
+		closedir(d);
+	const char *tmp = getenv("TMPDIR");
+	if (tmp && *tmp && strcmp(tmp, "/tmp") != 0)
+		scan_sockets(tmp, &set);
+	scan_sockets("/tmp", &set);
+
+	if (set.n)
+		qsort(set.v, set.n, sizeof *set.v, cmp_pid);
+	struct dotnet_proc *procs = xcalloc(set.n ? set.n : 1, sizeof *procs);
+	size_t n = 0;
+	for (size_t i = 0; i < set.n; i++) {
+		char err[1024];
+		if (procs_get(set.v[i], &procs[n], err, sizeof err) == 0)
+			n++;
+	}
+	free(set.v);
+	*out = procs;
+	return n;
+}

@@ -1,0 +1,74 @@
+/* The .NET processes of the current user: which are running, what runtime
+ * they use, whether clrscope profiles them and whether it could attach;
+ * and the /proc reading that this and the IPC client share. */
+#ifndef CLRSCOPE_PROCS_H
+#define CLRSCOPE_PROCS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "ipc.h"
+
+/* ---- /proc ---- */
+
+/* The whole of /proc/PID/NAME, NUL-terminated (the length excludes that
+ * NUL); NULL with errno on failure. */
+char *proc_read(pid_t pid, const char *name, size_t *len);
+
+/* The value of NAME in an environ block (NAME=VALUE\0...), or NULL. */
+const char *proc_env_get(const char *env, size_t len, const char *name);
+
+/* A runtime setting as CoreCLR reads it: DOTNET_NAME, else COMPlus_NAME.
+ * Returns the variable that is set ("DOTNET_EnableDiagnostics") with its
+ * value in *value, or NULL. */
+const char *proc_clr_config(const char *env, size_t len, const char *name, const char **value);
+
+/* If the runtime's diagnostics are off in this environment, the setting
+ * that turns them off ("DOTNET_EnableDiagnostics=0"); NULL when on.  With
+ * profiler, also the settings that only stop profilers
+ * (EnableDiagnostics_Profiler); without, those that stop the IPC socket
+ * (EnableDiagnostics_IPC). */
+const char *proc_diagnostics_off(const char *env, size_t len, bool profiler, char *buf, size_t n);
+
+/* Whether /proc/PID/maps text maps a file whose name starts with prefix
+ * and ends with suffix (suffix may be NULL); the first such path is copied
+ * to path when given. */
+bool proc_maps_file(const char *maps, const char *prefix, const char *suffix, char *path, size_t n);
+
+/* The runtime version from the directory of the mapped libcoreclr.so
+ * (".../Microsoft.NETCore.App/10.0.12/libcoreclr.so" gives "10.0.12"):
+ * false when libcoreclr.so is not mapped from such a directory. */
+bool proc_maps_runtime_version(const char *maps, char *out, size_t n);
+
+/* ---- the processes ---- */
+
+struct dotnet_proc {
+	pid_t pid;
+	char *command; /* /proc/PID/cmdline, arguments joined by spaces */
+	char *runtime; /* CLR version (ProcessInfo2, else the libcoreclr.so directory); NULL if unknown */
+	char *socket;  /* its diagnostics socket; NULL when there is none */
+	bool agent_loaded; /* clrscope's agent (libclrscope-agent-*.so) is mapped in it */
+	bool profiled;     /* ... and recording: it holds a log segment open */
+	bool attachable;
+	char *reason;                 /* why not, when !attachable */
+	struct ipc_process_info info; /* what the runtime said (info.version 0 when it did not answer) */
+	char *info_error;             /* why it did not answer */
+};
+
+/* The .NET processes of this user, sorted by pid: those with CoreCLR
+ * mapped (found through /proc) and those with a live diagnostics socket in
+ * the temporary directories (single-file apps).  Other users' processes
+ * and stale sockets are skipped.  Returns the count; free with procs_free. */
+size_t procs_list(struct dotnet_proc **out);
+
+/* One process, with errors that say why it is not a .NET process of this
+ * user (no such process, another user's, not .NET): the return values of
+ * ipc_find_socket.  A .NET process whose diagnostics are off or whose
+ * socket is missing is returned (0) with attachable false. */
+int procs_get(pid_t pid, struct dotnet_proc *out, char *err, size_t errlen);
+
+void procs_free(struct dotnet_proc *p, size_t n);
+void procs_clear(struct dotnet_proc *p);
+
+#endif
