@@ -16,8 +16,10 @@ check "n == 26" "events.exceptions counts every throw" n="$(json "$p['events']['
 check "n >= 1" "modules were loaded" n="$(json "$p['events']['modules']" "$WORK/t.json")"
 expect_contains "$(json "[m['name'] for m in $p['modules']]" "$WORK/t.json")" "Thrower.dll" "the app's own module is listed"
 check "n >= 1" "methods were compiled" n="$(json "$p['jit']['methods']" "$WORK/t.json")"
-expect_contains "$(clrscope report "$WORK/t")" "exception Clrscope.TestApps.ThrowerException: 25 thrown, 25 caught" \
-	"the text report lists the exception type"
+expect_contains "$(json "$mine[0]['caught_in']" "$WORK/t.json")" "Clrscope.TestApps.Program.Main" "caught in Main"
+expect_contains "$(clrscope report "$WORK/t")" "exception Clrscope.TestApps.ThrowerException: 25 thrown, 25 caught in Clrscope.TestApps.Program.Main" \
+	"the text report lists the exception type and where it was caught"
+expect_contains "$(json "[t['name'] for t in $p['threads']]" "$WORK/t.json")" "" "threads are listed"
 
 expect_status 0 "record GcInducer 7" -- clrscope record -o "$WORK/g" -- dotnet "$(app GcInducer)" 7
 clrscope report --format json "$WORK/g" >"$WORK/g.json"

@@ -100,16 +100,21 @@ kill "$listener" "$pid"
 # the socket is reached through /proc/PID/root and named with the pid the
 # target sees; a profiler path that exists only on our side is not found
 if unshare -m --propagation private true 2>/dev/null; then
-	cp "$CLRSCOPE_AGENT_LIB" "$WORK/agent-copy.so"
-	unshare -m --propagation private sh -c 'mount -t tmpfs none /tmp && exec "$@"' sh \
-		dotnet "$dll" >"$WORK/ns.out" 2>&1 &
+	# The target's TMPDIR is a tmpfs that only its namespace sees (the
+	# directory looks empty from here); the agent copy we put there first
+	# is hidden from the target by that mount.
+	private="$WORK/private"
+	mkdir -p "$private"
+	cp "$CLRSCOPE_AGENT_LIB" "$private/agent-copy.so"
+	unshare -m --propagation private sh -c 'mount -t tmpfs none "$1" && shift && TMPDIR="$0" exec "$@"' \
+		"$private" "$private" dotnet "$dll" >"$WORK/ns.out" 2>&1 &
 	CHILDREN+=($!)
-	wait_for "$WORK/ns.out" '^pid ' 15 || fail "Spin in a mount namespace did not start"
+	wait_for "$WORK/ns.out" '^pid ' 15 || fail "Spin in a mount namespace did not start: $(cat "$WORK/ns.out")"
 	nspid=$(awk '/^pid / {print $2; exit}' "$WORK/ns.out")
 	CHILDREN+=("$nspid")
 	expect_status 0 "ps --pid in another mount namespace" -- clrscope ps --pid "$nspid"
-	expect_contains "$OUT" "socket:      /proc/$nspid/root/tmp/dotnet-diagnostic-$nspid-" "reached through /proc/PID/root"
-	out=$("$tool" attach "$nspid" "$WORK/agent-copy.so")
+	expect_contains "$OUT" "socket:      /proc/$nspid/root$private/dotnet-diagnostic-$nspid-" "reached through /proc/PID/root"
+	out=$("$tool" attach "$nspid" "$private/agent-copy.so")
 	expect_contains "$out" "hr=0x8007007E" "a profiler path missing in the target's namespace: ERROR_MOD_NOT_FOUND"
 	kill "$nspid"
 else

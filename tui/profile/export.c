@@ -147,9 +147,13 @@ static void write_text_events(FILE *f, const struct prof_process *p)
 				 last->gen_bytes[4]) / 1048576.0);
 		free(pauses);
 	}
-	for (size_t i = 0; i < p->nexception_types; i++)
-		fprintf(f, "  exception %s: %" PRIu64 " thrown, %" PRIu64 " caught\n", p->exception_types[i].name,
-			p->exception_types[i].thrown, p->exception_types[i].caught);
+	for (size_t i = 0; i < p->nexception_types; i++) {
+		const struct prof_exception_type *t = &p->exception_types[i];
+		fprintf(f, "  exception %s: %" PRIu64 " thrown, %" PRIu64 " caught", t->name, t->thrown, t->caught);
+		for (uint32_t k = 0; k < t->ncatchers; k++)
+			fprintf(f, "%s%s", k ? ", " : " in ", prof_frame_name(p, t->catchers[k]));
+		fputc('\n', f);
+	}
 	for (size_t i = 0; i < p->ndials; i++) {
 		const struct prof_dials_ack *d = &p->dials[i];
 		fprintf(f, "  dials at %.2f s: generation %" PRIu64 " %s: %s%s%s\n", (double)d->time_us / 1e6, d->generation,
@@ -299,8 +303,23 @@ static void write_json_events(FILE *f, const struct prof_process *p)
 	for (size_t i = 0; i < p->nexception_types; i++) {
 		fputs(i ? ",{\"type\":" : "{\"type\":", f);
 		json_string(f, p->exception_types[i].name);
-		fprintf(f, ",\"count\":%" PRIu64 ",\"caught\":%" PRIu64 "}", p->exception_types[i].thrown,
+		fprintf(f, ",\"count\":%" PRIu64 ",\"caught\":%" PRIu64 ",\"caught_in\":[", p->exception_types[i].thrown,
 			p->exception_types[i].caught);
+		for (uint32_t k = 0; k < p->exception_types[i].ncatchers; k++) {
+			if (k)
+				fputc(',', f);
+			json_string(f, prof_frame_name(p, p->exception_types[i].catchers[k]));
+		}
+		fputs("]}", f);
+	}
+	fputs("],\"threads\":[", f);
+	for (size_t i = 0, n = 0; i < p->nthreads; i++) {
+		const struct prof_thread *t = &p->threads[i];
+		if (!t->runtime_id && !t->samples)
+			continue;
+		fprintf(f, "%s{\"ref\":%zu,\"os_tid\":%u,\"name\":", n++ ? "," : "", i, t->os_tid);
+		json_string(f, t->name ? t->name : "");
+		fprintf(f, ",\"samples\":%" PRIu64 "}", t->samples);
 	}
 	fprintf(f, "],\"jit\":{\"methods\":%" PRIu64 ",\"total_ms\":%.3f}", e->jits, (double)p->jit_total_us / 1000.0);
 	fputs(",\"modules\":[", f);

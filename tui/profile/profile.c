@@ -288,7 +288,7 @@ static uint32_t exception_type(struct prof_process *p, struct cs_str name)
 		return idx;
 	idx = (uint32_t)p->nexception_types;
 	p->exception_types = xrealloc(p->exception_types, (idx + 1) * sizeof *p->exception_types);
-	p->exception_types[idx] = (struct prof_exception_type){dup_str(name), 0, 0};
+	p->exception_types[idx] = (struct prof_exception_type){dup_str(name), 0, 0, {0}, 0};
 	p->nexception_types++;
 	if (!strmap_add(p->exception_index, name.p, name.len, idx)) {
 		fprintf(stderr, "clrscope: out of memory\n");
@@ -318,7 +318,13 @@ static void fold_event(struct prof_process *p, const struct cs_record *rec)
 		p->events.catches++;
 		/* a catch belongs to the latest throw on its thread */
 		if (e.thread_ref < p->thread_last_throw_cap && p->thread_last_throw[e.thread_ref]) {
-			p->exception_types[p->thread_last_throw[e.thread_ref] - 1].caught++;
+			struct prof_exception_type *t = &p->exception_types[p->thread_last_throw[e.thread_ref] - 1];
+			t->caught++;
+			bool known = false;
+			for (uint32_t i = 0; i < t->ncatchers && !known; i++)
+				known = t->catchers[i] == e.id;
+			if (!known && t->ncatchers < sizeof t->catchers / sizeof *t->catchers && e.id < ID_LIMIT)
+				t->catchers[t->ncatchers++] = (uint32_t)e.id;
 			p->thread_last_throw[e.thread_ref] = 0;
 		}
 		break;

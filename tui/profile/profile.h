@@ -51,6 +51,8 @@ struct prof_gc {
 struct prof_exception_type {
 	char *name;
 	uint64_t thrown, caught;
+	uint32_t catchers[4]; /* distinct catching frames (frame ids), the first few */
+	uint32_t ncatchers;
 };
 
 struct prof_dials_ack {
