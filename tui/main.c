@@ -4,8 +4,12 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "commands.h"
 
 static const struct command commands[] = {
+	{"launch", cmd_launch, cmd_launch_usage, "start a .NET program and watch it live (terminal UI)"},
+	{"attach", cmd_attach, cmd_attach_usage, "attach to a running .NET process (terminal UI)"},
+	{"open", cmd_open, cmd_open_usage, "show a session in the terminal UI"},
 	{"record", cmd_record, cmd_record_usage, "run a .NET program under the profiler"},
 	{"report", cmd_report, cmd_report_usage, "print the profile of a session"},
 	{"ps", cmd_ps, cmd_ps_usage, "list your running .NET processes"},
@@ -16,22 +20,27 @@ static const struct command commands[] = {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: clrscope COMMAND [OPTIONS]\n\ncommands:\n");
+	fprintf(f, "usage: clrscope [COMMAND [OPTIONS]]\n\n"
+		   "Without a command, clrscope opens its terminal UI on your running .NET\n"
+		   "processes and installed .NET apps.\n\ncommands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n'clrscope COMMAND --help' describes one; clrscope(1) describes all.\n"
+		   "'clrscope help keys' lists the terminal UI's keys and prompt commands.\n"
 		   "  -h, --help     show this help\n"
 		   "  -V, --version  show the version\n");
 }
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
+	if (argc < 2)
+		return cmd_ui(argc, argv); /* the targets screen */
 	const char *name = argv[1];
 	if (!strcmp(name, "-h") || !strcmp(name, "--help") || !strcmp(name, "help")) {
+		if (argc > 2 && strcmp(name, "help") == 0 && strcmp(argv[2], "keys") == 0) {
+			commands_print(stdout);
+			return 0;
+		}
 		if (argc > 2 && strcmp(name, "help") == 0) {
 			for (size_t i = 0; i < NCOMMANDS; i++) {
 				if (!strcmp(argv[2], commands[i].name)) {

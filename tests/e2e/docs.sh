@@ -19,6 +19,10 @@ for c in $commands; do
 		expect_contains "$rendered" "$opt" "man page has $c $opt"
 	done
 done
+# every prompt command of the terminal UI
+for c in $(clrscope help keys | awk 'NR > 1 && $0 ~ /:[a-z]/ {for (i = 1; i <= NF; i++) if ($i ~ /^:[a-z]+$/) print substr($i, 2)}'); do
+	expect_contains "$rendered" "$c" "man page has the prompt command $c"
+done
 for opt in --help --version; do
 	expect_contains "$rendered" "$opt" "man page has $opt"
 done

@@ -20,6 +20,13 @@ struct command {
 
 int cmd_record(int argc, char **argv);
 void cmd_record_usage(FILE *f);
+int cmd_ui(int argc, char **argv);
+int cmd_open(int argc, char **argv);
+void cmd_open_usage(FILE *f);
+int cmd_launch(int argc, char **argv);
+void cmd_launch_usage(FILE *f);
+int cmd_attach(int argc, char **argv);
+void cmd_attach_usage(FILE *f);
 int cmd_dial(int argc, char **argv);
 void cmd_dial_usage(FILE *f);
 int cmd_report(int argc, char **argv);

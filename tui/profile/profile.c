@@ -1,5 +1,6 @@
 #include "profile.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,9 @@ static void process_free(struct prof_process *p)
 	free(p->dials);
 	free(p->gcs);
 	free(p->control);
+	for (size_t i = 0; i < p->nlog; i++)
+		free(p->log[i].text);
+	free(p->log);
 	free(p->functions);
 	free(p->frames);
 	free(p->stacks);
@@ -253,6 +257,30 @@ static void fold_samples(struct prof_process *p, const struct cs_record *rec)
 		p->bad_records++;
 }
 
+const char *prof_event_kind_name(uint8_t kind)
+{
+	static const char *const names[] = {"gc", "exception", "catch", "jit", "module", "thread", "dials", "message"};
+	return kind < sizeof names / sizeof *names ? names[kind] : "?";
+}
+
+static void log_event(struct prof_process *p, uint64_t time_us, uint8_t kind, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void log_event(struct prof_process *p, uint64_t time_us, uint8_t kind, const char *fmt, ...)
+{
+	if (p->nlog >= PROF_EVENT_LOG_MAX) {
+		p->log_dropped++;
+		return;
+	}
+	char text[600];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	xgrow(&p->log, &p->log_cap, p->nlog + 1, sizeof *p->log);
+	p->log[p->nlog++] = (struct prof_event_line){time_us, kind, xstrdup(text)};
+}
+
 static void fold_dials(struct prof_process *p, const struct cs_record *rec)
 {
 	struct cs_dials_ack a;
@@ -264,6 +292,10 @@ static void fold_dials(struct prof_process *p, const struct cs_record *rec)
 	p->dials = xrealloc(p->dials, (p->ndials + 1) * sizeof *p->dials);
 	p->dials[p->ndials++] = (struct prof_dials_ack){a.time_us, a.generation, a.status, dup_str(a.effective),
 							dup_str(a.error)};
+	static const char *const status[] = {"applied", "rejected", "applied in part"};
+	log_event(p, a.time_us, PEV_DIALS, "dials generation %llu %s: %.*s%s%.*s", (unsigned long long)a.generation,
+		  a.status < 3 ? status[a.status] : "?", (int)a.effective.len, a.effective.p, a.error.len ? "; " : "",
+		  (int)a.error.len, a.error.p);
 }
 
 static void fold_gc(struct prof_process *p, const struct cs_record *rec)
@@ -279,6 +311,12 @@ static void fold_gc(struct prof_process *p, const struct cs_record *rec)
 	*pg = (struct prof_gc){g.start_us, g.duration_us, g.pause_us, g.generation, g.reason, {0}};
 	memcpy(pg->gen_bytes, g.gen_bytes, sizeof pg->gen_bytes);
 	p->events.gcs++;
+	uint64_t heap = 0;
+	for (int i = 0; i < CS_GC_GENERATIONS; i++)
+		heap += g.gen_bytes[i];
+	log_event(p, g.start_us, PEV_GC, "GC gen%u %s: pause %.2f ms, took %.2f ms, heap after %.1f MiB", g.generation,
+		  g.reason == CS_GC_INDUCED ? "induced" : "other", (double)g.pause_us / 1000.0,
+		  (double)g.duration_us / 1000.0, (double)heap / 1048576.0);
 }
 
 static uint32_t exception_type(struct prof_process *p, struct cs_str name)
@@ -312,6 +350,8 @@ static void fold_event(struct prof_process *p, const struct cs_record *rec)
 		p->events.exceptions++;
 		xgrow(&p->thread_last_throw, &p->thread_last_throw_cap, e.thread_ref + 1, sizeof *p->thread_last_throw);
 		p->thread_last_throw[e.thread_ref] = t + 1;
+		log_event(p, e.time_us, PEV_EXCEPTION, "%.*s thrown on thread %llu", (int)e.text.len, e.text.p,
+			  (unsigned long long)e.thread_ref);
 		break;
 	}
 	case CS_REC_CATCH:
@@ -327,10 +367,14 @@ static void fold_event(struct prof_process *p, const struct cs_record *rec)
 				t->catchers[t->ncatchers++] = (uint32_t)e.id;
 			p->thread_last_throw[e.thread_ref] = 0;
 		}
+		log_event(p, e.time_us, PEV_CATCH, "caught in %s on thread %llu", prof_frame_name(p, (uint32_t)e.id),
+			  (unsigned long long)e.thread_ref);
 		break;
 	case CS_REC_JIT:
 		p->events.jits++;
 		p->jit_total_us += e.duration_us;
+		log_event(p, e.time_us, PEV_JIT, "compiled %s in %.2f ms", prof_frame_name(p, (uint32_t)e.id),
+			  (double)e.duration_us / 1000.0);
 		break;
 	case CS_REC_MODULE:
 		if (e.kind == CS_ASSEMBLY)
@@ -339,12 +383,17 @@ static void fold_event(struct prof_process *p, const struct cs_record *rec)
 			p->events.modules++;
 		xgrow(&p->modules, &p->modules_cap, p->nmodules + 1, sizeof *p->modules);
 		p->modules[p->nmodules++] = (struct prof_module){e.time_us, e.kind, dup_str(e.text)};
+		log_event(p, e.time_us, PEV_MODULE, "%s %.*s", e.kind == CS_ASSEMBLY ? "assembly" : "module", (int)e.text.len,
+			  e.text.p);
 		break;
 	case CS_REC_THREAD_EVENT:
 		if (e.kind == CS_THREAD_CREATED)
 			p->events.threads_created++;
 		else if (e.kind == CS_THREAD_DESTROYED)
 			p->events.threads_destroyed++;
+		log_event(p, e.time_us, PEV_THREAD, "thread %llu (os %u) %s%.*s", (unsigned long long)e.thread_ref, e.os_tid,
+			  e.kind == CS_THREAD_CREATED ? "started" : e.kind == CS_THREAD_DESTROYED ? "ended" : "named ",
+			  e.kind == CS_THREAD_NAMED ? (int)e.text.len : 0, e.text.p);
 		break;
 	}
 }
@@ -425,6 +474,7 @@ static void fold(struct prof_process *p, const struct cs_record *rec)
 		}
 		p->messages = xrealloc(p->messages, (p->nmessages + 1) * sizeof *p->messages);
 		p->messages[p->nmessages++] = (struct prof_message){m.time_us, m.level, dup_str(m.text)};
+		log_event(p, m.time_us, PEV_MESSAGE, "agent: %.*s", (int)m.text.len, m.text.p);
 		return;
 	}
 	case CS_REC_DIALS:

@@ -72,6 +72,15 @@ struct prof_event_counts {
 	uint64_t gcs, exceptions, catches, jits, modules, assemblies, threads_created, threads_destroyed;
 };
 
+/* One line of the events log (the live Events view). */
+enum prof_event_kind { PEV_GC, PEV_EXCEPTION, PEV_CATCH, PEV_JIT, PEV_MODULE, PEV_THREAD, PEV_DIALS, PEV_MESSAGE };
+struct prof_event_line {
+	uint64_t time_us;
+	uint8_t kind; /* prof_event_kind */
+	char *text;
+};
+#define PROF_EVENT_LOG_MAX 200000
+
 struct prof_process {
 	char *dir;
 	struct cs_reader reader;
@@ -127,7 +136,12 @@ struct prof_process {
 	size_t nmodules, modules_cap;
 	struct prof_dials_ack *dials;
 	size_t ndials;
+	struct prof_event_line *log; /* the first PROF_EVENT_LOG_MAX events */
+	size_t nlog, log_cap;
+	uint64_t log_dropped;
 };
+
+const char *prof_event_kind_name(uint8_t kind);
 
 struct prof_session {
 	char *dir;

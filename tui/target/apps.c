@@ -47,7 +47,7 @@ static void add(struct app_list *l, const char *name, enum app_source src, const
 		if (l->v[i].source == src && strcmp(l->v[i].command, command) == 0 && strcmp(l->v[i].name, name) == 0)
 			return;
 	xgrow(&l->v, &l->cap, l->n + 1, sizeof *l->v);
-	l->v[l->n++] = (struct app){xstrdup(name), src, xstrdup(command), xstrdup(origin)};
+	l->v[l->n++] = (struct app_entry){xstrdup(name), src, xstrdup(command), xstrdup(origin)};
 }
 
 static const char *home_dir(void)
@@ -502,7 +502,7 @@ static void collect_desktop(struct app_list *l)
 
 static int cmp_app(const void *a, const void *b)
 {
-	const struct app *x = a, *y = b;
+	const struct app_entry *x = a, *y = b;
 	if (x->source != y->source)
 		return (int)x->source - (int)y->source;
 	int c = strcmp(x->name, y->name);

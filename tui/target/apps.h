@@ -17,7 +17,7 @@
 
 enum app_source { APP_LIST, APP_TOOL, APP_DIR, APP_DESKTOP };
 
-struct app {
+struct app_entry {
 	char *name;
 	enum app_source source;
 	char *command; /* a shell command line (paths quoted when needed) */
@@ -25,7 +25,7 @@ struct app {
 };
 
 struct app_list {
-	struct app *v;
+	struct app_entry *v;
 	size_t n, cap;
 };
 

@@ -74,17 +74,27 @@ static int write_dials(struct prof_process *p, char *const *assignments, int n, 
 	return rc;
 }
 
-int dialer_send(struct prof_session *s, struct prof_process *p, char *const *assignments, int n, double timeout,
-		const struct prof_dials_ack **out, char *err, size_t errlen)
+int dialer_post(struct prof_process *p, char *const *assignments, int n, uint64_t *generation, char *err,
+		size_t errlen)
 {
 	if (!p->control[0]) {
 		snprintf(err, errlen, "its agent has no control channel (see its messages in 'clrscope report %s')", p->dir);
 		return -1;
 	}
-	uint64_t generation;
-	if (write_dials(p, assignments, n, &generation, err, errlen) < 0)
+	if (p->ended) {
+		snprintf(err, errlen, "its agent has stopped (%s)", p->end_text ? p->end_text : "ended");
 		return -1;
-	if (cs_namedevent_post(p->control, err, errlen) < 0)
+	}
+	if (write_dials(p, assignments, n, generation, err, errlen) < 0)
+		return -1;
+	return cs_namedevent_post(p->control, err, errlen);
+}
+
+int dialer_send(struct prof_session *s, struct prof_process *p, char *const *assignments, int n, double timeout,
+		const struct prof_dials_ack **out, char *err, size_t errlen)
+{
+	uint64_t generation;
+	if (dialer_post(p, assignments, n, &generation, err, errlen) < 0)
 		return -1;
 	double deadline = clock_now_s() + timeout;
 	const struct prof_dials_ack *ack = NULL;

@@ -7,6 +7,11 @@
 
 #include "profile.h"
 
+/* Writes and posts the assignments without waiting: the answer shows up
+ * in p->dials later.  *generation is the one to look for. */
+int dialer_post(struct prof_process *p, char *const *assignments, int n, uint64_t *generation, char *err,
+		size_t errlen);
+
 /* Sends the assignments (already validated) and waits up to timeout
  * seconds.  Returns 0 with *ack when answered, -1 with err otherwise. */
 int dialer_send(struct prof_session *s, struct prof_process *p, char *const *assignments, int n, double timeout,

@@ -117,6 +117,18 @@ pid_t launch_spawn(const struct launch_request *r, const sigset_t *child_mask, c
 		for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
 			signal(sigs[i], SIG_DFL);
 		sigprocmask(SIG_SETMASK, child_mask, NULL);
+		if (r->output_path) {
+			/* a program under the terminal UI must not write over the screen */
+			int out = open(r->output_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+			int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+			if (out < 0 || in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0) {
+				int e = errno;
+				ssize_t ignored = write(pipefd[1], &e, sizeof e);
+				(void)ignored;
+				_exit(127);
+			}
+			setsid(); /* and must not get the terminal's signals */
+		}
 		execvpe(r->argv[0], r->argv, env);
 		int e = errno;
 		ssize_t ignored = write(pipefd[1], &e, sizeof e);

@@ -1,0 +1,118 @@
+# The terminal UI as a person uses it, in tmux (send-keys, capture-pane) at
+# a pinned size, locale and TERM: the targets screen lists a running app;
+# attaching from the keyboard shows its hot method at the top; ':rate 500'
+# is applied and shown; 'd' detaches and the app keeps running; a resize
+# keeps the screen whole; 'q' leaves and the terminal is restored; a launch
+# keeps the program's output off the screen.
+source "$CLRSCOPE_TESTLIB"
+command -v tmux >/dev/null || { fail "tmux is needed"; finish; }
+
+sock="clrscope-test-$$"
+tm() { tmux -L "$sock" "$@"; }
+cleanup_tmux() { tm kill-server 2>/dev/null || true; }
+trap 'cleanup_tmux; cleanup' EXIT
+screen() { tm capture-pane -p -t ui; }
+# wait_screen TEXT SECONDS: until the screen shows TEXT
+wait_screen() {
+	local deadline=$((SECONDS + $2))
+	while ((SECONDS < deadline)); do
+		screen | grep -qF -- "$1" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+expect_screen() { # expect_screen TEXT SECONDS DESCRIPTION
+	if wait_screen "$1" "$2"; then pass "$3"; else fail "$3: '$1' not on screen:"$'\n'"$(screen)"; fi
+}
+
+export LANG=C.UTF-8 LC_ALL=C.UTF-8
+dll=$(app CpuRatio)
+dotnet "$dll" 60 >"$WORK/app.out" 2>&1 &
+apppid=$!
+CHILDREN+=($apppid)
+for _ in $(seq 50); do grep -q '^pid ' "$WORK/app.out" && break; sleep 0.1; done
+
+tm -f /dev/null new-session -d -s ui -x 100 -y 30 \
+	"env TERM=xterm-256color XDG_STATE_HOME=$WORK/state $CLRSCOPE_BIN; echo EXITED \$?; stty -a | tr ' ' '\\n' | grep -E '^-?(icanon|echo)\$'; echo MODES; sleep 60"
+expect_screen "running .NET process" 10 "the targets screen opens"
+expect_screen "$apppid" 10 "it lists the running app"
+
+# filter down to it and attach from the keyboard
+tm send-keys -t ui / ; sleep 0.2
+tm send-keys -t ui C-u "filter CpuRatio.dll" Enter
+expect_screen "filter: CpuRatio.dll" 5 "the filter is shown"
+tm send-keys -t ui a
+expect_screen "attached to pid $apppid" 15 "'a' attaches"
+expect_screen "Functions" 5 "the session screen opens"
+if wait_screen "Clrscope.TestApps.Program+Worker.Burn" 10; then
+	first=$(screen | sed -n 3p)
+	[[ "$first" == *"Worker.Burn"* ]] && pass "the hot method is at the top" || fail "top row: $first"
+else
+	fail "Burn never showed: $(screen)"
+fi
+
+# the prompt: a rate change, acknowledged on the status bar
+tm send-keys -t ui : ; sleep 0.2
+tm send-keys -t ui "rate 500" Enter
+expect_screen "dials 1/1" 10 "':rate 500' is acknowledged"
+sleep 2.5
+rate=$(screen | grep -oE '[0-9]+ samples/s' | head -1 | awk '{print $1}')
+check "r >= 350 and r <= 560" "the status bar shows about 500 samples/s" r="${rate:-0}"
+
+# views, tree and help
+tm send-keys -t ui 2 ; sleep 0.3
+tm send-keys -t ui h
+expect_screen "- Clrscope.TestApps.Program+Worker.Heavy" 5 "Tree: h opens the hot path"
+tm send-keys -t ui 4
+expect_screen "kind" 5 "Events view"
+tm send-keys -t ui '?'
+expect_screen "clrscope help" 5 "? shows the help"
+tm send-keys -t ui x
+
+# resize in the middle of a session
+tm resize-window -t ui -x 50 -y 12; sleep 0.6
+small=$(screen)
+[[ "$small" == *"clrscope"* && "$small" == *"samples/s"* ]] && pass "a small window keeps the tab line and status bar" ||
+	fail "after resize: $small"
+tm resize-window -t ui -x 100 -y 30; sleep 0.6
+expect_screen "6 Processes" 5 "back to full size"
+
+# detach: the app keeps running
+tm send-keys -t ui d
+expect_screen "detached" 20 "'d' detaches"
+kill -0 "$apppid" 2>/dev/null && pass "the app is still running" || fail "the app died"
+check "n >= 1" "the app's output goes on" n="$(grep -c '^pid' "$WORK/app.out")"
+
+# leave: q to the targets, q to quit; the terminal is restored
+tm send-keys -t ui q; sleep 0.5
+tm send-keys -t ui q
+expect_screen "EXITED 0" 10 "q twice quits with status 0"
+wait_screen "MODES" 5
+restored=$(screen)
+grep -qx "icanon" <<<"$restored" && grep -qx "echo" <<<"$restored" &&
+	pass "the terminal is back in canonical mode with echo" || fail "terminal modes: $restored"
+[[ -f "$WORK/state/clrscope/history" ]] && grep -q "rate 500" "$WORK/state/clrscope/history" &&
+	pass "the prompt history is saved" || fail "no history in $WORK/state/clrscope"
+tm kill-session -t ui
+
+# launch: the program's output goes to the session, not the screen
+tm -f /dev/null new-session -d -s ui -x 100 -y 30 \
+	"env TERM=xterm-256color $CLRSCOPE_BIN launch -o $WORK/launched -- dotnet $dll 3; echo EXITED \$?; sleep 60"
+expect_screen "Worker.Burn" 15 "a launched program is profiled live"
+expect_screen "exited 0" 15 "the status bar says how it ended"
+screen | grep -q "^done " && fail "the program's output reached the screen" || pass "its output stayed off the screen"
+grep -q "^done " "$WORK/launched/output.log" && pass "its output is in output.log" || fail "no output.log"
+tm send-keys -t ui q
+expect_screen "EXITED 0" 10 "q leaves a launched session"
+
+# SIGTERM restores the terminal too
+tm kill-session -t ui
+tm -f /dev/null new-session -d -s ui -x 100 -y 30 \
+	"env TERM=xterm-256color $CLRSCOPE_BIN open $WORK/launched; echo EXITED \$?; stty -a | tr ' ' '\\n' | grep -E '^-?(icanon|echo)\$'; echo MODES; sleep 60"
+expect_screen "Functions" 10 "open shows a finished session"
+pkill -TERM -f "^$CLRSCOPE_BIN open $WORK/launched"
+expect_screen "EXITED 0" 10 "SIGTERM ends it cleanly"
+wait_screen "MODES" 5
+grep -qx "icanon" <<<"$(screen)" && grep -qx "echo" <<<"$(screen)" && pass "and the terminal is restored" ||
+	fail "terminal left raw: $(screen)"
+finish

@@ -1,0 +1,137 @@
+/* The terminal UI's entry points: clrscope (the targets screen), open,
+ * launch and attach (straight to a session). */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+#include "cmd.h"
+#include "dials.h"
+#include "session.h"
+
+void cmd_open_usage(FILE *f)
+{
+	fprintf(f, "usage: clrscope open DIR\n"
+		   "\n"
+		   "Shows a session in the terminal UI: live while its programs run, or long after.\n"
+		   "  -h, --help  show this help\n");
+}
+
+void cmd_launch_usage(FILE *f)
+{
+	fprintf(f, "usage: clrscope launch [-o DIR] [--rate HZ] [--events LIST] -- COMMAND [ARG...]\n"
+		   "\n"
+		   "Starts COMMAND under the profiler and shows it live in the terminal UI.  Its\n"
+		   "output goes to output.log in the session directory, not to the screen.\n"
+		   "  -o, --output DIR   session directory (default: a new one)\n"
+		   "  -r, --rate HZ      samples per second, %d to %d (default %d)\n"
+		   "  -e, --events LIST  runtime events: gc, exceptions, jit, modules, threads, all, none\n"
+		   "  -h, --help         show this help\n",
+		CS_RATE_MIN, CS_RATE_MAX, CS_RATE_DEFAULT);
+}
+
+void cmd_attach_usage(FILE *f)
+{
+	fprintf(f, "usage: clrscope attach [-o DIR] [--rate HZ] [--events LIST] PID\n"
+		   "\n"
+		   "Attaches to the running .NET process PID and shows it live in the terminal UI;\n"
+		   "'d' detaches (the process keeps running), 'a' attaches again.\n"
+		   "  -o, --output DIR   session directory (default: a new one)\n"
+		   "  -r, --rate HZ      samples per second, %d to %d (default %d)\n"
+		   "  -e, --events LIST  runtime events: gc, exceptions, jit, modules, threads, all, none\n"
+		   "  -h, --help         show this help\n",
+		CS_RATE_MIN, CS_RATE_MAX, CS_RATE_DEFAULT);
+}
+
+/* Options shared by launch and attach; returns -1 after a usage error. */
+static int parse_session_options(const char *name, int argc, char **argv, struct app_options *o, int *status)
+{
+	static const struct option options[] = {
+		{"output", required_argument, NULL, 'o'}, {"rate", required_argument, NULL, 'r'},
+		{"events", required_argument, NULL, 'e'}, {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "+o:r:e:h", options, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->dir = optarg;
+			break;
+		case 'r':
+			if (parse_u32(optarg, CS_RATE_MIN, CS_RATE_MAX, &o->rate) < 0) {
+				*status = cmd_usage_error(name, "--rate wants a whole number of Hz from %d to %d, not '%s'",
+							  CS_RATE_MIN, CS_RATE_MAX, optarg);
+				return -1;
+			}
+			break;
+		case 'e': {
+			struct cs_dials check;
+			char assignment[300], why[300];
+			cs_dials_default(&check, CS_RATE_DEFAULT);
+			snprintf(assignment, sizeof assignment, "events=%s", optarg);
+			if (cs_dials_assign(&check, assignment, why, sizeof why) < 0) {
+				*status = cmd_usage_error(name, "--events: %s", why);
+				return -1;
+			}
+			o->events = optarg;
+			break;
+		}
+		case 'h':
+			if (!strcmp(name, "launch"))
+				cmd_launch_usage(stdout);
+			else
+				cmd_attach_usage(stdout);
+			*status = 0;
+			return -1;
+		default:
+			*status = cmd_usage_error(name, "unknown option");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int cmd_ui(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	struct app_options o = {.start = APP_TARGETS, .rate = CS_RATE_DEFAULT};
+	return app_main(&o);
+}
+
+int cmd_open(int argc, char **argv)
+{
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		cmd_open_usage(stdout);
+		return 0;
+	}
+	if (argc != 2)
+		return cmd_usage_error("open", "give one session directory");
+	struct app_options o = {.start = APP_OPEN, .dir = argv[1], .rate = CS_RATE_DEFAULT};
+	return app_main(&o);
+}
+
+int cmd_launch(int argc, char **argv)
+{
+	struct app_options o = {.start = APP_LAUNCH, .rate = CS_RATE_DEFAULT};
+	int status;
+	if (parse_session_options("launch", argc, argv, &o, &status) < 0)
+		return status;
+	if (optind >= argc)
+		return cmd_usage_error("launch", "no command to run: clrscope launch [OPTIONS] -- COMMAND [ARG...]");
+	o.command = argv + optind;
+	return app_main(&o);
+}
+
+int cmd_attach(int argc, char **argv)
+{
+	struct app_options o = {.start = APP_ATTACH, .rate = CS_RATE_DEFAULT};
+	int status;
+	if (parse_session_options("attach", argc, argv, &o, &status) < 0)
+		return status;
+	unsigned pid;
+	if (optind != argc - 1 || parse_u32(argv[optind], 1, 0x7fffffff, &pid) < 0)
+		return cmd_usage_error("attach", "give the pid of one running .NET process");
+	o.pid = (pid_t)pid;
+	return app_main(&o);
+}

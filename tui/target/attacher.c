@@ -1,0 +1,95 @@
+#include "attacher.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agentpath.h"
+#include "clock.h"
+#include "dialer.h"
+#include "ipc.h"
+#include "procs.h"
+#include "session.h"
+
+#define ATTACH_TIMEOUT_MS 10000
+#define DETACH_TIMEOUT_S 15.0
+
+/* A short name for the session directory: the process's comm. */
+static void process_name(pid_t pid, char *out, size_t n)
+{
+	size_t len = 0;
+	char *comm = proc_read(pid, "comm", &len);
+	snprintf(out, n, "pid%d", (int)pid);
+	if (comm && len) {
+		while (len && (comm[len - 1] == '\n' || comm[len - 1] == 0))
+			len--;
+		snprintf(out, n, "%.*s", (int)len, comm);
+	}
+	free(comm);
+}
+
+int attacher_start(pid_t pid, const char *dir, unsigned rate, const char *events, char *session, size_t n,
+		   char *err, size_t errlen)
+{
+	char agent[PATH_MAX], socket_path[PATH_MAX];
+	if (agent_path_find(agent, sizeof agent, err, errlen) < 0)
+		return -1;
+	if (ipc_find_socket(pid, socket_path, sizeof socket_path, err, errlen) < 0)
+		return -1;
+	char name[64], command[64];
+	process_name(pid, name, sizeof name);
+	snprintf(command, sizeof command, "attach %d", (int)pid);
+	if (cs_session_create(dir, name, command, session, n, err, errlen) < 0)
+		return -1;
+	char data[PATH_MAX + 256];
+	int len = snprintf(data, sizeof data, "session=%s\nrate=%u\n%s%s%s", session, rate, events ? "events=" : "",
+			   events ? events : "", events ? "\n" : "");
+	uint8_t clsid[16];
+	ipc_guid_parse(CS_AGENT_CLSID, clsid);
+	if (ipc_attach_profiler(pid, ATTACH_TIMEOUT_MS, clsid, agent, data, (uint32_t)len, err, errlen) < 0)
+		return -1;
+	return 0;
+}
+
+static bool process_alive(pid_t pid)
+{
+	return kill(pid, 0) == 0 || errno == EPERM;
+}
+
+struct prof_process *attacher_wait_hello(struct prof_session *s, pid_t pid, double timeout)
+{
+	double deadline = clock_now_s() + timeout;
+	for (;;) {
+		prof_session_update(s, false);
+		for (size_t i = 0; i < s->nprocs; i++)
+			if (s->procs[i]->have_hello && s->procs[i]->pid == (uint32_t)pid)
+				return s->procs[i];
+		if (clock_now_s() >= deadline || !process_alive(pid))
+			return NULL;
+		clock_sleep_ms(20);
+	}
+}
+
+int attacher_detach(struct prof_session *s, struct prof_process *p, char *err, size_t errlen)
+{
+	const struct prof_dials_ack *ack;
+	char *const detach_dial[] = {"detach"};
+	if (dialer_send(s, p, detach_dial, 1, DETACH_TIMEOUT_S, &ack, err, errlen) < 0) {
+		if (p->ended && p->end_reason != CS_END_DETACH)
+			return 0; /* it went away on its own meanwhile */
+		return -1;
+	}
+	if (ack->status != CS_DIALS_APPLIED) {
+		snprintf(err, errlen, "pid %u refused to detach: %s", p->pid, ack->error);
+		return -1;
+	}
+	if (!dialer_wait_end(s, p, DETACH_TIMEOUT_S)) {
+		snprintf(err, errlen, "pid %u acknowledged the detach but its agent has not finished within %.0f s", p->pid,
+			 DETACH_TIMEOUT_S);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,24 @@
+/* Joining and leaving a running .NET process: AttachProfiler with the
+ * session in its client data, then (later) a detach dial.  Used by
+ * 'record --pid' and by the terminal UI. */
+#ifndef CLRSCOPE_ATTACHER_H
+#define CLRSCOPE_ATTACHER_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "profile.h"
+
+/* Creates a session (dir, or a new one) and attaches the agent to pid;
+ * session receives the directory.  -1 with err (the runtime's reason in
+ * words) on failure. */
+int attacher_start(pid_t pid, const char *dir, unsigned rate, const char *events, char *session, size_t n,
+		   char *err, size_t errlen);
+
+/* Waits for the agent's hello in an open session; NULL on timeout. */
+struct prof_process *attacher_wait_hello(struct prof_session *s, pid_t pid, double timeout);
+
+/* Asks the agent to detach and waits for its END record. */
+int attacher_detach(struct prof_session *s, struct prof_process *p, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,660 @@
+#include "app.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <langinfo.h>
+#include <limits.h>
+#include <locale.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "agentpath.h"
+#include "apps.h"
+#include "attacher.h"
+#include "clock.h"
+#include "commands.h"
+#include "dialer.h"
+#include "dials.h"
+#include "launch.h"
+#include "procs.h"
+#include "prompt.h"
+#include "screen.h"
+#include "session.h"
+#include "watch.h"
+#include "xalloc.h"
+
+#define REFRESH_MS 1000
+#define TARGETS_REFRESH_S 2.0
+
+static struct app *the_app; /* for the crash handler and atexit */
+static bool curses_on;
+
+/* ---- the terminal ---- */
+
+static void term_restore(void)
+{
+	if (curses_on) {
+		curses_on = false;
+		endwin();
+	}
+}
+
+static void crash(int sig)
+{
+	term_restore(); /* best effort: the terminal matters more than purity here */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void term_open(struct app *a)
+{
+	initscr();
+	curses_on = true;
+	atexit(term_restore);
+	static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+	for (size_t i = 0; i < sizeof fatal / sizeof *fatal; i++)
+		signal(fatal[i], crash);
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED, NULL);
+	if (!a->no_color && has_colors()) {
+		start_color();
+		use_default_colors();
+		init_pair(1, COLOR_CYAN, -1);                   /* header */
+		init_pair(2, COLOR_BLACK, COLOR_CYAN);          /* selected */
+		init_pair(3, COLOR_BLACK, COLOR_WHITE);         /* status */
+		init_pair(4, COLOR_BLUE, -1);                   /* dim */
+		init_pair(5, COLOR_YELLOW, -1);                 /* hot */
+		init_pair(6, COLOR_RED, -1);                    /* warn */
+		init_pair(7, COLOR_GREEN, -1);                  /* good */
+	}
+	a->canvas.window = stdscr;
+	a->canvas.ascii = strcmp(nl_langinfo(CODESET), "UTF-8") != 0;
+	getmaxyx(stdscr, a->canvas.rows, a->canvas.cols);
+}
+
+static void term_resize(struct app *a)
+{
+	struct winsize ws;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col)
+		resize_term(ws.ws_row, ws.ws_col);
+	getmaxyx(stdscr, a->canvas.rows, a->canvas.cols);
+	clearok(stdscr, TRUE);
+}
+
+void app_message(struct app *a, bool error, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *dst = a->session ? a->session->message : a->message;
+	vsnprintf(dst, sizeof a->message, fmt, ap);
+	va_end(ap);
+	if (a->session)
+		a->session->message_error = error;
+	else
+		a->message_error = error;
+}
+
+/* ---- sessions ---- */
+
+static struct ui_session *session_new(void)
+{
+	struct ui_session *s = xcalloc(1, sizeof *s);
+	s->focus = UINT32_MAX;
+	return s;
+}
+
+void app_close_session(struct app *a)
+{
+	struct ui_session *s = a->session;
+	if (!s)
+		return;
+	if (a->watch_fd >= 0)
+		watch_stop();
+	a->watch_fd = -1;
+	prof_session_free(&s->model);
+	free(s->function_rows);
+	free(s->nodes);
+	free(s->tree_rows);
+	free(s->tree_depth);
+	free(s->caller_rows);
+	free(s->event_rows);
+	free(s);
+	a->session = NULL;
+}
+
+int app_open_session(struct app *a, const char *dir, char *err, size_t errlen)
+{
+	struct ui_session *s = session_new();
+	if (prof_session_open(&s->model, dir, err, errlen) < 0) {
+		free(s);
+		return -1;
+	}
+	app_close_session(a);
+	a->session = s;
+	char why[512];
+	a->watch_fd = watch_start(s->model.dir, why, sizeof why);
+	if (a->watch_fd < 0)
+		ui_session_message(s, true, "%s: updates come every second instead", why);
+	ui_session_refresh(s);
+	ui_session_update_views(s);
+	return 0;
+}
+
+int app_launch(struct app *a, char **argv, const char *dir, const char *events)
+{
+	char agent[PATH_MAX], session[PATH_MAX], err[PATH_MAX + 256];
+	if (agent_path_find(agent, sizeof agent, err, sizeof err) < 0) {
+		app_message(a, true, "%s", err);
+		return -1;
+	}
+	size_t len = 1;
+	for (int i = 0; argv[i]; i++)
+		len += strlen(argv[i]) + 1;
+	char *joined = xcalloc(1, len);
+	for (int i = 0; argv[i]; i++) {
+		if (i)
+			strcat(joined, " ");
+		strcat(joined, argv[i]);
+	}
+	int rc = cs_session_create(dir, argv[0], joined, session, sizeof session, err, sizeof err);
+	free(joined);
+	if (rc < 0) {
+		app_message(a, true, "%s", err);
+		return -1;
+	}
+	char output[PATH_MAX + 16];
+	snprintf(output, sizeof output, "%s/output.log", session);
+	sigset_t none;
+	sigemptyset(&none);
+	struct launch_request req = {argv, agent, session, a->rate, events, NULL, output};
+	pid_t pid = launch_spawn(&req, &none, err, sizeof err);
+	if (pid < 0) {
+		app_message(a, true, "%s", err);
+		return -1;
+	}
+	if (app_open_session(a, session, err, sizeof err) < 0) {
+		app_message(a, true, "%s", err);
+		return -1;
+	}
+	a->session->state = TARGET_STARTING;
+	a->session->target = pid;
+	snprintf(a->session->output_path, sizeof a->session->output_path, "%s", output);
+	app_message(a, false, "launched %s (pid %d); its output goes to %s", argv[0], (int)pid, output);
+	return 0;
+}
+
+int app_attach(struct app *a, pid_t pid, const char *dir, const char *events)
+{
+	char session[PATH_MAX], err[PATH_MAX + 512];
+	if (attacher_start(pid, dir, a->rate, events, session, sizeof session, err, sizeof err) < 0) {
+		app_message(a, true, "%s", err);
+		return -1;
+	}
+	if (!a->session || strcmp(a->session->model.dir, session) != 0) {
+		if (app_open_session(a, session, err, sizeof err) < 0) {
+			app_message(a, true, "%s", err);
+			return -1;
+		}
+	}
+	struct ui_session *s = a->session;
+	struct prof_process *p = attacher_wait_hello(&s->model, pid, 10.0);
+	for (size_t i = 0; p && i < s->model.nprocs; i++)
+		if (s->model.procs[i] == p)
+			s->proc = i;
+	s->state = TARGET_RUNNING;
+	s->target = pid;
+	s->nnodes = 0;
+	ui_session_update_views(s);
+	app_message(a, false, p ? "attached to pid %d" : "attached to pid %d; waiting for its agent", (int)pid);
+	return 0;
+}
+
+void app_send_dials(struct app *a, char *const *assignments, int n)
+{
+	struct ui_session *s = a->session;
+	struct prof_process *p = s ? ui_current(s) : NULL;
+	if (!p || !p->have_hello) {
+		app_message(a, true, "no live agent here to send dials to");
+		return;
+	}
+	struct cs_dials check;
+	cs_dials_default(&check, CS_RATE_DEFAULT);
+	char err[600];
+	for (int i = 0; i < n; i++) {
+		if (cs_dials_assign(&check, assignments[i], err, sizeof err) < 0) {
+			app_message(a, true, "%s", err);
+			return;
+		}
+	}
+	uint64_t generation;
+	if (dialer_post(p, assignments, n, &generation, err, sizeof err) < 0) {
+		app_message(a, true, "%s", err);
+		return;
+	}
+	s->dial_requested = generation;
+	app_message(a, false, "sent %s (generation %" PRIu64 ")", assignments[0], generation);
+}
+
+/* ---- the targets screen ---- */
+
+static const struct column target_columns[] = {
+	{"pid", 8, true}, {"runtime", 10, false}, {"attach", 24, false}, {"profiled", 8, false}, {"command", 0, false},
+};
+
+void app_refresh_targets(struct app *a)
+{
+	struct targets *t = &a->targets;
+	procs_free(t->procs, t->nprocs);
+	t->procs = NULL;
+	t->nprocs = procs_list(&t->procs);
+	if (!t->apps) {
+		t->apps = xcalloc(1, sizeof *t->apps);
+		FILE *sink = fopen("/dev/null", "w"); /* warnings: 'clrscope apps' shows them */
+		apps_collect(t->apps, sink);
+		if (sink)
+			fclose(sink);
+	}
+	t->nrows = 0;
+	size_t total = t->nprocs + t->apps->n;
+	xgrow(&t->rows, &t->rows_cap, total + 1, sizeof *t->rows);
+	for (size_t i = 0; i < total; i++) {
+		const char *text = i < t->nprocs ? t->procs[i].command : t->apps->v[i - t->nprocs].command;
+		if (!a->filter[0] || (text && strstr(text, a->filter)))
+			t->rows[t->nrows++] = i;
+	}
+	t->lv.cols = target_columns;
+	t->lv.ncols = sizeof target_columns / sizeof *target_columns;
+	listview_set_rows(&t->lv, t->nrows);
+}
+
+static void target_cell(void *ctx, size_t row, int col, char *buf, size_t n)
+{
+	struct app *a = ctx;
+	struct targets *t = &a->targets;
+	size_t i = t->rows[row];
+	if (i < t->nprocs) {
+		const struct dotnet_proc *p = &t->procs[i];
+		switch (col) {
+		case 0: snprintf(buf, n, "%d", (int)p->pid); break;
+		case 1: snprintf(buf, n, "%s", p->runtime ? p->runtime : "?"); break;
+		case 2: snprintf(buf, n, "%s", p->attachable ? "yes" : p->reason ? p->reason : "no"); break;
+		case 3: snprintf(buf, n, "%s", p->profiled ? "yes" : "no"); break;
+		default: snprintf(buf, n, "%s", p->command ? p->command : ""); break;
+		}
+		return;
+	}
+	const struct app_entry *e = &t->apps->v[i - t->nprocs];
+	switch (col) {
+	case 0: snprintf(buf, n, "app"); break;
+	case 1: snprintf(buf, n, "%s", app_source_name(e->source)); break;
+	case 2: snprintf(buf, n, "Enter launches"); break;
+	case 3: buf[0] = 0; break;
+	default: snprintf(buf, n, "%s", e->command); break;
+	}
+}
+
+static enum ui_style target_style(void *ctx, size_t row)
+{
+	struct app *a = ctx;
+	return a->targets.rows[row] < a->targets.nprocs ? UI_NORMAL : UI_DIM;
+}
+
+static void draw_targets(struct app *a, struct canvas *c)
+{
+	canvas_fill(c, 0, 0, c->cols, UI_STATUS);
+	char title[160];
+	snprintf(title, sizeof title, " clrscope  %zu running .NET process%s, %zu app%s", a->targets.nprocs,
+		 a->targets.nprocs == 1 ? "" : "es", a->targets.apps ? a->targets.apps->n : 0,
+		 a->targets.apps && a->targets.apps->n == 1 ? "" : "s");
+	canvas_text(c, 0, 0, c->cols, UI_STATUS, true, title);
+	int height = c->rows - 3 > 1 ? c->rows - 3 : 1;
+	for (int y = 1; y < 1 + height; y++)
+		canvas_fill(c, y, 0, c->cols, UI_NORMAL);
+	listview_draw(&a->targets.lv, c, 1, height, target_cell, target_style, a);
+	if (!a->targets.nrows)
+		canvas_text(c, 3, 2, c->cols - 2, UI_DIM, false,
+			    a->filter[0] ? "nothing matches the filter" : "no .NET processes of yours are running; :launch COMMAND starts one");
+	char status[300];
+	snprintf(status, sizeof status, " Enter attach/launch | a attach | / filter | : prompt | ? help | q quit%s%s",
+		 a->filter[0] ? " | filter: " : "", a->filter);
+	canvas_text(c, c->rows - 2, 0, c->cols, UI_STATUS, true, status);
+	canvas_text(c, c->rows - 1, 0, c->cols, a->message_error ? UI_WARN : UI_NORMAL, true, a->message);
+}
+
+static void launch_prompt_done(char *line, void *ctx);
+
+static int targets_key(struct app *a, int key)
+{
+	struct targets *t = &a->targets;
+	if (listview_key(&t->lv, key))
+		return KEY_HANDLED | KEY_REDRAW;
+	if (t->lv.cursor >= t->nrows)
+		return KEY_IGNORED;
+	size_t i = t->rows[t->lv.cursor];
+	if (key == '\n' || key == '\r' || key == KEY_ENTER || key == 'a') {
+		if (i < t->nprocs) {
+			if (!t->procs[i].attachable) {
+				app_message(a, true, "cannot attach to %d: %s", (int)t->procs[i].pid,
+					    t->procs[i].reason ? t->procs[i].reason : "not attachable");
+				return KEY_HANDLED | KEY_REDRAW;
+			}
+			app_attach(a, t->procs[i].pid, NULL, NULL);
+		} else if (key != 'a') {
+			/* the command line is editable before it runs */
+			char initial[4200];
+			snprintf(initial, sizeof initial, "launch %s", t->apps->v[i - t->nprocs].command);
+			prompt_open(initial, launch_prompt_done, a);
+		}
+		return KEY_HANDLED | KEY_REDRAW;
+	}
+	if (key == 'r') {
+		app_refresh_targets(a);
+		return KEY_HANDLED | KEY_REDRAW;
+	}
+	return KEY_IGNORED;
+}
+
+/* ---- help ---- */
+
+static void draw_help(struct canvas *c)
+{
+	int y = 0;
+	canvas_fill(c, y, 0, c->cols, UI_STATUS);
+	canvas_text(c, y++, 0, c->cols, UI_STATUS, true, " clrscope help: any key goes back");
+	for (int i = y; i < c->rows; i++)
+		canvas_fill(c, i, 0, c->cols, UI_NORMAL);
+	char line[400];
+	canvas_text(c, y++, 0, c->cols, UI_HEADER, true, " keys            prompt command                   what it does");
+	for (const struct ui_command *cmd = ui_commands; cmd->name && y < c->rows; cmd++) {
+		snprintf(line, sizeof line, " %-15s :%-8s %-22s %s", cmd->keys, cmd->name, cmd->args, cmd->help);
+		canvas_text(c, y++, 0, c->cols, UI_NORMAL, true, line);
+	}
+	for (const struct ui_key_help *k = ui_keys; k->keys && y < c->rows; k++) {
+		snprintf(line, sizeof line, " %-15s  %-31s %s", k->keys, "", k->help);
+		canvas_text(c, y++, 0, c->cols, UI_NORMAL, true, line);
+	}
+	if (y < c->rows)
+		canvas_text(c, y++, 0, c->cols, UI_DIM, true, " views: 1 Functions  2 Tree  3 Callers  4 Events  5 Threads  6 Processes");
+}
+
+/* ---- the loop ---- */
+
+static void draw(struct app *a)
+{
+	struct canvas *c = &a->canvas;
+	if (a->help)
+		draw_help(c);
+	else if (a->session)
+		screen_draw_session(a->session, c);
+	else
+		draw_targets(a, c);
+	int cursor = -1;
+	if (prompt_active())
+		cursor = prompt_draw(c, c->rows - 1);
+	else if (prompt_matches()[0])
+		canvas_text(c, c->rows - 1, 0, c->cols, UI_DIM, true, prompt_matches());
+	if (cursor >= 0) {
+		curs_set(1);
+		move(c->rows - 1, cursor);
+	} else {
+		curs_set(0);
+	}
+	wnoutrefresh(stdscr);
+	doupdate();
+}
+
+static void prompt_line_done(char *line, void *ctx)
+{
+	struct app *a = ctx;
+	if (line)
+		commands_run_line(a, line);
+}
+
+static void launch_prompt_done(char *line, void *ctx)
+{
+	prompt_line_done(line, ctx);
+}
+
+static void filter_prompt(struct app *a)
+{
+	const char *filter = a->session ? a->session->filter : a->filter;
+	char initial[200];
+	snprintf(initial, sizeof initial, "filter %s", filter);
+	prompt_open(initial, prompt_line_done, a);
+}
+
+static void leave_screen(struct app *a)
+{
+	if (a->session && !a->session_first) {
+		app_close_session(a);
+		app_refresh_targets(a);
+	} else {
+		a->quit = true;
+	}
+}
+
+static void handle_key(struct app *a, int key, bool function_key)
+{
+	if (prompt_active()) {
+		prompt_key(key, function_key);
+		return;
+	}
+	if (a->help) {
+		a->help = false;
+		return;
+	}
+	if (function_key && key == KEY_MOUSE) {
+		MEVENT ev;
+		if (getmouse(&ev) == OK) {
+			struct listview *lv = a->session ? NULL : &a->targets.lv;
+			if (a->session) {
+				struct listview *views[] = {&a->session->functions_lv, &a->session->tree_lv, &a->session->callers_lv,
+							    &a->session->events_lv, &a->session->threads_lv, &a->session->processes_lv};
+				lv = views[a->session->view];
+			}
+			listview_click(lv, ev.y - 2 - (a->session && a->session->view == 2 ? 1 : 0));
+		}
+		return;
+	}
+	if (!function_key) {
+		switch (key) {
+		case 'q':
+			leave_screen(a);
+			return;
+		case '?':
+			a->help = true;
+			return;
+		case ':':
+			prompt_open("", prompt_line_done, a);
+			return;
+		case '/':
+			filter_prompt(a);
+			return;
+		case '\r':
+			key = '\n';
+			break;
+		}
+	}
+	if (a->session) {
+		if (commands_session_key(a, key) & KEY_HANDLED)
+			return;
+		ui_view(a->session->view)->key(a->session, key);
+	} else {
+		targets_key(a, key);
+	}
+}
+
+/* A launched program ended: note how. */
+static void reap(struct app *a)
+{
+	int status;
+	pid_t pid;
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		struct ui_session *s = a->session;
+		if (s && pid == s->target) {
+			s->state = TARGET_EXITED;
+			s->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+			app_message(a, s->exit_status != 0, "the program exited with status %d", s->exit_status);
+		}
+	}
+}
+
+static void run(struct app *a, int sfd)
+{
+	double last_targets = 0, last_refresh = 0;
+	while (!a->quit) {
+		double now = clock_now_s();
+		if (a->session && now - last_refresh >= REFRESH_MS / 1000.0) {
+			last_refresh = now;
+			if (ui_session_refresh(a->session))
+				ui_session_update_views(a->session);
+			if (a->session->state == TARGET_STARTING && ui_current(a->session) &&
+			    ui_current(a->session)->have_hello)
+				a->session->state = TARGET_RUNNING;
+		}
+		if (!a->session && now - last_targets >= TARGETS_REFRESH_S) {
+			last_targets = now;
+			app_refresh_targets(a);
+		}
+		draw(a);
+		struct pollfd fds[3] = {{STDIN_FILENO, POLLIN, 0}, {sfd, POLLIN, 0}, {a->watch_fd, POLLIN, 0}};
+		int n = poll(fds, 3, 250);
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n <= 0)
+			continue;
+		if (fds[1].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+				if (si.ssi_signo == SIGWINCH)
+					term_resize(a);
+				else if (si.ssi_signo == SIGCHLD)
+					reap(a);
+				else
+					a->quit = true; /* SIGINT, SIGTERM, SIGHUP: leave cleanly */
+			}
+		}
+		if (a->watch_fd >= 0 && (fds[2].revents & POLLIN)) {
+			watch_drain(a->watch_fd);
+			if (a->session && ui_session_refresh(a->session))
+				ui_session_update_views(a->session);
+		}
+		if (fds[0].revents & (POLLIN | POLLHUP)) {
+			wint_t ch;
+			int r;
+			while ((r = get_wch(&ch)) != ERR) {
+				if (r == KEY_CODE_YES && ch == KEY_RESIZE)
+					term_resize(a);
+				else
+					handle_key(a, (int)ch, r == KEY_CODE_YES);
+				if (a->quit)
+					break;
+			}
+			if (fds[0].revents & POLLHUP)
+				a->quit = true;
+		}
+	}
+}
+
+static void app_free(struct app *a)
+{
+	app_close_session(a);
+	procs_free(a->targets.procs, a->targets.nprocs);
+	if (a->targets.apps) {
+		apps_free(a->targets.apps);
+		free(a->targets.apps);
+	}
+	free(a->targets.rows);
+	memset(&a->targets, 0, sizeof a->targets);
+}
+
+int app_main(const struct app_options *o)
+{
+	setlocale(LC_ALL, "");
+	struct app a;
+	memset(&a, 0, sizeof a);
+	the_app = &a;
+	a.watch_fd = -1;
+	a.rate = o->rate;
+	a.no_color = getenv("NO_COLOR") && getenv("NO_COLOR")[0];
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "clrscope: the terminal UI needs a terminal (use 'clrscope record' and 'report' in scripts)\n");
+		return 1;
+	}
+	char err[PATH_MAX + 512];
+	/* what fails before the screen opens is said on the plain terminal */
+	if (o->start == APP_OPEN) {
+		struct prof_session probe;
+		if (prof_session_open(&probe, o->dir, err, sizeof err) < 0) {
+			fprintf(stderr, "clrscope: %s\n", err);
+			return 1;
+		}
+		prof_session_free(&probe);
+	}
+	sigset_t mask, old;
+	sigemptyset(&mask);
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGWINCH};
+	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+		sigaddset(&mask, sigs[i]);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+
+	term_open(&a);
+	prompt_init(commands_candidate);
+	int rc = 0;
+	switch (o->start) {
+	case APP_TARGETS:
+		app_refresh_targets(&a);
+		break;
+	case APP_OPEN:
+		if (app_open_session(&a, o->dir, err, sizeof err) < 0)
+			rc = 1;
+		break;
+	case APP_LAUNCH:
+		if (app_launch(&a, o->command, o->dir, o->events) < 0)
+			rc = 1;
+		break;
+	case APP_ATTACH:
+		if (app_attach(&a, o->pid, o->dir, o->events) < 0)
+			rc = 1;
+		break;
+	}
+	if (rc) {
+		char message[sizeof a.message];
+		snprintf(message, sizeof message, "%s", a.message);
+		prompt_fini();
+		term_restore();
+		app_free(&a);
+		fprintf(stderr, "clrscope: %s\n", message);
+		return 1;
+	}
+	a.session_first = o->start != APP_TARGETS;
+	run(&a, sfd);
+	prompt_fini();
+	term_restore();
+	/* a program we launched keeps running: say where its session is */
+	if (a.session && a.session->state == TARGET_RUNNING)
+		fprintf(stderr, "clrscope: pid %d keeps running; its session is %s\n", (int)a.session->target,
+			a.session->model.dir);
+	app_free(&a);
+	if (sfd >= 0)
+		close(sfd);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return 0;
+}

@@ -1,0 +1,361 @@
+/* One table of keys and prompt commands: the help screen, Tab completion
+ * and the man page test all read it, so they cannot disagree. */
+#include "commands.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dials.h"
+#include "export.h"
+#include "session.h"
+
+static int run_rate(struct app *a, int argc, char **argv)
+{
+	if (argc != 2) {
+		app_message(a, true, "usage: rate HZ (%d to %d)", CS_RATE_MIN, CS_RATE_MAX);
+		return KEY_REDRAW;
+	}
+	char dial[64];
+	snprintf(dial, sizeof dial, "rate=%s", argv[1]);
+	char *d[] = {dial};
+	app_send_dials(a, d, 1);
+	return KEY_REDRAW;
+}
+
+static int run_sampling(struct app *a, int argc, char **argv)
+{
+	if (argc != 2) {
+		app_message(a, true, "usage: sampling on|off");
+		return KEY_REDRAW;
+	}
+	char dial[64];
+	snprintf(dial, sizeof dial, "sampling=%s", argv[1]);
+	char *d[] = {dial};
+	app_send_dials(a, d, 1);
+	return KEY_REDRAW;
+}
+
+static int run_events(struct app *a, int argc, char **argv)
+{
+	if (argc < 2) {
+		app_message(a, true, "usage: events +KIND|-KIND ... (gc, exceptions, jit, modules, threads)");
+		return KEY_REDRAW;
+	}
+	char dial[256] = "events=";
+	for (int i = 1; i < argc; i++) {
+		strncat(dial, argv[i], sizeof dial - strlen(dial) - 2);
+		if (i + 1 < argc)
+			strcat(dial, ",");
+	}
+	char *d[] = {dial};
+	app_send_dials(a, d, 1);
+	return KEY_REDRAW;
+}
+
+static int run_detach(struct app *a, int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	char *d[] = {"detach"};
+	app_send_dials(a, d, 1);
+	return KEY_REDRAW;
+}
+
+static int run_attach(struct app *a, int argc, char **argv)
+{
+	pid_t pid = 0;
+	if (argc == 2)
+		pid = (pid_t)strtol(argv[1], NULL, 10);
+	else if (a->session && ui_current(a->session))
+		pid = (pid_t)ui_current(a->session)->pid;
+	if (pid <= 0) {
+		app_message(a, true, "usage: attach [PID]");
+		return KEY_REDRAW;
+	}
+	app_attach(a, pid, a->session ? a->session->model.dir : NULL, NULL);
+	return KEY_REDRAW;
+}
+
+static int run_filter(struct app *a, int argc, char **argv)
+{
+	char *filter = a->session ? a->session->filter : a->filter;
+	size_t cap = sizeof a->filter;
+	filter[0] = 0;
+	for (int i = 1; i < argc; i++) {
+		if (i > 1)
+			strncat(filter, " ", cap - strlen(filter) - 1);
+		strncat(filter, argv[i], cap - strlen(filter) - 1);
+	}
+	if (a->session)
+		ui_session_update_views(a->session);
+	else
+		app_refresh_targets(a);
+	app_message(a, false, filter[0] ? "filter: %s" : "no filter%s", filter);
+	return KEY_REDRAW;
+}
+
+static int run_export(struct app *a, int argc, char **argv)
+{
+	enum export_format format;
+	if (argc != 3 || export_format_parse(argv[1], &format) < 0) {
+		app_message(a, true, "usage: export text|collapsed|json FILE");
+		return KEY_REDRAW;
+	}
+	if (!a->session) {
+		app_message(a, true, "export needs a session: open one first");
+		return KEY_REDRAW;
+	}
+	FILE *f = fopen(argv[2], "w");
+	if (!f) {
+		app_message(a, true, "cannot write %s: %m", argv[2]);
+		return KEY_REDRAW;
+	}
+	struct prof_process *p = ui_current(a->session);
+	struct export_options o = {format, 0, p ? p->pid : 0};
+	export_session(f, &a->session->model, &o);
+	if (fclose(f) != 0)
+		app_message(a, true, "cannot write %s: %m", argv[2]);
+	else
+		app_message(a, false, "wrote %s", argv[2]);
+	return KEY_REDRAW;
+}
+
+static int run_open(struct app *a, int argc, char **argv)
+{
+	if (argc != 2) {
+		app_message(a, true, "usage: open DIR");
+		return KEY_REDRAW;
+	}
+	char err[512];
+	if (app_open_session(a, argv[1], err, sizeof err) < 0)
+		app_message(a, true, "%s", err);
+	return KEY_REDRAW;
+}
+
+static int run_launch(struct app *a, int argc, char **argv)
+{
+	if (argc < 2) {
+		app_message(a, true, "usage: launch COMMAND [ARG...]");
+		return KEY_REDRAW;
+	}
+	app_launch(a, argv + 1, NULL, NULL);
+	return KEY_REDRAW;
+}
+
+static int run_view(struct app *a, int argc, char **argv)
+{
+	if (!a->session || argc != 2) {
+		app_message(a, true, "usage: view NAME (in a session)");
+		return KEY_REDRAW;
+	}
+	for (int i = 0; i < ui_view_count(); i++) {
+		if (!strcasecmp(argv[1], ui_view(i)->name)) {
+			a->session->view = i;
+			return KEY_REDRAW;
+		}
+	}
+	app_message(a, true, "no view '%s'", argv[1]);
+	return KEY_REDRAW;
+}
+
+static int run_help(struct app *a, int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	a->help = !a->help;
+	return KEY_REDRAW;
+}
+
+static int run_quit(struct app *a, int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	a->quit = true;
+	return KEY_REDRAW;
+}
+
+static const char *const on_off[] = {"on", "off", NULL};
+static const char *const event_args[] = {"+gc", "-gc", "+exceptions", "-exceptions", "+jit", "-jit",
+					 "+modules", "-modules", "+threads", "-threads", "all", "none", NULL};
+static const char *const export_args[] = {"collapsed", "json", "text", NULL};
+static const char *const view_args[] = {"functions", "tree", "callers", "events", "threads", "processes", NULL};
+static const char *const rate_args[] = {"50", "100", "200", "500", "1000", NULL};
+
+const struct ui_command ui_commands[] = {
+	{"rate", "HZ", "+ -", "samples per second (+ doubles, - halves)", run_rate, rate_args},
+	{"sampling", "on|off", "p", "take stack samples or pause them", run_sampling, on_off},
+	{"events", "+KIND|-KIND...", "G X J M T", "record or stop gc, exceptions, jit, modules, threads", run_events, event_args},
+	{"detach", "", "d", "the agent leaves the process; it keeps running", run_detach, NULL},
+	{"attach", "[PID]", "a", "attach (again) to the process", run_attach, NULL},
+	{"filter", "TEXT", "/", "show only rows containing TEXT (empty: all)", run_filter, NULL},
+	{"export", "collapsed|json|text FILE", "", "write the shown process's profile", run_export, export_args},
+	{"open", "DIR", "", "open a recorded or live session", run_open, NULL},
+	{"launch", "COMMAND [ARG...]", "Enter", "start a program under the profiler", run_launch, NULL},
+	{"view", "NAME", "Tab 1-6", "switch views", run_view, view_args},
+	{"help", "", "?", "show or hide this help", run_help, NULL},
+	{"quit", "", "q", "leave this screen (the first screen: quit)", run_quit, NULL},
+	{NULL, NULL, NULL, NULL, NULL, NULL},
+};
+
+/* Keys that are not commands. */
+const struct ui_key_help ui_keys[] = {
+	{"Up Down j k", "move"},
+	{"PgUp PgDn Home End", "scroll"},
+	{"Enter", "open: callers of a function, a tree node, a process, launch an app"},
+	{"s", "sort Functions by self, total or name"},
+	{"h", "open the hot path in Tree"},
+	{"Left Right", "close and open in Tree"},
+	{":", "the command prompt (Tab completes, history kept)"},
+	{"Esc", "leave the prompt"},
+	{"mouse", "click a row to select it"},
+	{NULL, NULL},
+};
+
+int commands_run_line(struct app *a, char *line)
+{
+	char *argv[32];
+	int argc = 0;
+	char *save = NULL;
+	for (char *w = strtok_r(line, " \t", &save); w && argc < 31; w = strtok_r(NULL, " \t", &save))
+		argv[argc++] = w;
+	argv[argc] = NULL;
+	if (!argc)
+		return KEY_REDRAW;
+	for (const struct ui_command *c = ui_commands; c->name; c++)
+		if (!strcmp(argv[0], c->name))
+			return c->run(a, argc, argv);
+	app_message(a, true, "no command '%s' (try help, or Tab)", argv[0]);
+	return KEY_REDRAW;
+}
+
+const char *commands_candidate(int word, const char *line, int index)
+{
+	if (word == 0) {
+		int n = 0;
+		for (const struct ui_command *c = ui_commands; c->name; c++)
+			if (n++ == index)
+				return c->name;
+		return NULL;
+	}
+	char first[32] = "";
+	sscanf(line, " %31s", first);
+	for (const struct ui_command *c = ui_commands; c->name; c++) {
+		if (strcmp(c->name, first) || !c->candidates)
+			continue;
+		for (int i = 0; c->candidates[i]; i++)
+			if (i == index)
+				return c->candidates[i];
+	}
+	return NULL;
+}
+
+static void toggle_event(struct app *a, const char *kind)
+{
+	struct prof_process *p = a->session ? ui_current(a->session) : NULL;
+	uint32_t now = CS_EV_DEFAULT;
+	if (p) {
+		now = p->hello_events;
+		for (size_t i = p->ndials; i-- > 0;) {
+			if (p->dials[i].status == CS_DIALS_REJECTED)
+				continue;
+			const char *ev = strstr(p->dials[i].effective, "events=");
+			struct cs_dials d;
+			char err[200], word[160];
+			cs_dials_default(&d, 1);
+			if (ev && sscanf(ev, "%159s", word) == 1 && cs_dials_assign(&d, word, err, sizeof err) == 0)
+				now = d.events;
+			break;
+		}
+	}
+	uint32_t bit = 0;
+	for (uint32_t b = 1; b & CS_EV_ALL; b <<= 1)
+		if (cs_event_name(b) && !strcmp(cs_event_name(b), kind))
+			bit = b;
+	char dial[64];
+	snprintf(dial, sizeof dial, "events=%c%s", now & bit ? '-' : '+', kind);
+	char *d[] = {dial};
+	app_send_dials(a, d, 1);
+}
+
+static void change_rate(struct app *a, bool up)
+{
+	struct prof_process *p = a->session ? ui_current(a->session) : NULL;
+	unsigned rate = p ? p->rate_hz : CS_RATE_DEFAULT;
+	if (p) {
+		for (size_t i = p->ndials; i-- > 0;) {
+			const char *r = strstr(p->dials[i].effective, "rate=");
+			if (p->dials[i].status != CS_DIALS_REJECTED && r) {
+				rate = (unsigned)strtoul(r + 5, NULL, 10);
+				break;
+			}
+		}
+	}
+	rate = up ? rate * 2 : rate / 2;
+	if (rate < CS_RATE_MIN)
+		rate = CS_RATE_MIN;
+	if (rate > CS_RATE_MAX)
+		rate = CS_RATE_MAX;
+	char dial[32];
+	snprintf(dial, sizeof dial, "rate=%u", rate);
+	char *d[] = {dial};
+	app_send_dials(a, d, 1);
+}
+
+int commands_session_key(struct app *a, int key)
+{
+	struct ui_session *s = a->session;
+	switch (key) {
+	case '\t':
+		s->view = (s->view + 1) % ui_view_count();
+		return KEY_HANDLED | KEY_REDRAW;
+	case KEY_BTAB:
+		s->view = (s->view + ui_view_count() - 1) % ui_view_count();
+		return KEY_HANDLED | KEY_REDRAW;
+	case '+':
+	case '=':
+		change_rate(a, true);
+		return KEY_HANDLED | KEY_REDRAW;
+	case '-':
+		change_rate(a, false);
+		return KEY_HANDLED | KEY_REDRAW;
+	case 'd':
+		run_detach(a, 0, NULL);
+		return KEY_HANDLED | KEY_REDRAW;
+	case 'a':
+		run_attach(a, 1, NULL);
+		return KEY_HANDLED | KEY_REDRAW;
+	case 'p': {
+		struct prof_process *p = ui_current(s);
+		bool on = true;
+		for (size_t i = p ? p->ndials : 0; i-- > 0;)
+			if (p->dials[i].status != CS_DIALS_REJECTED) {
+				on = strstr(p->dials[i].effective, "sampling=on") != NULL;
+				break;
+			}
+		char *d[] = {on ? "sampling=off" : "sampling=on"};
+		app_send_dials(a, d, 1);
+		return KEY_HANDLED | KEY_REDRAW;
+	}
+	case 'G': toggle_event(a, "gc"); return KEY_HANDLED | KEY_REDRAW;
+	case 'X': toggle_event(a, "exceptions"); return KEY_HANDLED | KEY_REDRAW;
+	case 'J': toggle_event(a, "jit"); return KEY_HANDLED | KEY_REDRAW;
+	case 'M': toggle_event(a, "modules"); return KEY_HANDLED | KEY_REDRAW;
+	case 'T': toggle_event(a, "threads"); return KEY_HANDLED | KEY_REDRAW;
+	}
+	if (key >= '1' && key < '1' + ui_view_count()) {
+		s->view = key - '1';
+		return KEY_HANDLED | KEY_REDRAW;
+	}
+	return KEY_IGNORED;
+}
+
+void commands_print(FILE *f)
+{
+	fprintf(f, "%-18s %-34s %s\n", "keys", "prompt command", "what it does");
+	for (const struct ui_command *c = ui_commands; c->name; c++) {
+		char cmd[64];
+		snprintf(cmd, sizeof cmd, ":%s %s", c->name, c->args);
+		fprintf(f, "%-18s %-34s %s\n", c->keys, cmd, c->help);
+	}
+	for (const struct ui_key_help *k = ui_keys; k->keys; k++)
+		fprintf(f, "%-18s %-34s %s\n", k->keys, "", k->help);
+}

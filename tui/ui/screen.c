@@ -1,0 +1,141 @@
+#include "screen.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "records.h"
+
+/* Below this many lines the timeline strip goes, then the tab line. */
+#define TIMELINE_MIN_ROWS 12
+
+static bool has_timeline(int rows)
+{
+	return rows >= TIMELINE_MIN_ROWS;
+}
+
+int screen_view_height(int rows)
+{
+	int h = rows - SCREEN_VIEW_TOP - 2 - (has_timeline(rows) ? 1 : 0);
+	return h > 1 ? h : 1;
+}
+
+static void draw_tabs(struct ui_session *s, struct canvas *c)
+{
+	canvas_fill(c, 0, 0, c->cols, UI_STATUS);
+	int x = canvas_text(c, 0, 0, c->cols, UI_STATUS, false, " clrscope ");
+	for (int i = 0; i < ui_view_count() && x < c->cols; i++) {
+		char tab[40];
+		snprintf(tab, sizeof tab, " %d %s ", i + 1, ui_view(i)->name);
+		x += canvas_text(c, 0, x, c->cols - x, i == s->view ? UI_SELECTED : UI_STATUS, false, tab);
+	}
+	struct prof_process *p = ui_current(s);
+	if (p && p->have_hello) {
+		char who[48];
+		snprintf(who, sizeof who, " pid %" PRIu32 " ", p->pid);
+		int w = text_width(who);
+		if (x + w < c->cols)
+			canvas_text(c, 0, c->cols - w, w, UI_STATUS, false, who);
+	}
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Median suspension of the latest ticks, in microseconds. */
+static double recent_suspend_us(const struct prof_process *p)
+{
+	size_t n = p->nsuspend < 101 ? p->nsuspend : 101;
+	if (!n)
+		return 0;
+	uint32_t v[101];
+	memcpy(v, p->suspend_ns + p->nsuspend - n, n * sizeof *v);
+	qsort(v, n, sizeof *v, cmp_u32);
+	return v[n / 2] / 1000.0;
+}
+
+static const char *state_text(struct ui_session *s, struct prof_process *p, char *buf, size_t n)
+{
+	if (!p || !p->have_hello)
+		return s->state == TARGET_EXITED ? (snprintf(buf, n, "exited %d before the agent started", s->exit_status), buf)
+						 : "starting";
+	if (p->ended && p->end_reason == CS_END_DETACH)
+		return "detached";
+	if (s->state == TARGET_EXITED) {
+		snprintf(buf, n, "exited %d", s->exit_status);
+		return buf;
+	}
+	if (p->ended)
+		return "ended";
+	return s->state == TARGET_NONE ? "live" : "running";
+}
+
+void screen_status_text(struct ui_session *s, char *out, size_t n)
+{
+	struct prof_process *p = ui_current(s);
+	char state[64];
+	const char *st = state_text(s, p, state, sizeof state);
+	if (!p) {
+		snprintf(out, n, " %s | waiting for the agent", st);
+		return;
+	}
+	uint64_t rate = p->nseconds >= 2 ? p->per_second[p->nseconds - 2] : p->nseconds ? p->per_second[0] : 0;
+	uint64_t acked = p->ndials ? p->dials[p->ndials - 1].generation : 0;
+	char dials[48] = "";
+	if (s->dial_requested)
+		snprintf(dials, sizeof dials, " | dials %" PRIu64 "/%" PRIu64 "%s", acked, s->dial_requested,
+			 acked >= s->dial_requested ? "" : " pending");
+	snprintf(out, n, " %s | %" PRIu64 " samples/s | %" PRIu64 " samples | dropped %" PRIu64
+			 " | suspend %.0f us%s%s%s%s",
+		 st, rate, p->samples, p->status.dropped_records, recent_suspend_us(p), dials,
+		 p->reader.torn_bytes || p->reader.skipped_bytes ? " | damaged log" : "", s->filter[0] ? " | filter: " : "",
+		 s->filter);
+}
+
+static void draw_timeline(struct ui_session *s, struct canvas *c, int y)
+{
+	struct prof_process *p = ui_current(s);
+	const char *label = "samples/s ";
+	int lw = canvas_text(c, y, 0, c->cols, UI_DIM, false, label);
+	canvas_fill(c, y, lw, c->cols - lw, UI_NORMAL);
+	if (!p || !p->nseconds)
+		return;
+	int width = c->cols - lw;
+	size_t first = p->nseconds > (size_t)width ? p->nseconds - (size_t)width : 0;
+	uint64_t max = 1;
+	for (size_t i = first; i < p->nseconds; i++)
+		if (p->per_second[i] > max)
+			max = p->per_second[i];
+	for (size_t i = first; i < p->nseconds; i++) {
+		bool gc = false;
+		for (size_t g = p->ngcs; g-- > 0 && !gc;) {
+			size_t sec = (size_t)(p->gcs[g].start_us / 1000000u);
+			if (sec < i)
+				break;
+			gc = sec == i;
+		}
+		int level = (int)((p->per_second[i] * 8 + max - 1) / max);
+		canvas_level(c, y, lw + (int)(i - first), level, gc ? UI_WARN : UI_HOT);
+	}
+}
+
+void screen_draw_session(struct ui_session *s, struct canvas *c)
+{
+	draw_tabs(s, c);
+	int height = screen_view_height(c->rows);
+	const struct view_ops *v = ui_view(s->view);
+	for (int y = SCREEN_VIEW_TOP; y < SCREEN_VIEW_TOP + height; y++)
+		canvas_fill(c, y, 0, c->cols, UI_NORMAL);
+	v->draw(s, c, SCREEN_VIEW_TOP, height);
+	int y = SCREEN_VIEW_TOP + height;
+	if (has_timeline(c->rows))
+		draw_timeline(s, c, y++);
+	char status[512];
+	screen_status_text(s, status, sizeof status);
+	canvas_text(c, y++, 0, c->cols, UI_STATUS, true, status);
+	canvas_text(c, y, 0, c->cols, s->message_error ? UI_WARN : UI_NORMAL, true, s->message);
+}

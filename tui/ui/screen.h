@@ -1,0 +1,19 @@
+/* Layout of the session screen, computed apart from painting: tab line,
+ * the current view, the timeline strip, the status bar and the message or
+ * prompt line.  Drawn on any canvas (a test draws on a memory grid). */
+#ifndef CLRSCOPE_SCREEN_H
+#define CLRSCOPE_SCREEN_H
+
+#include "canvas.h"
+#include "uisession.h"
+
+/* Lines of the view area for a canvas of rows lines. */
+int screen_view_height(int rows);
+/* The first line of the view area (its title row). */
+#define SCREEN_VIEW_TOP 1
+
+void screen_draw_session(struct ui_session *s, struct canvas *c);
+/* The status bar text alone (also used by tests). */
+void screen_status_text(struct ui_session *s, char *out, size_t n);
+
+#endif
