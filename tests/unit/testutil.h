@@ -52,7 +52,7 @@ static inline void put_record(struct cs_out *o, uint16_t type, const void *paylo
 /* Writes segment seq of dir from a record stream (header added). */
 static inline void write_segment(const char *dir, uint32_t seq, const uint8_t *records, size_t len)
 {
-	char path[512], name[CS_SEG_NAME_MAX];
+	char path[1024], name[CS_SEG_NAME_MAX];
 	snprintf(name, sizeof name, CS_SEG_NAME_FMT, seq);
 	snprintf(path, sizeof path, "%s/%s", dir, name);
 	uint8_t *buf = malloc(len + CS_SEG_HEADER_LEN);

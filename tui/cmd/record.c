@@ -383,6 +383,10 @@ int cmd_record(int argc, char **argv)
 
 	uint64_t samples;
 	size_t processes = record_summarize(session, &samples);
+	if (!processes && access(session, F_OK) != 0) {
+		cmd_error("the session directory %s was removed while recording; nothing is left to read", session);
+		return 1;
+	}
 	if (!processes) {
 		explain_no_agent(command[0]);
 		fprintf(stderr, "clrscope: the session directory is %s\n", session);

@@ -39,7 +39,7 @@ static int find_by_pid(struct prof_session *s, const char *pid, char *err, size_
 		snprintf(err, errlen, "no sessions under %s", root);
 		return -1;
 	}
-	char best[4096] = "";
+	char best[4096 + 512] = "";
 	time_t best_time = 0;
 	struct dirent *e;
 	while ((e = readdir(d))) {

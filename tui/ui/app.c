@@ -72,7 +72,8 @@ static void term_open(struct app *a)
 	set_escdelay(25);
 	curs_set(0);
 	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED, NULL);
-	if (!a->no_color && has_colors()) {
+	a->canvas.color = !a->no_color && has_colors();
+	if (a->canvas.color) {
 		start_color();
 		use_default_colors();
 		init_pair(1, COLOR_CYAN, -1);                   /* header */
@@ -83,7 +84,7 @@ static void term_open(struct app *a)
 		init_pair(6, COLOR_RED, -1);                    /* warn */
 		init_pair(7, COLOR_GREEN, -1);                  /* good */
 	}
-	a->canvas.window = stdscr;
+	a->canvas.window = stdscr; /* (colour chosen above) */
 	a->canvas.ascii = strcmp(nl_langinfo(CODESET), "UTF-8") != 0;
 	getmaxyx(stdscr, a->canvas.rows, a->canvas.cols);
 }

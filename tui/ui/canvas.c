@@ -67,18 +67,18 @@ enum ui_style canvas_style_at(const struct canvas *c, int y, int x)
 	return (enum ui_style)c->styles[y * c->cols + x];
 }
 
-static int style_attr(enum ui_style s)
+/* Colour pairs 1..7 are set up by the UI in the order of enum ui_style. */
+static attr_t style_attr(const struct canvas *c, enum ui_style s, short *pair)
 {
-	static const int pairs[UI_STYLES] = {0, 1, 2, 3, 4, 5, 6, 7};
-	int a = has_colors() ? COLOR_PAIR(pairs[s]) : 0;
+	*pair = c->color ? (short)s : 0;
 	switch (s) {
-	case UI_HEADER: return a | A_BOLD;
-	case UI_SELECTED: return has_colors() ? a : A_REVERSE;
-	case UI_STATUS: return has_colors() ? a : A_REVERSE;
-	case UI_DIM: return has_colors() ? a : A_DIM;
-	case UI_HOT: return a | A_BOLD;
-	case UI_WARN: return a | A_BOLD;
-	default: return a;
+	case UI_HEADER: return A_BOLD;
+	case UI_SELECTED: return c->color ? A_NORMAL : A_REVERSE;
+	case UI_STATUS: return c->color ? A_NORMAL : A_REVERSE;
+	case UI_DIM: return c->color ? A_NORMAL : A_DIM;
+	case UI_HOT: return A_BOLD;
+	case UI_WARN: return A_BOLD;
+	default: return A_NORMAL;
 	}
 }
 
@@ -87,7 +87,9 @@ static void put_cell(struct canvas *c, int y, int x, wchar_t w, int width, enum 
 	if (c->window) {
 		cchar_t cc;
 		wchar_t s[2] = {w, 0};
-		setcchar(&cc, s, (attr_t)(style_attr(style) & ~A_COLOR), (short)PAIR_NUMBER(style_attr(style)), NULL);
+		short pair;
+		attr_t attr = style_attr(c, style, &pair);
+		setcchar(&cc, s, attr, pair, NULL);
 		mvwadd_wch(c->window, y, x, &cc);
 		return;
 	}

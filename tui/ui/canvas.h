@@ -23,6 +23,7 @@ enum ui_style {
 struct canvas {
 	int rows, cols;
 	bool ascii;    /* no UTF-8: ASCII stand-ins for bars and lines */
+	bool color;    /* colour pairs are set up (not under NO_COLOR or on monochrome terminals) */
 	void *window;  /* curses WINDOW *, or NULL for the memory grid */
 	wchar_t *cells; /* memory grid: rows * cols */
 	unsigned char *styles;

@@ -210,13 +210,40 @@ const struct ui_key_help ui_keys[] = {
 	{NULL, NULL},
 };
 
+/* Splits a prompt line into words like a shell would for quotes and
+ * backslashes ('a b', "a b", a\ b), in place; no expansion of any kind. */
+static int split_words(char *line, char **argv, int max)
+{
+	int argc = 0;
+	char *in = line, *out = line;
+	while (*in && argc < max) {
+		while (*in == ' ' || *in == '\t')
+			in++;
+		if (!*in)
+			break;
+		argv[argc++] = out;
+		char quote = 0;
+		for (; *in && (quote || (*in != ' ' && *in != '\t')); in++) {
+			if (quote && *in == quote)
+				quote = 0;
+			else if (!quote && (*in == '\'' || *in == '"'))
+				quote = *in;
+			else if (*in == '\\' && in[1] && quote != '\'')
+				*out++ = *++in;
+			else
+				*out++ = *in;
+		}
+		if (*in)
+			in++;
+		*out++ = 0;
+	}
+	return argc;
+}
+
 int commands_run_line(struct app *a, char *line)
 {
-	char *argv[32];
-	int argc = 0;
-	char *save = NULL;
-	for (char *w = strtok_r(line, " \t", &save); w && argc < 31; w = strtok_r(NULL, " \t", &save))
-		argv[argc++] = w;
+	char *argv[64];
+	int argc = split_words(line, argv, 63);
 	argv[argc] = NULL;
 	if (!argc)
 		return KEY_REDRAW;
@@ -238,6 +265,8 @@ const char *commands_candidate(int word, const char *line, int index)
 	}
 	char first[32] = "";
 	sscanf(line, " %31s", first);
+	if (word != 1)
+		return NULL; /* arguments after the first are free text (file names, commands) */
 	for (const struct ui_command *c = ui_commands; c->name; c++) {
 		if (strcmp(c->name, first) || !c->candidates)
 			continue;

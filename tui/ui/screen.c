@@ -7,7 +7,7 @@
 
 #include "records.h"
 
-/* Below this many lines the timeline strip goes, then the tab line. */
+/* Below this many lines the timeline strip goes. */
 #define TIMELINE_MIN_ROWS 12
 
 static bool has_timeline(int rows)

@@ -70,7 +70,7 @@ struct ui_session {
 	pid_t target;
 	int exit_status;
 	uint64_t dial_requested; /* generation asked for (0: none) */
-	char output_path[4096];  /* a launched program's stdout/stderr */
+	char output_path[4096 + 32]; /* a launched program's stdout and stderr */
 };
 
 struct prof_process *ui_current(struct ui_session *s);

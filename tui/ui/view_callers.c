@@ -83,7 +83,7 @@ static void draw(struct ui_session *s, struct canvas *c, int y, int height)
 	struct prof_process *p = ui_current(s);
 	char line[512];
 	if (!p || s->focus >= p->nfunctions) {
-		canvas_text(c, y, 0, c->cols, UI_DIM, true, "no function chosen: press Enter on one in Functions or Tree");
+		canvas_text(c, y, 0, c->cols, UI_DIM, true, "no function chosen: press Enter on one in Functions");
 		return;
 	}
 	snprintf(line, sizeof line, "%s: %" PRIu64 " samples, %" PRIu64 " in itself", p->functions[s->focus].name,

@@ -1,0 +1,223 @@
+/* The terminal UI's layout and widgets, drawn on an in-memory canvas:
+ * no terminal involved. */
+#include <locale.h>
+#include <stdlib.h>
+
+#include "canvas.h"
+#include "check.h"
+#include "commands.h"
+#include "listview.h"
+#include "screen.h"
+#include "session.h"
+#include "testutil.h"
+#include "uisession.h"
+
+static struct cs_str S(const char *s)
+{
+	return (struct cs_str){s, strlen(s)};
+}
+
+static void canvas_text_cuts_by_width(void)
+{
+	struct canvas c;
+	canvas_init_memory(&c, 3, 10);
+	CHECK_EQ_U(canvas_text(&c, 0, 0, 10, UI_NORMAL, false, "héllo wörld, too long"), 10);
+	CHECK_EQ_U(canvas_text(&c, 1, 0, 5, UI_NORMAL, false, "日本語テキスト"), 4); /* wide: 2 columns each */
+	canvas_text_right(&c, 2, 0, 10, UI_HOT, "42");
+	char *dump = canvas_dump(&c);
+	CHECK_STR(dump, "héllo wörl\n日本\n        42\n");
+	CHECK(canvas_style_at(&c, 2, 9) == UI_HOT);
+	free(dump);
+	CHECK_EQ_U(text_width("日本a"), 5);
+	canvas_free_memory(&c);
+}
+
+static const struct column cols[] = {{"n", 3, true}, {"name", 0, false}};
+
+static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
+{
+	(void)ctx;
+	if (col == 0)
+		snprintf(buf, n, "%zu", row);
+	else
+		snprintf(buf, n, "row %zu", row);
+}
+
+static void listview_scrolls(void)
+{
+	struct canvas c;
+	canvas_init_memory(&c, 5, 20);
+	struct listview lv = {cols, 2, 0, 0, 0, 0, false};
+	listview_set_rows(&lv, 10);
+	listview_draw(&lv, &c, 0, 5, cell, NULL, NULL);
+	char *dump = canvas_dump(&c);
+	CHECK_STR(dump, "  n name\n  0 row 0\n  1 row 1\n  2 row 2\n  3 row 3\n");
+	free(dump);
+	CHECK(canvas_style_at(&c, 1, 5) == UI_SELECTED);
+	for (int i = 0; i < 6; i++)
+		listview_key(&lv, 'j');
+	listview_draw(&lv, &c, 0, 5, cell, NULL, NULL);
+	dump = canvas_dump(&c);
+	CHECK_STR(dump, "  n name\n  3 row 3\n  4 row 4\n  5 row 5\n  6 row 6\n");
+	free(dump);
+	CHECK(canvas_style_at(&c, 4, 5) == UI_SELECTED);
+	listview_key(&lv, 'G');
+	CHECK_EQ_U(lv.cursor, 9);
+	listview_key(&lv, 'g');
+	CHECK_EQ_U(lv.cursor, 0);
+	CHECK(listview_click(&lv, 2) && lv.cursor == 2);
+	canvas_free_memory(&c);
+}
+
+/* A small session on disk: Main -> Work (30 samples), Main -> Idle (10). */
+static void make_session(const char *dir)
+{
+	char err[256], proc[512];
+	cs_session_create(dir, "app", "dotnet app.dll", (char[512]){0}, 512, err, sizeof err);
+	cs_proc_dir_create(dir, 777, proc, sizeof proc, err, sizeof err);
+	uint8_t buf[8192], payload[2048];
+	struct cs_out o, p;
+	cs_out_init(&o, buf, sizeof buf);
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_hello h = {777, 1, 0, CS_LOAD_STARTUP, 100, S("0.1.0"), S("CoreCLR 10"), S("dotnet app.dll"), S("/x"), 0};
+	cs_hello_encode(&p, &h);
+	put_record(&o, CS_REC_HELLO, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_frame_def f[] = {{16, S("App.Main"), S("app.dll")}, {17, S("App.Work"), S("app.dll")}, {18, S("App.Idle"), S("app.dll")}};
+	for (int i = 0; i < 3; i++)
+		cs_frame_def_encode(&p, &f[i]);
+	put_record(&o, CS_REC_FRAMES, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_stack_def st[] = {{1, 0, 16}, {2, 1, 17}, {3, 1, 18}};
+	for (int i = 0; i < 3; i++)
+		cs_stack_def_encode(&p, &st[i]);
+	put_record(&o, CS_REC_STACKS, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	for (int i = 0; i < 40; i++) {
+		cs_put_varint(&p, 10000), cs_put_varint(&p, 50000), cs_put_varint(&p, 1);
+		cs_put_varint(&p, 1), cs_put_varint(&p, i < 30 ? 2 : 3);
+	}
+	put_record(&o, CS_REC_SAMPLES, p.buf, p.len);
+	write_segment(proc, 1, buf, o.len);
+}
+
+static void session_screen_layout(void)
+{
+	char *base = make_temp_dir();
+	char dir[600];
+	snprintf(dir, sizeof dir, "%s/s", base);
+	make_session(dir);
+	struct ui_session s;
+	memset(&s, 0, sizeof s);
+	s.focus = UINT32_MAX;
+	char err[256];
+	CHECK(prof_session_open(&s.model, dir, err, sizeof err) == 0);
+	CHECK(ui_session_refresh(&s));
+	ui_session_update_views(&s);
+
+	struct canvas c;
+	canvas_init_memory(&c, 24, 100);
+	screen_draw_session(&s, &c);
+	char *dump = canvas_dump(&c);
+	CHECK(strstr(dump, " clrscope  1 Functions  2 Tree  3 Callers  4 Events  5 Threads  6 Processes") == dump);
+	CHECK(strstr(dump, "pid 777") != NULL);
+	/* the hottest function first, with its share */
+	CHECK(strstr(dump, " self% total%     self    total function\n  75.0   75.0       30       30 App.Work  [app.dll]\n") != NULL);
+	CHECK(strstr(dump, "samples/s ") != NULL);
+	CHECK(strstr(dump, " live | 40 samples/s | 40 samples | dropped 0 | suspend 50 us") != NULL);
+	free(dump);
+
+	/* the tree, opened along the hot path */
+	s.view = 1;
+	ui_view(1)->key(&s, 'h');
+	canvas_clear(&c);
+	screen_draw_session(&s, &c);
+	dump = canvas_dump(&c);
+	CHECK(strstr(dump, "- App.Main\n") != NULL);
+	CHECK(strstr(dump, "\n 100.0    0.0       40 - App.Main\n") != NULL);
+	CHECK(strstr(dump, "\n  75.0   75.0       30     App.Work\n") != NULL);
+	free(dump);
+
+	/* callers of Work */
+	s.view = 0;
+	s.functions_lv.cursor = 0;
+	ui_view(0)->key(&s, '\n');
+	CHECK_EQ_U(s.view, 2);
+	canvas_clear(&c);
+	screen_draw_session(&s, &c);
+	dump = canvas_dump(&c);
+	CHECK(strstr(dump, "App.Work: 30 samples, 30 in itself") != NULL);
+	CHECK(strstr(dump, "caller         30   100.0 App.Main") != NULL);
+	free(dump);
+	canvas_free_memory(&c);
+
+	/* small terminals degrade without losing the essentials */
+	static const int sizes[][2] = {{10, 40}, {5, 20}, {3, 10}, {1, 1}};
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		canvas_init_memory(&c, sizes[i][0], sizes[i][1]);
+		for (int v = 0; v < ui_view_count(); v++) {
+			s.view = v;
+			canvas_clear(&c);
+			screen_draw_session(&s, &c);
+		}
+		dump = canvas_dump(&c);
+		if (sizes[i][0] >= 5)
+			CHECK(strstr(dump, " clrscope") == dump);
+		free(dump);
+		canvas_free_memory(&c);
+	}
+	/* ASCII stand-ins without UTF-8 */
+	canvas_init_memory(&c, 24, 60);
+	c.ascii = true;
+	s.view = 0;
+	screen_draw_session(&s, &c);
+	dump = canvas_dump(&c);
+	for (const char *q = dump; *q; q++)
+		CHECK((unsigned char)*q < 0x80);
+	free(dump);
+	canvas_free_memory(&c);
+
+	prof_session_free(&s.model);
+	free(s.function_rows);
+	free(s.nodes);
+	free(s.tree_rows);
+	free(s.tree_depth);
+	free(s.caller_rows);
+	free(s.event_rows);
+	remove_tree(base);
+}
+
+static void command_table_and_completion(void)
+{
+	const char *want[] = {"rate", "sampling", "events", "detach", "attach", "filter", "export", "open", "help", "quit"};
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+		bool found = false;
+		for (const struct ui_command *c = ui_commands; c->name; c++)
+			found |= !strcmp(c->name, want[i]);
+		CHECK(found);
+	}
+	int n = 0;
+	while (commands_candidate(0, "", n))
+		n++;
+	CHECK(n >= 10);
+	CHECK_STR(commands_candidate(1, "sampling ", 0), "on");
+	CHECK_STR(commands_candidate(1, "sampling ", 1), "off");
+	CHECK(commands_candidate(1, "sampling ", 2) == NULL);
+	CHECK_STR(commands_candidate(1, "export ", 0), "collapsed");
+	CHECK(commands_candidate(1, "detach ", 0) == NULL);
+	CHECK(commands_candidate(1, "nosuch ", 0) == NULL);
+	bool has_plus_gc = false;
+	for (int i = 0; commands_candidate(1, "events ", i); i++)
+		has_plus_gc |= !strcmp(commands_candidate(1, "events ", i), "+gc");
+	CHECK(has_plus_gc);
+}
+
+int main(void)
+{
+	setlocale(LC_ALL, "C.UTF-8");
+	RUN(canvas_text_cuts_by_width);
+	RUN(listview_scrolls);
+	RUN(session_screen_layout);
+	RUN(command_table_and_completion);
+	return CHECK_DONE();
+}
