@@ -394,6 +394,46 @@ static void draw_help(struct canvas *c)
 		canvas_text(c, y++, 0, c->cols, UI_DIM, true, " views: 1 Functions  2 Tree  3 Callers  4 Events  5 Threads  6 Processes");
 }
 
+/* ---- a launched program's output ---- */
+
+static void draw_output(struct app *a, struct canvas *c)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/output.log", a->session->model.dir);
+	canvas_fill(c, 0, 0, c->cols, UI_STATUS);
+	char title[4300];
+	snprintf(title, sizeof title, " output of the program: %s (any key goes back)", path);
+	canvas_text(c, 0, 0, c->cols, UI_STATUS, true, title);
+	for (int y = 1; y < c->rows; y++)
+		canvas_fill(c, y, 0, c->cols, UI_NORMAL);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		canvas_text(c, 2, 1, c->cols - 1, UI_DIM, false, "no output.log: only programs launched from here have one");
+		return;
+	}
+	/* the last lines that fit: read the file's tail */
+	static char buf[64 << 10];
+	off_t size = lseek(fd, 0, SEEK_END);
+	off_t from = size > (off_t)sizeof buf - 1 ? size - (off_t)sizeof buf + 1 : 0;
+	ssize_t n = pread(fd, buf, sizeof buf - 1, from);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	int lines = c->rows - 1;
+	char *starts[512];
+	int count = 0;
+	for (char *p = buf; p && *p && count < 512; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		starts[count++] = p;
+	int first = count > lines ? count - lines : 0;
+	for (int i = first; i < count; i++) {
+		char *end = strchr(starts[i], '\n');
+		if (end)
+			*end = 0;
+		canvas_text(c, 1 + i - first, 0, c->cols, UI_NORMAL, true, starts[i]);
+	}
+}
+
 /* ---- the loop ---- */
 
 static void draw(struct app *a)
@@ -401,6 +441,8 @@ static void draw(struct app *a)
 	struct canvas *c = &a->canvas;
 	if (a->help)
 		draw_help(c);
+	else if (a->output && a->session)
+		draw_output(a, c);
 	else if (a->session)
 		screen_draw_session(a->session, c);
 	else
@@ -456,8 +498,8 @@ static void handle_key(struct app *a, int key, bool function_key)
 		prompt_key(key, function_key);
 		return;
 	}
-	if (a->help) {
-		a->help = false;
+	if (a->help || a->output) {
+		a->help = a->output = false;
 		return;
 	}
 	if (function_key && key == KEY_MOUSE) {

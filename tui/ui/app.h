@@ -28,6 +28,7 @@ struct app {
 	struct targets targets;
 	bool quit;
 	bool help;
+	bool output; /* the launched program's output instead of the view */
 	bool session_first; /* started on a session: leaving it quits */
 	bool no_color;
 	int watch_fd;

@@ -166,6 +166,17 @@ static int run_help(struct app *a, int argc, char **argv)
 	return KEY_REDRAW;
 }
 
+static int run_output(struct app *a, int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	if (!a->session) {
+		app_message(a, true, "output needs a session");
+		return KEY_REDRAW;
+	}
+	a->output = true;
+	return KEY_REDRAW;
+}
+
 static int run_quit(struct app *a, int argc, char **argv)
 {
 	(void)argc, (void)argv;
@@ -191,6 +202,7 @@ const struct ui_command ui_commands[] = {
 	{"open", "DIR", "", "open a recorded or live session", run_open, NULL},
 	{"launch", "COMMAND [ARG...]", "Enter", "start a program under the profiler", run_launch, NULL},
 	{"view", "NAME", "Tab 1-6", "switch views", run_view, view_args},
+	{"output", "", "o", "show what a launched program printed (its output.log)", run_output, NULL},
 	{"help", "", "?", "show or hide this help", run_help, NULL},
 	{"quit", "", "q", "leave this screen (the first screen: quit)", run_quit, NULL},
 	{NULL, NULL, NULL, NULL, NULL, NULL},
@@ -348,6 +360,9 @@ int commands_session_key(struct app *a, int key)
 		return KEY_HANDLED | KEY_REDRAW;
 	case 'd':
 		run_detach(a, 0, NULL);
+		return KEY_HANDLED | KEY_REDRAW;
+	case 'o':
+		run_output(a, 0, NULL);
 		return KEY_HANDLED | KEY_REDRAW;
 	case 'a':
 		run_attach(a, 1, NULL);
