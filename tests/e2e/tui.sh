@@ -109,6 +109,21 @@ tm send-keys -t ui x
 tm send-keys -t ui q
 expect_screen "EXITED 0" 10 "q leaves a launched session"
 
+# Ctrl-Z suspends to the shell and fg brings the screen back
+tm kill-session -t ui
+tm -f /dev/null new-session -d -s ui -x 100 -y 30 "env PS1='shell> ' bash --norc --noprofile -i"
+sleep 0.5
+tm send-keys -t ui "TERM=xterm-256color $CLRSCOPE_BIN open $WORK/launched" Enter
+expect_screen "1 Functions" 10 "open from a shell"
+tm send-keys -t ui C-z
+expect_screen "Stopped" 5 "Ctrl-Z suspends it"
+tm send-keys -t ui "clear; fg" Enter
+expect_screen "1 Functions" 5 "fg brings the screen back"
+tm send-keys -t ui q
+sleep 0.5
+tm send-keys -t ui "echo back \$?" Enter
+expect_screen "back 0" 5 "q after a suspend leaves cleanly"
+
 # SIGTERM restores the terminal too
 tm kill-session -t ui
 tm -f /dev/null new-session -d -s ui -x 100 -y 30 \

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "session.h"
 #include "strmap.h"
@@ -581,4 +582,15 @@ double prof_suspend_median_us(const struct prof_process *p)
 	double median = n % 2 ? copy[n / 2] : (copy[n / 2 - 1] + (double)copy[n / 2]) / 2;
 	free(copy);
 	return median / 1000.0;
+}
+
+bool prof_process_log_mtime(const struct prof_process *p, struct timespec *out)
+{
+	if (!p->reader_open || p->reader.fd < 0)
+		return false;
+	struct stat st;
+	if (fstat(p->reader.fd, &st) != 0)
+		return false;
+	*out = st.st_mtim;
+	return true;
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "logfmt.h"
 #include "records.h"
@@ -156,6 +157,10 @@ int prof_session_open(struct prof_session *s, const char *dir, char *err, size_t
 /* Reads what is new (final: the data on disk is complete; count torn tails). */
 void prof_session_update(struct prof_session *s, bool final);
 void prof_session_free(struct prof_session *s);
+
+/* When the segment being read was last written (its mtime), for latency
+ * measurements; false when unknown. */
+bool prof_process_log_mtime(const struct prof_process *p, struct timespec *out);
 
 /* Fills self/total of every function of p. */
 void prof_compute(struct prof_process *p);

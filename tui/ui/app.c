@@ -558,9 +558,30 @@ static void reap(struct app *a)
 	}
 }
 
+/* With CLRSCOPE_UI_LATENCY_LOG set, each redraw after new records logs how
+ * long ago the agent wrote them (now - the segment's mtime), in ms: the
+ * flush-to-screen latency that bench/tui.sh summarises. */
+static FILE *latency_log;
+
+static void log_latency(struct app *a)
+{
+	struct prof_process *p = a->session ? ui_current(a->session) : NULL;
+	struct timespec written, now;
+	if (!latency_log || !p || !prof_process_log_mtime(p, &written))
+		return;
+	clock_gettime(CLOCK_REALTIME, &now);
+	double ms = (double)(now.tv_sec - written.tv_sec) * 1e3 + (double)(now.tv_nsec - written.tv_nsec) / 1e6;
+	fprintf(latency_log, "%.3f\n", ms);
+	fflush(latency_log);
+}
+
 static void run(struct app *a, int sfd)
 {
 	double last_targets = 0, last_refresh = 0;
+	bool measure = false;
+	const char *latency_path = getenv("CLRSCOPE_UI_LATENCY_LOG");
+	if (latency_path && *latency_path)
+		latency_log = fopen(latency_path, "a");
 	while (!a->quit) {
 		double now = clock_now_s();
 		if (a->session && now - last_refresh >= REFRESH_MS / 1000.0) {
@@ -576,6 +597,9 @@ static void run(struct app *a, int sfd)
 			app_refresh_targets(a);
 		}
 		draw(a);
+		if (measure)
+			log_latency(a);
+		measure = false;
 		struct pollfd fds[3] = {{STDIN_FILENO, POLLIN, 0}, {sfd, POLLIN, 0}, {a->watch_fd, POLLIN, 0}};
 		int n = poll(fds, 3, 250);
 		if (n < 0 && errno != EINTR)
@@ -595,8 +619,10 @@ static void run(struct app *a, int sfd)
 		}
 		if (a->watch_fd >= 0 && (fds[2].revents & POLLIN)) {
 			watch_drain(a->watch_fd);
-			if (a->session && ui_session_refresh(a->session))
+			if (a->session && ui_session_refresh(a->session)) {
 				ui_session_update_views(a->session);
+				measure = true;
+			}
 		}
 		if (fds[0].revents & (POLLIN | POLLHUP)) {
 			wint_t ch;
@@ -696,6 +722,9 @@ int app_main(const struct app_options *o)
 		fprintf(stderr, "clrscope: pid %d keeps running; its session is %s\n", (int)a.session->target,
 			a.session->model.dir);
 	app_free(&a);
+	if (latency_log)
+		fclose(latency_log);
+	latency_log = NULL;
 	if (sfd >= 0)
 		close(sfd);
 	sigprocmask(SIG_SETMASK, &old, NULL);
