@@ -52,5 +52,8 @@ void watch_signals(const int *sigs, size_t n, sigset_t *watched, sigset_t *old);
 /* Strict number parsing for options: -1 when s is not a number in range. */
 int parse_u32(const char *s, unsigned long min, unsigned long max, unsigned *out);
 int parse_seconds(const char *s, double *out);
+int parse_seconds_or_zero(const char *s, double *out);
+/* Checks an --events list (absolute kinds only); 0, or a usage error's status. */
+int parse_events_option(const char *command, const char *list);
 
 #endif

@@ -11,6 +11,8 @@ static void ignore_signal(int sig)
 }
 
 #include "cmd.h"
+#include "dials.h"
+#include "session.h"
 
 void cmd_error(const char *fmt, ...)
 {
@@ -73,4 +75,26 @@ void watch_signals(const int *sigs, size_t n, sigset_t *watched, sigset_t *old)
 			sigaction(sigs[i], &sa, NULL);
 	}
 	sigprocmask(SIG_BLOCK, watched, old);
+}
+
+int parse_seconds_or_zero(const char *s, double *out)
+{
+	if (!strcmp(s, "0")) {
+		*out = 0;
+		return 0;
+	}
+	return parse_seconds(s, out);
+}
+
+int parse_events_option(const char *command, const char *list)
+{
+	struct cs_dials check;
+	char assignment[300], why[300];
+	if (list[0] == '+' || list[0] == '-')
+		return cmd_usage_error(command, "--events wants a list of kinds: gc,jit,... (no + or -)");
+	cs_dials_default(&check, CS_RATE_DEFAULT);
+	snprintf(assignment, sizeof assignment, "events=%s", list);
+	if (cs_dials_assign(&check, assignment, why, sizeof why) < 0)
+		return cmd_usage_error(command, "--events wants a list of kinds: %s", why);
+	return 0;
 }

@@ -17,6 +17,7 @@
 #include "agentpath.h"
 #include "clock.h"
 #include "cmd.h"
+#include "config.h"
 #include "dials.h"
 #include "ipc.h"
 #include "launch.h"
@@ -38,7 +39,7 @@ void cmd_record_usage(FILE *f)
 		   "\n"
 		   "  -o, --output DIR    session directory (default: a new one under\n"
 		   "                      $XDG_RUNTIME_DIR/clrscope, or $TMPDIR/clrscope-UID)\n"
-		   "  -r, --rate HZ       samples per second, %d to %d (default %d)\n"
+		   "  -r, --rate HZ       samples per second, %d to %d (default %d, or the config file's rate)\n"
 		   "  -d, --duration SEC  stop COMMAND after SEC seconds (SIGINT, then SIGTERM)\n"
 		   "  -e, --events LIST   runtime events to record: gc, exceptions, jit, modules,\n"
 		   "                      threads, all (the default) or none\n"
@@ -282,9 +283,12 @@ int cmd_record(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	const char *dir = NULL;
-	unsigned rate = CS_RATE_DEFAULT;
+	struct config cfg; /* the defaults: the options override them */
+	config_load(&cfg, stderr);
+	config_free(&cfg); /* (only the rate and events are wanted) */
+	unsigned rate = cfg.rate;
 	double duration = 0;
-	const char *events = NULL;
+	const char *events = cfg.events[0] ? cfg.events : NULL;
 	unsigned pid = 0;
 	bool pause = false;
 	int c;
@@ -304,17 +308,11 @@ int cmd_record(int argc, char **argv)
 				return cmd_usage_error("record", "--duration wants a positive number of seconds, not '%s'",
 						       optarg);
 			break;
-		case 'e': {
-			struct cs_dials check;
-			char assignment[300], why[300];
-			cs_dials_default(&check, CS_RATE_DEFAULT);
-			snprintf(assignment, sizeof assignment, "events=%s", optarg);
-			if (optarg[0] == '+' || optarg[0] == '-' || cs_dials_assign(&check, assignment, why, sizeof why) < 0)
-				return cmd_usage_error("record", "--events wants a list of kinds: %s",
-						       optarg[0] == '+' || optarg[0] == '-' ? "gc,jit,... (no + or -)" : why);
+		case 'e':
+			if (parse_events_option("record", optarg) != 0)
+				return EXIT_USAGE;
 			events = optarg;
 			break;
-		}
 		case 'P':
 			pause = true;
 			break;

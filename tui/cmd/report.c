@@ -11,15 +11,19 @@
 
 void cmd_report_usage(FILE *f)
 {
-	fprintf(f, "usage: clrscope report [--format text|collapsed|json] [--top N] [--pid PID] DIR\n"
+	fprintf(f, "usage: clrscope report [--format FMT] [--top N] [--pid PID] [--thread TID] [--from SEC] [--to SEC] DIR\n"
 		   "\n"
 		   "Reads the session directory DIR (live, finished or crashed: whatever the agent\n"
 		   "flushed) and prints its profile.\n"
 		   "\n"
 		   "  -f, --format FMT  text (top functions per process, the default), collapsed\n"
-		   "                    (folded stacks for flamegraph.pl) or json (clrscope-session(5))\n"
+		   "                    (folded stacks for flamegraph.pl), json (clrscope-session(5))\n"
+		   "                    or speedscope (a file speedscope.app opens)\n"
 		   "  -n, --top N       functions listed per process (text: 30 by default; json: all)\n"
 		   "  -p, --pid PID     only the process PID\n"
+		   "  -t, --thread TID  only the samples of the thread with OS thread id TID\n"
+		   "      --from SEC    only samples taken SEC seconds or more after the agent started\n"
+		   "      --to SEC      only samples taken before SEC seconds after the agent started\n"
 		   "  -h, --help        show this help\n");
 }
 
@@ -46,18 +50,22 @@ int cmd_report(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{"format", required_argument, NULL, 'f'}, {"top", required_argument, NULL, 'n'},
-		{"pid", required_argument, NULL, 'p'}, {"help", no_argument, NULL, 'h'},
+		{"pid", required_argument, NULL, 'p'}, {"thread", required_argument, NULL, 't'},
+		{"from", required_argument, NULL, 'F'}, {"to", required_argument, NULL, 'T'},
+		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct export_options o = {EXPORT_TEXT, 0, 0};
+	struct prof_filter filter = {0, 0, 0};
 	unsigned v;
+	double secs;
 	int c;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "f:n:p:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:n:p:t:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (export_format_parse(optarg, &o.format) < 0)
-				return cmd_usage_error("report", "unknown format '%s' (text, collapsed or json)", optarg);
+				return cmd_usage_error("report", "unknown format '%s' (text, collapsed, json or speedscope)", optarg);
 			break;
 		case 'n':
 			if (parse_u32(optarg, 1, 1000000, &v) < 0)
@@ -68,6 +76,21 @@ int cmd_report(int argc, char **argv)
 			if (parse_u32(optarg, 1, 0x7fffffff, &v) < 0)
 				return cmd_usage_error("report", "--pid wants a process id, not '%s'", optarg);
 			o.pid = v;
+			break;
+		case 't':
+			if (parse_u32(optarg, 1, 0x7fffffff, &v) < 0)
+				return cmd_usage_error("report", "--thread wants an OS thread id, not '%s'", optarg);
+			filter.os_tid = v;
+			break;
+		case 'F':
+		case 'T':
+			if (parse_seconds_or_zero(optarg, &secs) < 0)
+				return cmd_usage_error("report", "%s wants a number of seconds, not '%s'",
+						       c == 'F' ? "--from" : "--to", optarg);
+			if (c == 'F')
+				filter.from_us = (uint64_t)(secs * 1e6);
+			else
+				filter.to_us = (uint64_t)(secs * 1e6);
 			break;
 		case 'h':
 			cmd_report_usage(stdout);
@@ -86,6 +109,11 @@ int cmd_report(int argc, char **argv)
 		cmd_error("%s", err);
 		return 1;
 	}
+	if (filter.to_us && filter.to_us <= filter.from_us) {
+		prof_session_free(&s);
+		return cmd_usage_error("report", "--to must come after --from");
+	}
+	s.filter = filter;
 	prof_session_update(&s, true);
 	int rc = 0;
 	if (!s.nprocs) {

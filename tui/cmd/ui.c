@@ -6,6 +6,7 @@
 
 #include "app.h"
 #include "cmd.h"
+#include "config.h"
 #include "dials.h"
 #include "session.h"
 
@@ -24,7 +25,7 @@ void cmd_launch_usage(FILE *f)
 		   "Starts COMMAND under the profiler and shows it live in the terminal UI.  Its\n"
 		   "output goes to output.log in the session directory, not to the screen.\n"
 		   "  -o, --output DIR   session directory (default: a new one)\n"
-		   "  -r, --rate HZ      samples per second, %d to %d (default %d)\n"
+		   "  -r, --rate HZ      samples per second, %d to %d (default %d, or the config file's rate)\n"
 		   "  -e, --events LIST  runtime events: gc, exceptions, jit, modules, threads, all, none\n"
 		   "  -h, --help         show this help\n",
 		CS_RATE_MIN, CS_RATE_MAX, CS_RATE_DEFAULT);
@@ -37,7 +38,7 @@ void cmd_attach_usage(FILE *f)
 		   "Attaches to the running .NET process PID and shows it live in the terminal UI;\n"
 		   "'d' detaches (the process keeps running), 'a' attaches again.\n"
 		   "  -o, --output DIR   session directory (default: a new one)\n"
-		   "  -r, --rate HZ      samples per second, %d to %d (default %d)\n"
+		   "  -r, --rate HZ      samples per second, %d to %d (default %d, or the config file's rate)\n"
 		   "  -e, --events LIST  runtime events: gc, exceptions, jit, modules, threads, all, none\n"
 		   "  -h, --help         show this help\n",
 		CS_RATE_MIN, CS_RATE_MAX, CS_RATE_DEFAULT);
@@ -65,18 +66,13 @@ static int parse_session_options(const char *name, int argc, char **argv, struct
 				return -1;
 			}
 			break;
-		case 'e': {
-			struct cs_dials check;
-			char assignment[300], why[300];
-			cs_dials_default(&check, CS_RATE_DEFAULT);
-			snprintf(assignment, sizeof assignment, "events=%s", optarg);
-			if (cs_dials_assign(&check, assignment, why, sizeof why) < 0) {
-				*status = cmd_usage_error(name, "--events: %s", why);
+		case 'e':
+			if (parse_events_option(name, optarg) != 0) {
+				*status = EXIT_USAGE;
 				return -1;
 			}
 			o->events = optarg;
 			break;
-		}
 		case 'h':
 			if (!strcmp(name, "launch"))
 				cmd_launch_usage(stdout);
@@ -92,10 +88,22 @@ static int parse_session_options(const char *name, int argc, char **argv, struct
 	return 0;
 }
 
+/* The default rate and events, from the config file (cfg must outlive o;
+ * options parsed afterwards override them). */
+static void config_defaults_into(struct app_options *o, struct config *cfg)
+{
+	config_load(cfg, stderr);
+	config_free(cfg); /* (only the rate and events are wanted) */
+	o->rate = cfg->rate;
+	o->events = cfg->events[0] ? cfg->events : NULL;
+}
+
 int cmd_ui(int argc, char **argv)
 {
 	(void)argc, (void)argv;
-	struct app_options o = {.start = APP_TARGETS, .rate = CS_RATE_DEFAULT};
+	struct app_options o = {.start = APP_TARGETS};
+	struct config cfg;
+	config_defaults_into(&o, &cfg);
 	return app_main(&o);
 }
 
@@ -107,13 +115,17 @@ int cmd_open(int argc, char **argv)
 	}
 	if (argc != 2)
 		return cmd_usage_error("open", "give one session directory");
-	struct app_options o = {.start = APP_OPEN, .dir = argv[1], .rate = CS_RATE_DEFAULT};
+	struct app_options o = {.start = APP_OPEN, .dir = argv[1]};
+	struct config cfg;
+	config_defaults_into(&o, &cfg);
 	return app_main(&o);
 }
 
 int cmd_launch(int argc, char **argv)
 {
-	struct app_options o = {.start = APP_LAUNCH, .rate = CS_RATE_DEFAULT};
+	struct app_options o = {.start = APP_LAUNCH};
+	struct config cfg;
+	config_defaults_into(&o, &cfg);
 	int status;
 	if (parse_session_options("launch", argc, argv, &o, &status) < 0)
 		return status;
@@ -125,7 +137,9 @@ int cmd_launch(int argc, char **argv)
 
 int cmd_attach(int argc, char **argv)
 {
-	struct app_options o = {.start = APP_ATTACH, .rate = CS_RATE_DEFAULT};
+	struct app_options o = {.start = APP_ATTACH};
+	struct config cfg;
+	config_defaults_into(&o, &cfg);
 	int status;
 	if (parse_session_options("attach", argc, argv, &o, &status) < 0)
 		return status;

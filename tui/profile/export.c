@@ -6,6 +6,7 @@
 
 #include "dials.h"
 #include "json.h"
+#include "strmap.h"
 #include "xalloc.h"
 
 #define TEXT_TOP_DEFAULT 30
@@ -16,7 +17,8 @@ int export_format_parse(const char *name, enum export_format *out)
 	static const struct {
 		const char *name;
 		enum export_format format;
-	} formats[] = {{"text", EXPORT_TEXT}, {"collapsed", EXPORT_COLLAPSED}, {"json", EXPORT_JSON}};
+	} formats[] = {{"text", EXPORT_TEXT}, {"collapsed", EXPORT_COLLAPSED}, {"json", EXPORT_JSON},
+		{"speedscope", EXPORT_SPEEDSCOPE}};
 	for (size_t i = 0; i < sizeof formats / sizeof *formats; i++) {
 		if (strcmp(name, formats[i].name) == 0) {
 			*out = formats[i].format;
@@ -409,6 +411,87 @@ static void write_json_process(FILE *f, struct prof_process *p, const struct exp
 	fputs("]}", f);
 }
 
+/* ---- speedscope (https://www.speedscope.app/file-format-schema.json) ---- */
+
+/* One sampled profile per process; frames shared by name across them. */
+static void write_speedscope(FILE *f, struct prof_session *s, const struct export_options *o)
+{
+	struct strmap names;
+	strmap_init(&names);
+	char **frames = NULL;
+	size_t nframes = 0, frames_cap = 0;
+	uint32_t *path = xmalloc(PATH_MAX_FRAMES * sizeof *path);
+	/* a first pass names every frame used, so the table comes first */
+	for (size_t i = 0; i < s->nprocs; i++) {
+		struct prof_process *p = s->procs[i];
+		if (!selected(p, o))
+			continue;
+		for (uint32_t st = 1; st < p->nstacks; st++) {
+			if (!p->stacks[st].count)
+				continue;
+			size_t depth = prof_stack_path(p, st, path, PATH_MAX_FRAMES);
+			for (size_t d = 0; d < depth; d++) {
+				const char *name = prof_frame_name(p, path[d]);
+				uint32_t idx;
+				if (strmap_get(&names, name, strlen(name), &idx))
+					continue;
+				xgrow(&frames, &frames_cap, nframes + 1, sizeof *frames);
+				frames[nframes] = (char *)name;
+				strmap_add(&names, name, strlen(name), (uint32_t)nframes++);
+			}
+		}
+	}
+	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"exporter\":\"clrscope " CLRSCOPE_VERSION
+	      "\",\"name\":", f);
+	json_string(f, s->dir);
+	fputs(",\"activeProfileIndex\":0,\"shared\":{\"frames\":[", f);
+	for (size_t i = 0; i < nframes; i++) {
+		fputs(i ? ",{\"name\":" : "{\"name\":", f);
+		json_string(f, frames[i]);
+		fputc('}', f);
+	}
+	fputs("]},\"profiles\":[", f);
+	size_t written = 0;
+	for (size_t i = 0; i < s->nprocs; i++) {
+		struct prof_process *p = s->procs[i];
+		if (!selected(p, o))
+			continue;
+		char title[600];
+		snprintf(title, sizeof title, "pid %" PRIu32 ": %s", p->pid, p->command_line ? p->command_line : p->dir);
+		fputs(written++ ? ",{\"type\":\"sampled\",\"name\":" : "{\"type\":\"sampled\",\"name\":", f);
+		json_string(f, title);
+		fprintf(f, ",\"unit\":\"none\",\"startValue\":0,\"endValue\":%" PRIu64 ",\"samples\":[", p->samples);
+		bool first = true;
+		for (uint32_t st = 1; st < p->nstacks; st++) {
+			if (!p->stacks[st].count)
+				continue;
+			size_t depth = prof_stack_path(p, st, path, PATH_MAX_FRAMES);
+			fputs(first ? "[" : ",[", f);
+			for (size_t d = 0; d < depth; d++) {
+				const char *name = prof_frame_name(p, path[d]);
+				uint32_t idx = 0;
+				strmap_get(&names, name, strlen(name), &idx);
+				fprintf(f, "%s%u", d ? "," : "", idx);
+			}
+			fputc(']', f);
+			first = false;
+		}
+		fputs("],\"weights\":[", f);
+		first = true;
+		for (uint32_t st = 1; st < p->nstacks; st++) {
+			if (!p->stacks[st].count)
+				continue;
+			fprintf(f, "%s%" PRIu64, first ? "" : ",", p->stacks[st].count);
+			first = false;
+		}
+		fputs("]}", f);
+	}
+	fputs("]}\n", f);
+	free(path);
+	free(frames);
+	strmap_free(&names);
+}
+
 size_t export_session(FILE *f, struct prof_session *s, const struct export_options *o)
 {
 	size_t written = 0;
@@ -425,6 +508,11 @@ size_t export_session(FILE *f, struct prof_session *s, const struct export_optio
 		for (size_t i = 0; i < s->nprocs; i++)
 			written += selected(s->procs[i], o);
 		write_collapsed(f, s, o);
+		break;
+	case EXPORT_SPEEDSCOPE:
+		for (size_t i = 0; i < s->nprocs; i++)
+			written += selected(s->procs[i], o);
+		write_speedscope(f, s, o);
 		break;
 	case EXPORT_JSON:
 		fputs("{\"format\":\"clrscope-report\",\"version\":1,\"session\":", f);

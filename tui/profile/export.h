@@ -8,7 +8,7 @@
 
 #include "profile.h"
 
-enum export_format { EXPORT_TEXT, EXPORT_COLLAPSED, EXPORT_JSON };
+enum export_format { EXPORT_TEXT, EXPORT_COLLAPSED, EXPORT_JSON, EXPORT_SPEEDSCOPE };
 
 struct export_options {
 	enum export_format format;
@@ -16,7 +16,7 @@ struct export_options {
 	uint32_t pid; /* 0 = every process */
 };
 
-/* Parses "text", "collapsed" or "json"; -1 when unknown. */
+/* Parses "text", "collapsed", "json" or "speedscope"; -1 when unknown. */
 int export_format_parse(const char *name, enum export_format *out);
 
 /* Writes the report; returns the number of processes written. */

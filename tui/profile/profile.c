@@ -234,11 +234,18 @@ static void fold_samples(struct prof_process *p, const struct cs_record *rec)
 	struct cs_list l;
 	struct cs_tick t;
 	cs_list_init(&l, rec->payload, rec->len);
+	const struct prof_filter *f = &p->filter;
 	while (cs_next_tick(&l, &t)) {
 		uint64_t thread, stack, n = 0;
+		bool in_window = t.time_us >= f->from_us && (!f->to_us || t.time_us < f->to_us);
 		while (cs_next_sample(&l, &thread, &stack)) {
 			if (stack >= ID_LIMIT || thread >= ID_LIMIT) {
 				p->bad_records++;
+				continue;
+			}
+			if (!in_window ||
+			    (f->os_tid && (thread >= p->nthreads || p->threads[thread].os_tid != f->os_tid))) {
+				p->filtered_out++;
 				continue;
 			}
 			ensure_stack(p, stack);
@@ -247,6 +254,8 @@ static void fold_samples(struct prof_process *p, const struct cs_record *rec)
 			p->threads[thread].samples++;
 			n++;
 		}
+		if (!in_window)
+			continue;
 		p->ticks++;
 		p->samples += n;
 		count_second(p, t.time_us, n);
@@ -501,6 +510,7 @@ void prof_session_update(struct prof_session *s, bool final)
 	discover_processes(s);
 	for (size_t i = 0; i < s->nprocs; i++) {
 		struct prof_process *p = s->procs[i];
+		p->filter = s->filter;
 		if (!p->reader_open)
 			continue;
 		struct cs_record rec;

@@ -73,6 +73,12 @@ struct prof_event_counts {
 	uint64_t gcs, exceptions, catches, jits, modules, assemblies, threads_created, threads_destroyed;
 };
 
+/* Which samples count (report --thread, --from, --to). */
+struct prof_filter {
+	uint32_t os_tid;          /* 0 = every thread */
+	uint64_t from_us, to_us;  /* time since the agent started; to_us 0 = no end */
+};
+
 /* One line of the events log (the live Events view). */
 enum prof_event_kind { PEV_GC, PEV_EXCEPTION, PEV_CATCH, PEV_JIT, PEV_MODULE, PEV_THREAD, PEV_DIALS, PEV_MESSAGE };
 struct prof_event_line {
@@ -121,6 +127,8 @@ struct prof_process {
 	char *end_text;
 
 	uint64_t bad_records; /* checksummed but not decodable: a writer bug */
+	struct prof_filter filter; /* the session's */
+	uint64_t filtered_out;     /* samples outside the filter */
 
 	char *control;         /* the agent's named semaphore ("" before 1.1 logs) */
 	uint32_t hello_events; /* event kinds recorded from the start */
@@ -145,6 +153,7 @@ struct prof_process {
 const char *prof_event_kind_name(uint8_t kind);
 
 struct prof_session {
+	struct prof_filter filter; /* set before the first update */
 	char *dir;
 	bool single_process; /* dir was a process directory, not a session */
 	struct prof_process **procs;

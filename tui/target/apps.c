@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "xalloc.h"
 
 #define DIR_DEPTH 3 /* app_dir: PATH and up to three directories below it */
@@ -280,54 +281,24 @@ static void walk_dir(struct app_list *l, const char *dir, int depth)
 	free(subdirs);
 }
 
-/* (c) app_dir = PATH lines of the config file */
+/* (c) app_dir = PATH lines of the config file (read by config_load) */
 static void collect_dirs(struct app_list *l, FILE *warn, int *errors)
 {
-	char path[PATH_MAX];
-	if (apps_config_path("config", path, sizeof path) < 0)
-		return;
-	FILE *f = open_config(path, warn, errors);
-	if (!f)
-		return;
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned lineno = 0;
-	while (getline(&line, &cap, f) >= 0) {
-		lineno++;
-		char *s = trim(line);
-		if (!*s || *s == '#')
-			continue;
-		char *eq = strchr(s, '=');
-		if (!eq) {
-			fprintf(warn, "clrscope: %s:%u: no '='; want KEY = VALUE\n", path, lineno);
-			continue;
-		}
-		*eq = 0;
-		char *key = trim(s), *value = trim(eq + 1);
-		if (strcmp(key, "app_dir") != 0)
-			continue; /* other settings are not ours to judge */
-		char dir[PATH_MAX];
-		const char *home = home_dir();
-		if (value[0] == '~' && (value[1] == '/' || !value[1]) && home)
-			snprintf(dir, sizeof dir, "%s%s", home, value + 1);
-		else
-			snprintf(dir, sizeof dir, "%s", value);
-		if (dir[0] != '/') {
-			fprintf(warn, "clrscope: %s:%u: app_dir wants an absolute path (or ~/...), not '%s'\n", path,
-				lineno, value);
-			continue;
-		}
+	struct config c;
+	if (config_load(&c, warn) < 0)
+		(*errors)++;
+	for (size_t i = 0; i < c.napp_dirs; i++) {
+		const char *dir = c.app_dirs[i];
 		struct stat st;
 		int sr = stat(dir, &st);
 		if (sr < 0 || !S_ISDIR(st.st_mode)) {
-			fprintf(warn, "clrscope: %s:%u: app_dir %s: %s\n", path, lineno, dir,
+			fprintf(warn, "clrscope: %s:%u: app_dir %s: %s\n", c.path, c.app_dir_lines[i], dir,
 				sr < 0 ? strerror(errno) : "not a directory");
 			continue;
 		}
 		walk_dir(l, dir, 0);
 	}
-	free(line);
-	fclose(f);
+	config_free(&c);
 }
 
 /* Splits a desktop entry's Exec value into arguments (the quoting rules of

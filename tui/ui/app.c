@@ -23,6 +23,7 @@
 #include "attacher.h"
 #include "clock.h"
 #include "commands.h"
+#include "config.h"
 #include "dialer.h"
 #include "dials.h"
 #include "launch.h"
@@ -37,6 +38,7 @@
 #define TARGETS_REFRESH_S 2.0
 
 static struct app *the_app; /* for the crash handler and atexit */
+static const char *default_events; /* for launches and attaches that name none: the config's or -e */
 static bool curses_on;
 
 /* ---- the terminal ---- */
@@ -159,6 +161,7 @@ int app_open_session(struct app *a, const char *dir, char *err, size_t errlen)
 
 int app_launch(struct app *a, char **argv, const char *dir, const char *events)
 {
+	events = events ? events : default_events;
 	char agent[PATH_MAX], session[PATH_MAX], err[PATH_MAX + 256];
 	if (agent_path_find(agent, sizeof agent, err, sizeof err) < 0) {
 		app_message(a, true, "%s", err);
@@ -202,6 +205,7 @@ int app_launch(struct app *a, char **argv, const char *dir, const char *events)
 
 int app_attach(struct app *a, pid_t pid, const char *dir, const char *events)
 {
+	events = events ? events : default_events;
 	char session[PATH_MAX], err[PATH_MAX + 512];
 	if (attacher_start(pid, dir, a->rate, events, session, sizeof session, err, sizeof err) < 0) {
 		app_message(a, true, "%s", err);
@@ -661,7 +665,11 @@ int app_main(const struct app_options *o)
 	the_app = &a;
 	a.watch_fd = -1;
 	a.rate = o->rate;
-	a.no_color = getenv("NO_COLOR") && getenv("NO_COLOR")[0];
+	default_events = o->events;
+	struct config cfg; /* colour and history (the caller has reported its problems) */
+	config_load(&cfg, NULL);
+	config_free(&cfg);
+	a.no_color = (getenv("NO_COLOR") && getenv("NO_COLOR")[0]) || !cfg.color;
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "clrscope: the terminal UI needs a terminal (use 'clrscope record' and 'report' in scripts)\n");
 		return 1;
@@ -685,7 +693,7 @@ int app_main(const struct app_options *o)
 	int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 
 	term_open(&a);
-	prompt_init(commands_candidate);
+	prompt_init(commands_candidate, cfg.history_size);
 	int rc = 0;
 	switch (o->start) {
 	case APP_TARGETS:

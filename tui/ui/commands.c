@@ -11,30 +11,28 @@
 #include "export.h"
 #include "session.h"
 
-static int run_rate(struct app *a, int argc, char **argv)
+/* A prompt command that is one dial: "rate 500" sends rate=500. */
+static int send_dial(struct app *a, int argc, char **argv, const char *key, const char *usage)
 {
 	if (argc != 2) {
-		app_message(a, true, "usage: rate HZ (%d to %d)", CS_RATE_MIN, CS_RATE_MAX);
+		app_message(a, true, "usage: %s", usage);
 		return KEY_REDRAW;
 	}
 	char dial[64];
-	snprintf(dial, sizeof dial, "rate=%s", argv[1]);
+	snprintf(dial, sizeof dial, "%s=%s", key, argv[1]);
 	char *d[] = {dial};
 	app_send_dials(a, d, 1);
 	return KEY_REDRAW;
 }
 
+static int run_rate(struct app *a, int argc, char **argv)
+{
+	return send_dial(a, argc, argv, "rate", "rate HZ (1 to 10000)");
+}
+
 static int run_sampling(struct app *a, int argc, char **argv)
 {
-	if (argc != 2) {
-		app_message(a, true, "usage: sampling on|off");
-		return KEY_REDRAW;
-	}
-	char dial[64];
-	snprintf(dial, sizeof dial, "sampling=%s", argv[1]);
-	char *d[] = {dial};
-	app_send_dials(a, d, 1);
-	return KEY_REDRAW;
+	return send_dial(a, argc, argv, "sampling", "sampling on|off");
 }
 
 static int run_events(struct app *a, int argc, char **argv)
@@ -99,7 +97,7 @@ static int run_export(struct app *a, int argc, char **argv)
 {
 	enum export_format format;
 	if (argc != 3 || export_format_parse(argv[1], &format) < 0) {
-		app_message(a, true, "usage: export text|collapsed|json FILE");
+		app_message(a, true, "usage: export text|collapsed|json|speedscope FILE");
 		return KEY_REDRAW;
 	}
 	if (!a->session) {
@@ -187,7 +185,7 @@ static int run_quit(struct app *a, int argc, char **argv)
 static const char *const on_off[] = {"on", "off", NULL};
 static const char *const event_args[] = {"+gc", "-gc", "+exceptions", "-exceptions", "+jit", "-jit",
 					 "+modules", "-modules", "+threads", "-threads", "all", "none", NULL};
-static const char *const export_args[] = {"collapsed", "json", "text", NULL};
+static const char *const export_args[] = {"collapsed", "json", "speedscope", "text", NULL};
 static const char *const view_args[] = {"functions", "tree", "callers", "events", "threads", "processes", NULL};
 static const char *const rate_args[] = {"50", "100", "200", "500", "1000", NULL};
 
@@ -198,7 +196,7 @@ const struct ui_command ui_commands[] = {
 	{"detach", "", "d", "the agent leaves the process; it keeps running", run_detach, NULL},
 	{"attach", "[PID]", "a", "attach (again) to the process", run_attach, NULL},
 	{"filter", "TEXT", "/", "show only rows containing TEXT (empty: all)", run_filter, NULL},
-	{"export", "collapsed|json|text FILE", "", "write the shown process's profile", run_export, export_args},
+	{"export", "collapsed|json|speedscope|text FILE", "", "write the shown process's profile", run_export, export_args},
 	{"open", "DIR", "", "open a recorded or live session", run_open, NULL},
 	{"launch", "COMMAND [ARG...]", "Enter", "start a program under the profiler", run_launch, NULL},
 	{"view", "NAME", "Tab 1-6", "switch views", run_view, view_args},

@@ -13,8 +13,6 @@
 
 #include "xalloc.h"
 
-#define HISTORY_MAX 1000
-
 static struct {
 	bool active;
 	prompt_done done;
@@ -22,7 +20,8 @@ static struct {
 	prompt_candidate candidates;
 	unsigned char pending[16];
 	int npending, next;
-	char history[4096];
+	char history[4096]; /* "" when none is kept */
+	unsigned history_size;
 	char matches[512];
 	const char *initial;
 } pr;
@@ -60,7 +59,7 @@ static void line_done(char *line)
 	if (line && *line) {
 		add_history(line);
 		if (pr.history[0])
-			append_history(1, pr.history), history_truncate_file(pr.history, HISTORY_MAX);
+			append_history(1, pr.history), history_truncate_file(pr.history, (int)pr.history_size);
 	}
 	prompt_done done = pr.done;
 	pr.done = NULL;
@@ -113,9 +112,11 @@ static void show_matches(char **matches, int n, int longest)
 		len += (size_t)snprintf(pr.matches + len, sizeof pr.matches - len, "%s%s", i > 1 ? "  " : "", matches[i]);
 }
 
-void prompt_init(prompt_candidate candidates)
+void prompt_init(prompt_candidate candidates, unsigned history_size)
 {
 	pr.candidates = candidates;
+	pr.history_size = history_size;
+	pr.history[0] = 0;
 	rl_readline_name = "clrscope";
 	rl_catch_signals = 0;
 	rl_catch_sigwinch = 0;
@@ -135,7 +136,9 @@ void prompt_init(prompt_candidate candidates)
 	rl_outstream = sink ? sink : stderr;
 	rl_variable_bind("bell-style", "none");
 	using_history();
-	stifle_history(HISTORY_MAX);
+	stifle_history((int)history_size);
+	if (!history_size)
+		return; /* none kept: the file is neither read nor written */
 	const char *state = getenv("XDG_STATE_HOME");
 	const char *home = getenv("HOME");
 	char dir[3500];

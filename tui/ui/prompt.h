@@ -15,7 +15,8 @@ typedef void (*prompt_done)(char *line, void *ctx);
 /* Candidates for completing word number `word` (0 = the command) of the line. */
 typedef const char *(*prompt_candidate)(int word, const char *line, int index);
 
-void prompt_init(prompt_candidate candidates);
+/* history_size: how many lines to keep in memory and in the file (0: none). */
+void prompt_init(prompt_candidate candidates, unsigned history_size);
 void prompt_fini(void);
 /* Starts a prompt with text already typed (may be ""). */
 void prompt_open(const char *initial, prompt_done done, void *ctx);
