@@ -23,6 +23,15 @@ if ((${#missing[@]})); then
 	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# node and npm check the speedscope export against speedscope's own schema
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+	echo "clrscope: installing nodejs npm" >&2
+	sudo=()
+	[[ $(id -u) == 0 ]] || sudo=(sudo)
+	"${sudo[@]}" apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+fi
+
 if ! command -v dotnet >/dev/null; then
 	echo "clrscope: the .NET SDK (dotnet) is needed to build the test and demo apps; install it first" >&2
 	exit 1

@@ -20,6 +20,21 @@ for p in d["profiles"]:
     burn = [w for s, w in zip(p["samples"], p["weights"]) if frames[s[-1]]["name"].endswith("Worker.Burn")]
     assert sum(burn) > 0.7 * p["endValue"], "Burn is the leaf of most samples"
 PY
+# and against the schema the speedscope package itself ships
+checker=$(cd "$(dirname "$CLRSCOPE_TESTLIB")/../tools/speedscope-check" && pwd)
+dest="$(cd "$(dirname "$CLRSCOPE_BIN")/.." && pwd)/speedscope-check"
+if command -v node >/dev/null && command -v npm >/dev/null; then
+	mkdir -p "$dest"
+	cp "$checker/package.json" "$checker/package-lock.json" "$checker/validate.js" "$dest/"
+	if [[ ! -d "$dest/node_modules/ajv" || ! -d "$dest/node_modules/speedscope" ]]; then
+		(cd "$dest" && npm ci --no-audit --no-fund --silent >/dev/null 2>&1) || fail "npm ci of the speedscope checker failed"
+	fi
+	out=$(node "$dest/validate.js" "$WORK/ss.json" 2>&1) && pass "speedscope's own schema accepts it: $out" ||
+		fail "speedscope's schema rejects it: $out"
+else
+	fail "node and npm are needed to check the speedscope export (scripts/deps.sh installs them)"
+fi
+
 clrscope report --format json "$WORK/s" >"$WORK/all.json"
 p='d["processes"][0]'
 total=$(json "$p['samples']" "$WORK/all.json")
