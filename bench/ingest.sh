@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Ingest benchmark: a synthetic session of N samples (bench/gen_session.c,
+# the agent's format and batching) read by 'clrscope report' on one core,
+# in samples per second, beside the goal (at least 2 million a second).
+# Not a test: nothing is asserted.
+#
+#   bench/ingest.sh [-n SAMPLES] [BUILD_DIR]
+set -euo pipefail
+samples=2000000
+while getopts "n:h" opt; do
+	case $opt in
+	n) samples=$OPTARG ;;
+	*) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-$here/build}" && pwd)
+work=$(mktemp -d /tmp/clrscope-ingest-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+"$build/bench/gen_session" "$work/s" "$samples" >/dev/null
+bytes=$(du -sb "$work/s" | cut -f1)
+best=""
+for run in 1 2 3; do
+	start=$(date +%s.%N)
+	taskset -c 0 "$build/bin/clrscope" report --format json "$work/s" >/dev/null
+	end=$(date +%s.%N)
+	t=$(python3 -c "print($end - $start)")
+	best=$(python3 -c "print(min($t, ${best:-1e9}))")
+done
+python3 - "$samples" "$best" "$bytes" <<'PY'
+import sys
+n, t, b = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
+print("%-36s %14s %12s" % ("clrscope report ingest (one core)", "measured", "goal"))
+print("%-36s %14s" % ("samples", format(n, ",")))
+print("%-36s %12.2f s" % ("best of 3", t))
+print("%-36s %12.2f M/s %12s" % ("samples per second", n / t / 1e6, ">= 2 M/s"))
+print("%-36s %12.2f B" % ("log bytes per sample", b / n))
+PY
