@@ -7,6 +7,7 @@
 #include "check.h"
 #include "commands.h"
 #include "listview.h"
+#include "merge.h"
 #include "screen.h"
 #include "session.h"
 #include "testutil.h"
@@ -69,26 +70,28 @@ static void listview_scrolls(void)
 	canvas_free_memory(&c);
 }
 
-/* A small session on disk: Main -> Work (30 samples), Main -> Idle (10). */
-static void make_session(const char *dir)
+/* A small session on disk: Main -> Work (30 samples), Main -> Idle (10);
+ * a second process (pid) has the same functions under other ids. */
+static void make_process(const char *dir, uint32_t pid)
 {
 	char err[256], proc[512];
-	cs_session_create(dir, "app", "dotnet app.dll", (char[512]){0}, 512, err, sizeof err);
-	cs_proc_dir_create(dir, 777, proc, sizeof proc, err, sizeof err);
+	cs_proc_dir_create(dir, (pid_t)pid, proc, sizeof proc, err, sizeof err);
 	uint8_t buf[8192], payload[2048];
 	struct cs_out o, p;
 	cs_out_init(&o, buf, sizeof buf);
 	cs_out_init(&p, payload, sizeof payload);
-	struct cs_hello h = {777, 1, 0, CS_LOAD_STARTUP, 100, S("0.1.0"), S("CoreCLR 10"), S("dotnet app.dll"), S("/x"), 0};
+	struct cs_hello h = {pid, 1, 0, CS_LOAD_STARTUP, 100, S("0.1.0"), S("CoreCLR 10"), S("dotnet app.dll"), S("/x"), 0};
 	cs_hello_encode(&p, &h);
 	put_record(&o, CS_REC_HELLO, p.buf, p.len);
 	cs_out_init(&p, payload, sizeof payload);
-	struct cs_frame_def f[] = {{16, S("App.Main"), S("app.dll")}, {17, S("App.Work"), S("app.dll")}, {18, S("App.Idle"), S("app.dll")}};
+	uint64_t base = pid == 777 ? 16 : 40; /* ids differ between processes */
+	struct cs_frame_def f[] = {{base, S("App.Main"), S("app.dll")}, {base + 1, S("App.Work"), S("app.dll")},
+				   {base + 2, S("App.Idle"), S("app.dll")}};
 	for (int i = 0; i < 3; i++)
 		cs_frame_def_encode(&p, &f[i]);
 	put_record(&o, CS_REC_FRAMES, p.buf, p.len);
 	cs_out_init(&p, payload, sizeof payload);
-	struct cs_stack_def st[] = {{1, 0, 16}, {2, 1, 17}, {3, 1, 18}};
+	struct cs_stack_def st[] = {{1, 0, base}, {2, 1, base + 1}, {3, 1, base + 2}};
 	for (int i = 0; i < 3; i++)
 		cs_stack_def_encode(&p, &st[i]);
 	put_record(&o, CS_REC_STACKS, p.buf, p.len);
@@ -99,6 +102,13 @@ static void make_session(const char *dir)
 	}
 	put_record(&o, CS_REC_SAMPLES, p.buf, p.len);
 	write_segment(proc, 1, buf, o.len);
+}
+
+static void make_session(const char *dir)
+{
+	char err[256];
+	cs_session_create(dir, "app", "dotnet app.dll", (char[512]){0}, 512, err, sizeof err);
+	make_process(dir, 777);
 }
 
 static void session_screen_layout(void)
@@ -176,6 +186,24 @@ static void session_screen_layout(void)
 		CHECK((unsigned char)*q < 0x80);
 	free(dump);
 	canvas_free_memory(&c);
+
+	/* a second process: the Processes view offers them all, merged */
+	make_process(dir, 778);
+	CHECK(ui_session_refresh(&s));
+	ui_session_update_views(&s);
+	s.view = 5;
+	s.processes_lv.cursor = 0;
+	ui_view(5)->key(&s, '\n');
+	CHECK(s.all && s.view == 0);
+	canvas_init_memory(&c, 24, 100);
+	screen_draw_session(&s, &c);
+	dump = canvas_dump(&c);
+	CHECK(strstr(dump, "  75.0   75.0       60       60 App.Work  [app.dll]\n") != NULL);
+	CHECK(strstr(dump, "  25.0   25.0       20       20 App.Idle  [app.dll]\n") != NULL);
+	CHECK(strstr(dump, " 80 samples") != NULL);
+	free(dump);
+	canvas_free_memory(&c);
+	prof_merge_free(s.merged);
 
 	prof_session_free(&s.model);
 	free(s.function_rows);

@@ -27,6 +27,7 @@
 #include "dialer.h"
 #include "dials.h"
 #include "launch.h"
+#include "merge.h"
 #include "procs.h"
 #include "prompt.h"
 #include "screen.h"
@@ -130,6 +131,7 @@ void app_close_session(struct app *a)
 	if (a->watch_fd >= 0)
 		watch_stop();
 	a->watch_fd = -1;
+	prof_merge_free(s->merged);
 	prof_session_free(&s->model);
 	free(s->function_rows);
 	free(s->nodes);

@@ -1,5 +1,7 @@
 #include "uisession.h"
 
+#include "merge.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -8,6 +10,8 @@ static const struct view_ops *const views[] = {&view_functions, &view_tree,    &
 
 struct prof_process *ui_current(struct ui_session *s)
 {
+	if (s->all && s->merged)
+		return s->merged;
 	return s->proc < s->model.nprocs ? s->model.procs[s->proc] : NULL;
 }
 
@@ -20,8 +24,10 @@ bool ui_session_refresh(struct ui_session *s)
 	prof_session_update(&s->model, false);
 	for (size_t i = 0; i < s->model.nprocs; i++)
 		after += s->model.procs[i]->reader.records;
+	if (s->all && (after != records || !s->merged))
+		s->merged = prof_merge(&s->model, s->merged);
 	/* show the first process that said hello, until the user picks one */
-	if (s->proc >= s->model.nprocs || (!ui_current(s)->have_hello && s->view != 5))
+	if (!s->all && (s->proc >= s->model.nprocs || (!ui_current(s)->have_hello && s->view != 5)))
 		for (size_t i = 0; i < s->model.nprocs; i++)
 			if (s->model.procs[i]->have_hello) {
 				s->proc = i;

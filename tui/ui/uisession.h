@@ -28,6 +28,8 @@ struct ui_session {
 	struct prof_session model;
 	bool open;
 	size_t proc; /* shown process */
+	bool all;    /* ... or all of them, merged */
+	struct prof_process *merged;
 	int view;
 	char filter[128];
 	char message[300]; /* a transient line on the status bar */

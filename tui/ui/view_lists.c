@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "merge.h"
 #include "uisession.h"
 
 static const struct column thread_columns[] = {
@@ -54,19 +55,38 @@ static const struct column process_columns[] = {
 	{"pid", 8, true}, {"samples", 9, true}, {"state", 10, false}, {"command", 0, false},
 };
 
+/* With several processes, row 0 is "all of them". */
+static size_t all_rows(struct ui_session *s)
+{
+	return s->model.nprocs > 1 ? 1 : 0;
+}
+
 static void processes_update(struct ui_session *s)
 {
 	s->processes_lv.cols = process_columns;
 	s->processes_lv.ncols = sizeof process_columns / sizeof *process_columns;
-	listview_set_rows(&s->processes_lv, s->model.nprocs);
+	listview_set_rows(&s->processes_lv, s->model.nprocs + all_rows(s));
 }
 
 static void process_cell(void *ctx, size_t row, int col, char *buf, size_t n)
 {
 	struct ui_session *s = ctx;
+	if (all_rows(s) && row == 0) {
+		uint64_t samples = 0;
+		for (size_t i = 0; i < s->model.nprocs; i++)
+			samples += s->model.procs[i]->samples;
+		switch (col) {
+		case 0: snprintf(buf, n, "all%s", s->all ? "*" : ""); break;
+		case 1: snprintf(buf, n, "%" PRIu64, samples); break;
+		case 2: buf[0] = 0; break;
+		default: snprintf(buf, n, "every process of this session, merged by function"); break;
+		}
+		return;
+	}
+	row -= all_rows(s);
 	struct prof_process *p = s->model.procs[row];
 	switch (col) {
-	case 0: snprintf(buf, n, "%" PRIu32 "%s", p->pid, row == s->proc ? "*" : ""); break;
+	case 0: snprintf(buf, n, "%" PRIu32 "%s", p->pid, row == s->proc && !s->all ? "*" : ""); break;
 	case 1: snprintf(buf, n, "%" PRIu64, p->samples); break;
 	case 2:
 		snprintf(buf, n, "%s", !p->have_hello ? "starting" : !p->ended ? "recording" :
@@ -85,13 +105,20 @@ static int processes_key(struct ui_session *s, int k)
 {
 	if (listview_key(&s->processes_lv, k))
 		return KEY_HANDLED | KEY_REDRAW;
-	if ((k == '\n' || k == KEY_ENTER) && s->processes_lv.cursor < s->model.nprocs) {
-		s->proc = s->processes_lv.cursor;
+	if ((k == '\n' || k == KEY_ENTER) && s->processes_lv.cursor < s->model.nprocs + all_rows(s)) {
+		s->all = all_rows(s) && s->processes_lv.cursor == 0;
+		if (s->all)
+			s->merged = prof_merge(&s->model, s->merged);
+		else
+			s->proc = s->processes_lv.cursor - all_rows(s);
 		s->nnodes = 0; /* another process: another tree */
 		s->focus = UINT32_MAX;
 		ui_session_update_views(s);
 		s->view = 0;
-		ui_session_message(s, false, "showing pid %" PRIu32, ui_current(s)->pid);
+		if (s->all)
+			ui_session_message(s, false, "showing all %zu processes", s->model.nprocs);
+		else
+			ui_session_message(s, false, "showing pid %" PRIu32, ui_current(s)->pid);
 		return KEY_HANDLED | KEY_REDRAW;
 	}
 	return KEY_IGNORED;
