@@ -83,8 +83,16 @@ expect_screen "detached" 20 "'d' detaches"
 kill -0 "$apppid" 2>/dev/null && pass "the app is still running" || fail "the app died"
 check "n >= 1" "the app's output goes on" n="$(grep -c '^pid' "$WORK/app.out")"
 
-# leave: q to the targets, q to quit; the terminal is restored
+# back to the targets screen, and launch from its prompt
 tm send-keys -t ui q; sleep 0.5
+expect_screen "running .NET process" 5 "q goes back to the targets screen"
+tm send-keys -t ui : ; sleep 0.2
+tm send-keys -t ui "launch dotnet $dll 2" Enter
+expect_screen "Worker.Burn" 15 "':launch' from the targets screen profiles the program"
+expect_screen "exited 0" 15 "and shows how it ended"
+tm send-keys -t ui q; sleep 0.5
+
+# leave: q to quit from the targets screen; the terminal is restored
 tm send-keys -t ui q
 expect_screen "EXITED 0" 10 "q twice quits with status 0"
 wait_screen "MODES" 5
@@ -123,6 +131,17 @@ tm send-keys -t ui q
 sleep 0.5
 tm send-keys -t ui "echo back \$?" Enter
 expect_screen "back 0" 5 "q after a suspend leaves cleanly"
+
+# a crash restores the terminal before the process dies
+tm kill-session -t ui
+tm -f /dev/null new-session -d -s ui -x 100 -y 30 \
+	"env TERM=xterm-256color ASAN_OPTIONS=handle_segv=0 $CLRSCOPE_BIN open $WORK/launched; echo EXITED \$?; stty -a | tr ' ' '\\n' | grep -E '^-?(icanon|echo)\$'; echo MODES; sleep 60"
+expect_screen "Functions" 10 "open again"
+pkill -SEGV -f "^$CLRSCOPE_BIN open $WORK/launched"
+expect_screen "EXITED 139" 10 "a crash (SIGSEGV) ends it with the signal's status"
+wait_screen "MODES" 5
+grep -qx "icanon" <<<"$(screen)" && grep -qx "echo" <<<"$(screen)" && pass "and the terminal is restored" ||
+	fail "terminal left raw after a crash: $(screen)"
 
 # SIGTERM restores the terminal too
 tm kill-session -t ui
