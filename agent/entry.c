@@ -325,7 +325,9 @@ int agent_detach(uint64_t generation, uint32_t rate_hz, bool sampling, char *why
 		events_apply(kinds, ignored, sizeof ignored);
 		return -1;
 	}
-	HRESULT hr = info->vtbl->RequestProfilerDetach(info, 0);
+	/* our threads are stopped: the runtime may check for the unload soon
+	 * (0 would mean 5 s, and a new attach waits for the old detach) */
+	HRESULT hr = info->vtbl->RequestProfilerDetach(info, 200);
 	if (FAILED(hr)) {
 		snprintf(why, whylen, "the runtime refused to detach (0x%08x%s); profiling goes on", (unsigned)hr,
 			 hr == CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT ? ": instrumentation cannot be undone" : "");

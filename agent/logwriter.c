@@ -30,6 +30,7 @@ struct logwriter {
 
 	/* writer-thread only */
 	int dirfd, segfd;
+	int statusfd; /* SESSION/PID/status: the latest STATUS, rewritten in place */
 	uint32_t seq;
 	uint64_t seg_bytes;
 	uint64_t last_status_ns;
@@ -46,7 +47,11 @@ static struct logwriter lw = {
 	.stats_mu = PTHREAD_MUTEX_INITIALIZER,
 	.dirfd = -1,
 	.segfd = -1,
+	.statusfd = -1,
 };
+
+#define STATUS_FILE "status"
+#define STATUS_FILE_BYTES 4096
 
 uint32_t lw_drop_epoch(void)
 {
@@ -143,18 +148,35 @@ static int open_segment(void)
 	return fd;
 }
 
-static bool write_all(int fd, const uint8_t *p, size_t n)
+/* Writes as much as it can; returns the bytes written. */
+static size_t write_all(int fd, const uint8_t *p, size_t n)
 {
-	while (n) {
-		ssize_t w = write(fd, p, n);
+	size_t done = 0;
+	while (done < n) {
+		ssize_t w = write(fd, p + done, n - done);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
-			return false;
-		p += w;
-		n -= (size_t)w;
+			break;
+		done += (size_t)w;
 	}
-	return true;
+	return done;
+}
+
+/* The end of the last whole record within the first n bytes of data (a
+ * buffer of whole records), and how many records that is. */
+static size_t whole_records(const uint8_t *data, size_t n, uint32_t *count)
+{
+	size_t at = 0;
+	*count = 0;
+	for (;;) {
+		struct cs_record rec;
+		size_t used;
+		if (cs_scan_record(data + at, n - at, &rec, &used) != CS_SCAN_RECORD)
+			return at;
+		at += used;
+		(*count)++;
+	}
 }
 
 static void write_out(const uint8_t *data, size_t len, uint32_t nrecords)
@@ -173,20 +195,25 @@ static void write_out(const uint8_t *data, size_t len, uint32_t nrecords)
 		count_drop(nrecords, len);
 		return;
 	}
-	if (!write_all(lw.segfd, data, len)) {
-		/* cut back a partial write so the segment ends on a whole record */
-		if (ftruncate(lw.segfd, (off_t)lw.seg_bytes) != 0) {
-			close(lw.segfd); /* the tail is torn: readers skip it; start afresh */
-			lw.segfd = -1;
-			lw.seq++;
-		} else {
-			lseek(lw.segfd, (off_t)lw.seg_bytes, SEEK_SET);
-		}
-		atomic_fetch_add(&lw.write_errors, 1);
-		count_drop(nrecords, len);
+	size_t written = write_all(lw.segfd, data, len);
+	if (written == len) {
+		lw.seg_bytes += len;
 		return;
 	}
-	lw.seg_bytes += len;
+	/* A full disk took part of it: keep the whole records that made it and
+	 * cut the rest, so that the segment ends on a record boundary. */
+	uint32_t kept;
+	size_t keep = whole_records(data, written, &kept);
+	if (ftruncate(lw.segfd, (off_t)(lw.seg_bytes + keep)) != 0) {
+		close(lw.segfd); /* the tail is torn: readers skip it; start afresh */
+		lw.segfd = -1;
+		lw.seq++;
+	} else {
+		lseek(lw.segfd, (off_t)(lw.seg_bytes + keep), SEEK_SET);
+		lw.seg_bytes += keep;
+	}
+	atomic_fetch_add(&lw.write_errors, 1);
+	count_drop(nrecords > kept ? nrecords - kept : 0, len - keep);
 }
 
 static void append_status(void)
@@ -209,6 +236,18 @@ static void append_status(void)
 	cs_out_init(&o, payload, sizeof payload);
 	cs_status_encode(&o, &st);
 	lw_append_record(CS_REC_STATUS, o.buf, o.len);
+	/* The same record overwrites the status file's preallocated first bytes,
+	 * which needs no new space: on a full disk it still tells the reader
+	 * what was dropped. */
+	if (lw.statusfd >= 0) {
+		uint8_t frame[256];
+		struct cs_out f;
+		cs_out_init(&f, frame, sizeof frame);
+		size_t at = cs_record_begin(&f);
+		cs_put_bytes(&f, o.buf, o.len);
+		if (cs_record_end(&f, at, CS_REC_STATUS) && pwrite(lw.statusfd, f.buf, f.len, 0) < 0)
+			atomic_fetch_add(&lw.write_errors, 1);
+	}
 }
 
 /* Swaps buffers under the lock, writes outside it. */
@@ -281,6 +320,11 @@ int lw_start(const char *proc_dir, uint32_t flush_ms)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&lw.wake, &ca);
 	pthread_condattr_destroy(&ca);
+	lw.statusfd = openat(lw.dirfd, STATUS_FILE, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (lw.statusfd >= 0 && posix_fallocate(lw.statusfd, 0, STATUS_FILE_BYTES) != 0) {
+		close(lw.statusfd); /* no room even for that: do without */
+		lw.statusfd = -1;
+	}
 	lw.active_len = 0;
 	lw.active_records = 0;
 	lw.seq = 1;
@@ -329,7 +373,9 @@ void lw_stop(uint8_t end_reason, const char *why)
 	flush_once(); /* whatever arrived before running went false */
 	if (lw.segfd >= 0)
 		close(lw.segfd);
+	if (lw.statusfd >= 0)
+		close(lw.statusfd);
 	close(lw.dirfd);
-	lw.segfd = lw.dirfd = -1;
+	lw.segfd = lw.dirfd = lw.statusfd = -1;
 	pthread_cond_destroy(&lw.wake);
 }

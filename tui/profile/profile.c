@@ -1,9 +1,11 @@
 #include "profile.h"
 
 #include <stdarg.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "session.h"
@@ -505,6 +507,28 @@ static void fold(struct prof_process *p, const struct cs_record *rec)
 	}
 }
 
+/* The status file holds the agent's latest STATUS even when the disk was
+ * too full for the log to take it. */
+static void read_status_file(struct prof_process *p)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/status", p->dir);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return;
+	uint8_t buf[512];
+	ssize_t n = read(fd, buf, sizeof buf);
+	close(fd);
+	struct cs_record rec;
+	size_t used;
+	struct cs_status st;
+	if (n > 0 && cs_scan_record(buf, (size_t)n, &rec, &used) == CS_SCAN_RECORD && rec.type == CS_REC_STATUS &&
+	    cs_status_decode(rec.payload, rec.len, &st) && (!p->have_status || st.time_us >= p->status.time_us)) {
+		p->status = st;
+		p->have_status = true;
+	}
+}
+
 void prof_session_update(struct prof_session *s, bool final)
 {
 	discover_processes(s);
@@ -522,6 +546,7 @@ void prof_session_update(struct prof_session *s, bool final)
 			cs_reader_close(&p->reader);
 			p->reader_open = false;
 		}
+		read_status_file(p);
 	}
 }
 

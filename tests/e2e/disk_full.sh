@@ -1,0 +1,22 @@
+# A full disk under a running agent: it drops and counts what it cannot
+# write, the program runs on unharmed, and the report shows the drops.
+source "$CLRSCOPE_TESTLIB"
+if [[ $(id -u) != 0 ]] || ! mkdir -p "$WORK/small" || ! mount -t tmpfs -o size=256k,mode=0700 none "$WORK/small" 2>/dev/null; then
+	pass "(no tmpfs mount here: skipped)"
+	finish
+	exit 0
+fi
+trap 'umount "$WORK/small" 2>/dev/null || true; cleanup' EXIT
+# fill the disk but a little, so that the agent starts and then runs out
+dd if=/dev/zero of="$WORK/small/filler" bs=1k count=224 status=none 2>/dev/null || true
+expect_status 0 "record at 2 kHz into an almost full tmpfs" -- \
+	clrscope record -o "$WORK/small/s" --rate 2000 -- dotnet "$(app Spin)" 4
+expect_contains "$OUT" "tick 15" "the program ran to its end"
+rm -f "$WORK/small/filler" # room for the report to say what happened
+clrscope report --format json "$WORK/small/s" >"$WORK/r.json"
+p='d["processes"][0]'
+check "n > 0" "the agent counted dropped records" n="$(json "$p['agent']['dropped']" "$WORK/r.json")"
+check "n > 0" "and write errors" n="$(json "$p['agent']['write_errors']" "$WORK/r.json")"
+check "n > 0" "what fit was kept" n="$(json "$p['samples']" "$WORK/r.json")"
+expect_contains "$(clrscope report "$WORK/small/s")" "records dropped" "the text report shows the drops"
+finish
