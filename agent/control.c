@@ -86,6 +86,13 @@ int control_apply(const struct cs_dials *want, char *error, size_t errlen)
 		sampler_set_sampling(want->sampling);
 	if (want->flush_ms != c.current.flush_ms)
 		lw_set_flush_ms(want->flush_ms);
+	uint8_t sampler = c.current.sampler;
+	if (want->sampler != c.current.sampler) {
+		if (sampler_set_mode(want->sampler, error, errlen) == 0)
+			sampler = want->sampler;
+		else
+			status = CS_DIALS_PARTIAL;
+	}
 	uint32_t events = events_enabled();
 	if (want->events != events) {
 		events = events_apply(want->events, error, errlen);
@@ -95,6 +102,7 @@ int control_apply(const struct cs_dials *want, char *error, size_t errlen)
 	uint64_t generation = c.current.generation;
 	c.current = *want;
 	c.current.events = events;
+	c.current.sampler = sampler;
 	c.current.detach = false;
 	if (want->generation > generation)
 		c.current.generation = want->generation;

@@ -170,7 +170,8 @@ static void config_from_env(struct agent_config *cfg)
 	cs_dials_default(&cfg->dials, CS_RATE_DEFAULT);
 	static const struct {
 		const char *env, *key;
-	} settings[] = {{CS_ENV_RATE, "rate"}, {CS_ENV_EVENTS, "events"}, {CS_ENV_SAMPLING, "sampling"}};
+	} settings[] = {{CS_ENV_RATE, "rate"}, {CS_ENV_EVENTS, "events"}, {CS_ENV_SAMPLING, "sampling"},
+			{CS_ENV_SAMPLER, "sampler"}};
 	for (size_t i = 0; i < sizeof settings / sizeof *settings; i++) {
 		const char *v = getenv(settings[i].env);
 		if (!v || !*v)
@@ -278,10 +279,18 @@ static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct age
 	char why[300];
 	uint32_t kinds = events_apply(cfg->dials.events, why, sizeof why);
 	cfg->dials.events = kinds;
+	char mode_why[200] = "";
+	if (cfg->dials.sampler != CS_SAMPLER_SUSPEND &&
+	    sampler_set_mode(cfg->dials.sampler, mode_why, sizeof mode_why) < 0)
+		cfg->dials.sampler = CS_SAMPLER_SUSPEND;
+	else if (cfg->dials.sampler == CS_SAMPLER_SUSPEND)
+		sampler_set_mode(CS_SAMPLER_SUSPEND, mode_why, sizeof mode_why); /* after a former attach */
 	bool control = control_prepare(&cfg->dials) == 0;
 	write_hello();
 	if (why[0])
 		agent_message(CS_LEVEL_WARNING, "%s", why);
+	if (mode_why[0])
+		agent_message(CS_LEVEL_WARNING, "signal sampling is not available (%s): suspending instead", mode_why);
 	if (!control)
 		agent_message(CS_LEVEL_WARNING, "no control semaphore: dials cannot reach this process");
 	if (sampler_start(cfg->dials.rate_hz, cfg->dials.sampling) < 0)

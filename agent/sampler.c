@@ -13,6 +13,7 @@
 #include "logwriter.h"
 #include "events.h"
 #include "records.h"
+#include "sigsampler.h"
 #include "stackwalk.h"
 #include "symbols.h"
 
@@ -25,12 +26,6 @@
 #define DEFS_BYTES (64u << 10)
 #define IDLE_WAKE_NS (50u * 1000000u)
 
-struct thread_slot {
-	ThreadID tid;
-	uint32_t start, n;
-	bool truncated;
-};
-
 static struct {
 	pthread_t thread;
 	pthread_mutex_t mu;
@@ -38,10 +33,11 @@ static struct {
 	bool stop, exited, started;
 	_Atomic uint32_t rate_hz;
 	atomic_bool sampling;
+	_Atomic int mode; /* enum sampler_mode */
 
 	/* sampler-thread only */
 	FunctionID *pool;
-	struct thread_slot *slots;
+	struct sig_walk *slots;
 	struct lw_sampler_stats stats;
 	uint8_t *stage_buf, *frames_buf, *stacks_buf;
 	struct cs_out stage;
@@ -76,7 +72,7 @@ static uint32_t walk_all_threads(uint32_t *failed)
 		}
 		if (!walk_has_managed(&w))
 			continue; /* a thread that has not run managed code: nothing to attribute */
-		s.slots[nslots++] = (struct thread_slot){tid, used, w.n, w.truncated};
+		s.slots[nslots++] = (struct sig_walk){tid, used, w.n, w.truncated};
 		used += w.n;
 	}
 	threads->vtbl->Release(threads);
@@ -112,10 +108,10 @@ static void record_tick(uint32_t nslots, uint64_t tick_us, uint64_t suspend_ns, 
 
 	uint64_t refs[MAX_THREADS], stacks[MAX_THREADS];
 	for (uint32_t t = 0; t < nslots; t++) {
-		struct thread_slot *slot = &s.slots[t];
+		struct sig_walk *slot = &s.slots[t];
 		s.stats.truncated_stacks += slot->truncated;
 		stacks[t] = sym_stack_of(s.pool + slot->start, slot->n, slot->truncated, &defs);
-		refs[t] = sym_thread(slot->tid);
+		refs[t] = sym_thread(slot->thread);
 	}
 	sym_flush_defs(&defs);
 
@@ -147,8 +143,23 @@ static void record_tick(uint32_t nslots, uint64_t tick_us, uint64_t suspend_ns, 
 		stage_commit();
 }
 
+/* A tick of the signal sampler: no suspension; what the busy threads'
+ * handlers caught since the previous tick. */
+static void take_tick_signal(void)
+{
+	uint64_t t0 = agent_mono_ns();
+	uint32_t n = sigsampler_tick(atomic_load(&s.rate_hz), s.pool, FRAME_POOL, s.slots, MAX_THREADS, MAX_DEPTH);
+	uint64_t t1 = agent_mono_ns();
+	record_tick(n, (t0 - g_agent.start_mono_ns) / 1000, 0, t1);
+	lw_set_sampler_stats(&s.stats);
+}
+
 static void take_tick(void)
 {
+	if (atomic_load(&s.mode) == SAMPLER_SIGNAL) {
+		take_tick_signal();
+		return;
+	}
 	ICorProfilerInfo10 *info = g_agent.info;
 	uint64_t t0 = agent_mono_ns();
 	HRESULT hr = info->vtbl->SuspendRuntime(info);
@@ -236,6 +247,14 @@ void sampler_set_rate(uint32_t rate_hz)
 	pthread_cond_signal(&s.cv); /* a new period starts now */
 }
 
+int sampler_set_mode(int mode, char *why, size_t whylen)
+{
+	if (mode == SAMPLER_SIGNAL && sigsampler_init(why, whylen) < 0)
+		return -1;
+	atomic_store(&s.mode, mode);
+	return 0;
+}
+
 void sampler_set_sampling(bool on)
 {
 	atomic_store(&s.sampling, on);
@@ -261,6 +280,7 @@ int sampler_start(uint32_t rate_hz, bool sampling)
 	s.failed_suspends = 0;
 	atomic_store(&s.rate_hz, rate_hz);
 	atomic_store(&s.sampling, sampling);
+	sigsampler_reset();
 
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);

@@ -5,6 +5,7 @@
 #define CLRSCOPE_AGENT_SAMPLER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "agent.h"
@@ -18,5 +19,10 @@ int sampler_start(uint32_t rate_hz, bool sampling) AGENT_HIDDEN;
 int sampler_stop(uint32_t wait_ms) AGENT_HIDDEN;
 void sampler_set_rate(uint32_t rate_hz) AGENT_HIDDEN;
 void sampler_set_sampling(bool on) AGENT_HIDDEN;
+/* How ticks are taken: suspending the runtime (exact stacks of every
+ * managed thread, at GC safe points) or signalling busy threads (cheaper,
+ * unbiased, CPU only).  -1 with why when the signal sampler cannot run. */
+enum sampler_mode { SAMPLER_SUSPEND = 0, SAMPLER_SIGNAL = 1 };
+int sampler_set_mode(int mode, char *why, size_t whylen) AGENT_HIDDEN;
 
 #endif

@@ -49,6 +49,7 @@ void cs_dials_default(struct cs_dials *d, uint32_t rate_hz)
 {
 	d->generation = 0;
 	d->sampling = true;
+	d->sampler = CS_SAMPLER_SUSPEND;
 	d->rate_hz = rate_hz;
 	d->events = CS_EV_DEFAULT;
 	d->flush_ms = CS_FLUSH_MS_DEFAULT;
@@ -153,6 +154,17 @@ int cs_dials_assign(struct cs_dials *d, const char *assignment, char *err, size_
 		}
 		return 0;
 	}
+	if (!strcmp(key, "sampler")) {
+		if (!strcmp(value, "suspend"))
+			d->sampler = CS_SAMPLER_SUSPEND;
+		else if (!strcmp(value, "signal"))
+			d->sampler = CS_SAMPLER_SIGNAL;
+		else {
+			snprintf(err, errlen, "sampler is suspend or signal, not '%s'", value);
+			return -1;
+		}
+		return 0;
+	}
 	if (!strcmp(key, "rate")) {
 		uint32_t v;
 		if (parse_number(value, CS_RATE_MIN, CS_RATE_MAX, &v) < 0) {
@@ -180,7 +192,7 @@ int cs_dials_assign(struct cs_dials *d, const char *assignment, char *err, size_
 		d->events = v;
 		return 0;
 	}
-	snprintf(err, errlen, "unknown dial '%s' (sampling, rate, events, flush_ms, detach)", key);
+	snprintf(err, errlen, "unknown dial '%s' (sampling, sampler, rate, events, flush_ms, detach)", key);
 	return -1;
 }
 
@@ -188,9 +200,10 @@ size_t cs_dials_format(const struct cs_dials *d, char *out, size_t n)
 {
 	char events[128];
 	cs_events_format(d->events, events, sizeof events);
-	int len = snprintf(out, n, "generation %llu\nsampling=%s\nrate=%u\nevents=%s\nflush_ms=%u\n%s",
-			   (unsigned long long)d->generation, d->sampling ? "on" : "off", d->rate_hz, events,
-			   d->flush_ms, d->detach ? "detach\n" : "");
+	int len = snprintf(out, n, "generation %llu\nsampling=%s\nsampler=%s\nrate=%u\nevents=%s\nflush_ms=%u\n%s",
+			   (unsigned long long)d->generation, d->sampling ? "on" : "off",
+			   d->sampler == CS_SAMPLER_SIGNAL ? "signal" : "suspend", d->rate_hz, events, d->flush_ms,
+			   d->detach ? "detach\n" : "");
 	return len < 0 ? 0 : (size_t)len;
 }
 
@@ -198,8 +211,9 @@ void cs_dials_summary(const struct cs_dials *d, char *out, size_t n)
 {
 	char events[128];
 	cs_events_format(d->events, events, sizeof events);
-	snprintf(out, n, "sampling=%s rate=%u events=%s flush_ms=%u%s", d->sampling ? "on" : "off", d->rate_hz,
-		 events, d->flush_ms, d->detach ? " detach" : "");
+	snprintf(out, n, "sampling=%s sampler=%s rate=%u events=%s flush_ms=%u%s", d->sampling ? "on" : "off",
+		 d->sampler == CS_SAMPLER_SIGNAL ? "signal" : "suspend", d->rate_hz, events, d->flush_ms,
+		 d->detach ? " detach" : "");
 }
 
 int cs_dials_parse(struct cs_dials *d, const char *text, size_t len, char *err, size_t errlen)

@@ -1,7 +1,8 @@
 /* Dials: what clrscope asks a running agent to do.  One syntax serves the
  * command line (clrscope dial), the TUI's prompt and the dials file:
  *
- *   sampling=on|off   rate=HZ   events=+gc,-jit,...   flush_ms=N   detach
+ *   sampling=on|off   rate=HZ   events=+gc,-jit,...   flush_ms=N
+ *   sampler=suspend|signal   detach
  *
  * The dials file (PROCESS_DIR/dials, written by clrscope with a new file and
  * a rename) holds the whole desired state and a generation number:
@@ -42,9 +43,13 @@ const char *cs_event_name(uint32_t kind);
 /* Writes "gc,exceptions" (or "none") into out. */
 void cs_events_format(uint32_t kinds, char *out, size_t n);
 
+/* How the agent takes a tick (see agent/sampler.h). */
+enum cs_sampler { CS_SAMPLER_SUSPEND = 0, CS_SAMPLER_SIGNAL = 1 };
+
 struct cs_dials {
 	uint64_t generation;
 	bool sampling;
+	uint8_t sampler; /* cs_sampler */
 	uint32_t rate_hz;
 	uint32_t events; /* CS_EV_* bits */
 	uint32_t flush_ms;

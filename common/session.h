@@ -21,6 +21,7 @@
 #define CS_ENV_RATE "CLRSCOPE_RATE"               /* initial sampling rate, Hz */
 #define CS_ENV_EVENTS "CLRSCOPE_EVENTS"           /* initial event kinds (dials syntax) */
 #define CS_ENV_SAMPLING "CLRSCOPE_SAMPLING"       /* initial sampling=on|off */
+#define CS_ENV_SAMPLER "CLRSCOPE_SAMPLER"         /* initial sampler=suspend|signal */
 #define CS_ENV_AGENT_LOG "CLRSCOPE_AGENT_LOG"     /* optional debug log file of the agent */
 /* Environment read by clrscope. */
 #define CS_ENV_AGENT_PATH "CLRSCOPE_AGENT" /* overrides where the agent library is */

@@ -44,6 +44,9 @@ void cmd_record_usage(FILE *f)
 		   "  -e, --events LIST   runtime events to record: gc, exceptions, jit, modules,\n"
 		   "                      threads, all (the default) or none\n"
 		   "  -p, --pid PID       attach to the running process PID (then detach at the end)\n"
+		   "      --sampler MODE  suspend (the default: the runtime is suspended, every managed\n"
+		   "                      thread walked) or signal (busy threads signalled; cheaper,\n"
+		   "                      no safe-point bias, CPU time only)\n"
 		   "      --pause         start each .NET runtime of COMMAND paused until clrscope\n"
 		   "                      is ready (off by default: see clrscope(1), CAVEATS)\n"
 		   "  -h, --help          show this help\n",
@@ -279,6 +282,7 @@ int cmd_record(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'}, {"rate", required_argument, NULL, 'r'},
 		{"duration", required_argument, NULL, 'd'}, {"events", required_argument, NULL, 'e'},
 		{"pid", required_argument, NULL, 'p'}, {"pause", no_argument, NULL, 'P'},
+		{"sampler", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -291,6 +295,7 @@ int cmd_record(int argc, char **argv)
 	const char *events = cfg.events[0] ? cfg.events : NULL;
 	unsigned pid = 0;
 	bool pause = false;
+	const char *sampler = NULL;
 	int c;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "+o:r:d:e:p:h", options, NULL)) != -1) {
@@ -315,6 +320,11 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'P':
 			pause = true;
+			break;
+		case 'S':
+			if (strcmp(optarg, "suspend") && strcmp(optarg, "signal"))
+				return cmd_usage_error("record", "--sampler is suspend or signal, not '%s'", optarg);
+			sampler = optarg;
 			break;
 		case 'p':
 			if (parse_u32(optarg, 1, 0x7fffffff, &pid) < 0)
@@ -365,7 +375,8 @@ int cmd_record(int argc, char **argv)
 
 	struct paused_start ps;
 	bool paused = pause && paused_start_open(&ps, session);
-	struct launch_request req = {command, agent, session, rate, events, paused ? ps.path : NULL};
+	struct launch_request req = {.argv = command, .agent_path = agent, .session_dir = session, .rate_hz = rate,
+				     .events = events, .sampler = sampler, .diagnostic_port = paused ? ps.path : NULL};
 	pid_t child = launch_spawn(&req, &old, err, sizeof err);
 	if (child < 0) {
 		if (paused)

@@ -14,6 +14,7 @@ struct launch_request {
 	const char *session_dir; /* absolute */
 	uint32_t rate_hz;
 	const char *events; /* event kinds (dials syntax), NULL: the agent's default */
+	const char *sampler; /* "suspend" or "signal", NULL: the agent's default */
 	const char *diagnostic_port; /* a socket to pause the runtime on at startup, or NULL */
 	const char *output_path;     /* the program's stdout and stderr (and no stdin), or NULL: ours */
 };

@@ -188,7 +188,8 @@ int app_launch(struct app *a, char **argv, const char *dir, const char *events)
 	snprintf(output, sizeof output, "%s/output.log", session);
 	sigset_t none;
 	sigemptyset(&none);
-	struct launch_request req = {argv, agent, session, a->rate, events, NULL, output};
+	struct launch_request req = {.argv = argv, .agent_path = agent, .session_dir = session, .rate_hz = a->rate,
+				     .events = events, .output_path = output};
 	pid_t pid = launch_spawn(&req, &none, err, sizeof err);
 	if (pid < 0) {
 		app_message(a, true, "%s", err);

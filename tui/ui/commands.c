@@ -35,6 +35,11 @@ static int run_sampling(struct app *a, int argc, char **argv)
 	return send_dial(a, argc, argv, "sampling", "sampling on|off");
 }
 
+static int run_sampler(struct app *a, int argc, char **argv)
+{
+	return send_dial(a, argc, argv, "sampler", "sampler suspend|signal");
+}
+
 static int run_events(struct app *a, int argc, char **argv)
 {
 	if (argc < 2) {
@@ -183,6 +188,7 @@ static int run_quit(struct app *a, int argc, char **argv)
 }
 
 static const char *const on_off[] = {"on", "off", NULL};
+static const char *const sampler_args[] = {"suspend", "signal", NULL};
 static const char *const event_args[] = {"+gc", "-gc", "+exceptions", "-exceptions", "+jit", "-jit",
 					 "+modules", "-modules", "+threads", "-threads", "all", "none", NULL};
 static const char *const export_args[] = {"collapsed", "json", "speedscope", "text", NULL};
@@ -192,6 +198,7 @@ static const char *const rate_args[] = {"50", "100", "200", "500", "1000", NULL}
 const struct ui_command ui_commands[] = {
 	{"rate", "HZ", "+ -", "samples per second (+ doubles, - halves)", run_rate, rate_args},
 	{"sampling", "on|off", "p", "take stack samples or pause them", run_sampling, on_off},
+	{"sampler", "suspend|signal", "", "suspend the runtime per tick, or signal busy threads", run_sampler, sampler_args},
 	{"events", "+KIND|-KIND...", "G X J M T", "record or stop gc, exceptions, jit, modules, threads", run_events, event_args},
 	{"detach", "", "d", "the agent leaves the process; it keeps running", run_detach, NULL},
 	{"attach", "[PID]", "a", "attach (again) to the process", run_attach, NULL},

@@ -1,0 +1,28 @@
+/* The signal sampler (see sigsampler.c): the sampler thread's other way of
+ * taking a tick, chosen by the 'sampler' dial. */
+#ifndef CLRSCOPE_AGENT_SIGSAMPLER_H
+#define CLRSCOPE_AGENT_SIGSAMPLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agent.h"
+
+struct sig_walk {
+	ThreadID thread;
+	uint32_t start, n; /* FunctionIDs in the pool, innermost first */
+	bool truncated;
+};
+
+/* Installs the handler on a free real-time signal (once per process). */
+int sigsampler_init(char *why, size_t whylen) AGENT_HIDDEN;
+/* Forgets threads and names (a new attach). */
+void sigsampler_reset(void) AGENT_HIDDEN;
+/* Collects what the handlers caught since the last call into pool/walks,
+ * then signals the busy threads; returns the number of walks. */
+uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint32_t pool_size, struct sig_walk *walks,
+			 uint32_t max_walks, uint32_t depth_max) AGENT_HIDDEN;
+uint64_t sigsampler_overflowed(void) AGENT_HIDDEN;
+
+#endif

@@ -1,0 +1,36 @@
+# The signal sampler: no runtime suspension, busy threads only, and no
+# safe-point bias: the 3:1 callers of one callee keep their ratio, a tight
+# leaf loop gets its own time, and the sampler can be switched live.
+source "$CLRSCOPE_TESTLIB"
+
+expect_status 0 "record CpuRatio with --sampler signal at 1 kHz" -- \
+	clrscope record -o "$WORK/s" --sampler signal --rate 1000 -- dotnet "$(app CpuRatio)" 3
+clrscope report --format json "$WORK/s" >"$WORK/r.json"
+p='d["processes"][0]'
+samples=$(json "$p['samples']" "$WORK/r.json")
+check "s > 2000" "busy-thread samples at about 1 kHz" s="$samples"
+check "x == 0" "the runtime was never suspended" x="$(json "$p['agent']['suspend_us_median']" "$WORK/r.json")"
+burn=$(json "[f['self'] for f in $p['functions'] if f['name'].endswith('Worker.Burn')][0]" "$WORK/r.json")
+check "b / s >= 0.95" "Burn has the self time (no PollGC in the way)" b="$burn" s="$samples"
+heavy=$(json "[f['total'] for f in $p['functions'] if f['name'].endswith('Worker.Heavy')][0]" "$WORK/r.json")
+light=$(json "[f['total'] for f in $p['functions'] if f['name'].endswith('Worker.Light')][0]" "$WORK/r.json")
+check "abs(h / max(l, 1) - 3.0) <= 0.6" "Heavy:Light is 3:1 within 20%" h="$heavy" l="$light"
+expect_contains "$(clrscope report --format collapsed "$WORK/s")" "Worker.Heavy;Clrscope.TestApps.Program+Worker.Burn" \
+	"callers stand above the callee"
+
+# switch live: suspension first, then the signal sampler; a tight leaf loop
+# (Spin's SpinInner) is seen only once the runtime stops choosing where
+"$CLRSCOPE_BIN" record -o "$WORK/live" --rate 500 -- dotnet "$(app Spin)" 5 >"$WORK/out" 2>"$WORK/err" &
+rec=$!
+CHILDREN+=($rec)
+for _ in $(seq 100); do grep -q '^tick 10' "$WORK/out" 2>/dev/null && break; sleep 0.1; done
+expect_status 0 "dial sampler=signal" -- clrscope dial "$WORK/live" sampler=signal
+expect_contains "$OUT" "sampler=signal" "the agent switched"
+rc=0
+wait "$rec" || rc=$?
+check "rc == 0" "the program ran to its end" rc="$rc"
+clrscope report --format json "$WORK/live" >"$WORK/l.json"
+inner=$(json "sum(f['self'] for f in $p['functions'] if f['name'].endswith('Program.SpinInner'))" "$WORK/l.json")
+check "n > 200" "SpinInner's own time shows with the signal sampler" n="$inner"
+expect_status 2 "an unknown sampler" -- clrscope record --sampler magic -- true
+finish

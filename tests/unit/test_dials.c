@@ -1,0 +1,81 @@
+#include "check.h"
+#include "dials.h"
+
+static void assignments(void)
+{
+	struct cs_dials d;
+	char err[300];
+	cs_dials_default(&d, 200);
+	CHECK(cs_dials_assign(&d, "rate=1000", err, sizeof err) == 0 && d.rate_hz == 1000);
+	CHECK(cs_dials_assign(&d, "rate=0", err, sizeof err) == -1 && d.rate_hz == 1000);
+	CHECK(strstr(err, "rate is a whole number") != NULL);
+	CHECK(cs_dials_assign(&d, "rate=10001", err, sizeof err) == -1);
+	CHECK(cs_dials_assign(&d, "rate=12x", err, sizeof err) == -1);
+	CHECK(cs_dials_assign(&d, "sampling=off", err, sizeof err) == 0 && !d.sampling);
+	CHECK(cs_dials_assign(&d, "sampling=maybe", err, sizeof err) == -1);
+	CHECK(cs_dials_assign(&d, "sampler=signal", err, sizeof err) == 0 && d.sampler == CS_SAMPLER_SIGNAL);
+	CHECK(cs_dials_assign(&d, "sampler=fast", err, sizeof err) == -1);
+	CHECK(cs_dials_assign(&d, "flush_ms=9", err, sizeof err) == -1);
+	CHECK(cs_dials_assign(&d, "flush_ms=50", err, sizeof err) == 0 && d.flush_ms == 50);
+	CHECK(cs_dials_assign(&d, "detach", err, sizeof err) == 0 && d.detach);
+	CHECK(cs_dials_assign(&d, "colour=red", err, sizeof err) == -1 && strstr(err, "unknown dial") != NULL);
+	CHECK(cs_dials_assign(&d, "rate", err, sizeof err) == -1 && strstr(err, "needs a value") != NULL);
+	CHECK(cs_dials_assign(&d, "=5", err, sizeof err) == -1);
+}
+
+static void events_lists(void)
+{
+	struct cs_dials d;
+	char err[300], text[128];
+	cs_dials_default(&d, 200);
+	CHECK_EQ_U(d.events, CS_EV_ALL);
+	CHECK(cs_dials_assign(&d, "events=-jit,-gc", err, sizeof err) == 0);
+	CHECK_EQ_U(d.events, CS_EV_EXCEPTIONS | CS_EV_MODULES | CS_EV_THREADS);
+	CHECK(cs_dials_assign(&d, "events=+gc", err, sizeof err) == 0);
+	cs_events_format(d.events, text, sizeof text);
+	CHECK_STR(text, "gc,exceptions,modules,threads");
+	CHECK(cs_dials_assign(&d, "events=jit", err, sizeof err) == 0 && d.events == CS_EV_JIT);
+	CHECK(cs_dials_assign(&d, "events=none", err, sizeof err) == 0 && d.events == 0);
+	cs_events_format(d.events, text, sizeof text);
+	CHECK_STR(text, "none");
+	CHECK(cs_dials_assign(&d, "events=all", err, sizeof err) == 0 && d.events == CS_EV_ALL);
+	CHECK(cs_dials_assign(&d, "events=gc,+jit", err, sizeof err) == -1 && strstr(err, "not both") != NULL);
+	CHECK(cs_dials_assign(&d, "events=gcc", err, sizeof err) == -1 && strstr(err, "unknown kind") != NULL);
+	CHECK(cs_dials_assign(&d, "events=", err, sizeof err) == -1);
+}
+
+static void file_round_trip(void)
+{
+	struct cs_dials d, back;
+	char err[300], text[1024], summary[256];
+	cs_dials_default(&d, 200);
+	d.generation = 42;
+	cs_dials_assign(&d, "rate=750", err, sizeof err);
+	cs_dials_assign(&d, "events=gc,threads", err, sizeof err);
+	cs_dials_assign(&d, "sampler=signal", err, sizeof err);
+	size_t len = cs_dials_format(&d, text, sizeof text);
+	cs_dials_default(&back, 1);
+	CHECK(cs_dials_parse(&back, text, len, err, sizeof err) == 0);
+	CHECK(back.generation == 42 && back.rate_hz == 750 && back.events == (CS_EV_GC | CS_EV_THREADS) &&
+	      back.sampler == CS_SAMPLER_SIGNAL && back.sampling && back.flush_ms == 100 && !back.detach);
+	cs_dials_summary(&back, summary, sizeof summary);
+	CHECK_STR(summary, "sampling=on sampler=signal rate=750 events=gc,threads flush_ms=100");
+
+	/* a bad line names itself and changes nothing */
+	const char *bad = "generation 3\nrate=5\n# a comment\n\nrate=banana\n";
+	CHECK(cs_dials_parse(&back, bad, strlen(bad), err, sizeof err) == -1);
+	CHECK(strstr(err, "dials line 5") != NULL);
+	CHECK_EQ_U(back.rate_hz, 750);
+	const char *nogen = "rate=5\n";
+	CHECK(cs_dials_parse(&back, nogen, strlen(nogen), err, sizeof err) == -1 && strstr(err, "generation") != NULL);
+	const char *old = "generation 1\r\nsampling=off  \r\n"; /* older files have no sampler line */
+	CHECK(cs_dials_parse(&back, old, strlen(old), err, sizeof err) == 0 && !back.sampling);
+}
+
+int main(void)
+{
+	RUN(assignments);
+	RUN(events_lists);
+	RUN(file_round_trip);
+	return CHECK_DONE();
+}
