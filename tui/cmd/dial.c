@@ -32,7 +32,7 @@ void cmd_dial_usage(FILE *f)
 		   "\n"
 		   "dials:\n"
 		   "  sampling=on|off      take stack samples or not\n"
-		   "  sampler=MODE         suspend (the runtime, per tick) or signal (busy threads)\n"
+		   "  sampler=suspend|signal  suspend the runtime per tick, or signal busy threads\n"
 		   "  rate=HZ              samples per second, %d to %d\n"
 		   "  events=LIST          gc, exceptions, jit, modules, threads, all, none;\n"
 		   "                       +KIND and -KIND change the current list\n"
