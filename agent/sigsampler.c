@@ -26,7 +26,7 @@
 #define SIG_DEPTH 128
 #define SIG_RING 16
 #define IP_CACHE 65536
-#define REFRESH_EVERY_NS 100000000ull    /* the thread list */
+#define REFRESH_EVERY_NS 10000000ull     /* the thread list: short-lived threads matter */
 #define IP_CACHE_FLUSH_NS 10000000000ull /* code may be unloaded: forget names */
 
 struct capture {
@@ -39,6 +39,7 @@ struct slot {
 	ThreadID thread;
 	clockid_t clock;
 	uint64_t last_cpu;
+	uint64_t owed; /* CPU time since its last sample */
 	bool alive;
 	bool seen; /* in the latest thread list */
 	_Atomic uint64_t lo, hi, last_rsp; /* the stack mapping, learnt from a first rsp */
@@ -216,6 +217,7 @@ static void refresh_threads(void)
 		sl->clock = (clockid_t)(((unsigned)~os << 3) | 6);
 		bool ok;
 		sl->last_cpu = cpu_ns(sl->clock, &ok);
+		sl->owed = 0;
 		sl->alive = ok;
 		sl->seen = true;
 	}
@@ -288,8 +290,10 @@ uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint32_t pool_size,
 		}
 		atomic_store_explicit(&sl->tail, t, memory_order_release);
 	}
-	/* 2. signal the threads that were busy over the last period (a signal
-	 * costs a waiting thread little CPU, which must not count as busy) */
+	/* 2. signal each thread that has used a period's worth of CPU since its
+	 * last sample: one sample per period of CPU time, however many threads
+	 * share the cores (a handler costs microseconds: it cannot keep an idle
+	 * thread sampled) */
 	uint64_t period = 1000000000ull / (rate_hz ? rate_hz : 1);
 	for (uint32_t i = 0; i < g.nslots; i++) {
 		struct slot *sl = &g.slots[i];
@@ -301,10 +305,11 @@ uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint32_t pool_size,
 			sl->alive = false;
 			continue;
 		}
-		bool busy = cpu - sl->last_cpu >= period / 4;
+		sl->owed += cpu - sl->last_cpu;
 		sl->last_cpu = cpu;
-		if (!busy)
+		if (sl->owed < period)
 			continue;
+		sl->owed = sl->owed >= 2 * period ? period : sl->owed - period; /* a backlog is not made up */
 		siginfo_t si;
 		memset(&si, 0, sizeof si);
 		si.si_signo = g.signo;
@@ -312,8 +317,8 @@ uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint32_t pool_size,
 		si.si_pid = g.pid;
 		si.si_uid = getuid();
 		si.si_value.sival_int = (int)i;
-		if (syscall(SYS_rt_tgsigqueueinfo, g.pid, sl->tid, g.signo, &si) != 0)
-			sl->alive = false;
+		if (syscall(SYS_rt_tgsigqueueinfo, g.pid, sl->tid, g.signo, &si) != 0 && errno == ESRCH)
+			sl->alive = false; /* gone (EAGAIN, a full signal queue, only skips this tick) */
 	}
 	return nwalks;
 }
