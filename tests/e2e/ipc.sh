@@ -47,6 +47,8 @@ CHILDREN+=($!)
 wait_for "$WORK/rec.out" '^pid ' 15 || fail "recorded Spin did not start"
 recpid=$(awk '/^pid / {print $2; exit}' "$WORK/rec.out")
 CHILDREN+=("$recpid")
+# "profiled" means the agent holds a log segment open: wait for its first write
+for _ in $(seq 50); do compgen -G "$WORK/rec/*/seg-*.clog" >/dev/null && break; sleep 0.1; done
 out=$("$tool" attach "$recpid" "$CLRSCOPE_AGENT_LIB")
 expect_contains "$out" "hr=0x8013136A" "attaching to a profiled process: CORPROF_E_PROFILER_ALREADY_ACTIVE"
 expect_contains "$out" "a profiler is already loaded in that process" "in words"
