@@ -1,4 +1,5 @@
 /* Gathering the launchable .NET apps (see apps.h). */
+#include "text.h"
 #include "apps.h"
 
 #include <dirent.h>
@@ -74,10 +75,7 @@ static int xdg_dir(const char *var, const char *fallback, char *out, size_t n)
 
 int apps_config_path(const char *name, char *out, size_t n)
 {
-	char base[PATH_MAX];
-	if (xdg_dir("XDG_CONFIG_HOME", ".config", base, sizeof base) < 0)
-		return -1;
-	return (size_t)snprintf(out, n, "%s/clrscope/%s", base, name) < n ? 0 : -1;
+	return config_path(name, out, n);
 }
 
 /* Appends s to a growing command line, single-quoted for the shell when
@@ -115,16 +113,6 @@ static char *quote(const char *s)
 	size_t len = 0, cap = 0;
 	append_quoted(&buf, &len, &cap, s);
 	return buf;
-}
-
-static char *trim(char *s)
-{
-	while (*s == ' ' || *s == '\t')
-		s++;
-	size_t n = strlen(s);
-	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
-		s[--n] = 0;
-	return s;
 }
 
 static bool is_executable_file(const char *path)
@@ -171,15 +159,15 @@ static void collect_list(struct app_list *l, FILE *warn, int *errors)
 	unsigned lineno = 0;
 	while (getline(&line, &cap, f) >= 0) {
 		lineno++;
-		char *s = trim(line);
+		char *s = text_trim(line);
 		if (!*s || *s == '#')
 			continue;
 		char *eq = strchr(s, '=');
 		char *name = s, *cmd = eq ? eq + 1 : NULL;
 		if (eq)
 			*eq = 0;
-		name = trim(name);
-		cmd = cmd ? trim(cmd) : NULL;
+		name = text_trim(name);
+		cmd = cmd ? text_trim(cmd) : NULL;
 		if (!eq || !*name || !*cmd) {
 			fprintf(warn, "clrscope: %s:%u: %s; want NAME = COMMAND LINE\n", path, lineno,
 				!eq ? "no '='" : !*name ? "no name before '='" : "no command after '='");
@@ -377,7 +365,7 @@ static void desktop_file(struct app_list *l, const char *path, const char *file_
 	size_t cap = 0;
 	bool in_entry = false, hidden = false, application = true;
 	while (getline(&line, &cap, f) >= 0) {
-		char *s = trim(line);
+		char *s = text_trim(line);
 		if (*s == '[') {
 			in_entry = strcmp(s, "[Desktop Entry]") == 0;
 			continue;
@@ -388,7 +376,7 @@ static void desktop_file(struct app_list *l, const char *path, const char *file_
 		if (!eq)
 			continue;
 		*eq = 0;
-		char *key = trim(s), *value = trim(eq + 1);
+		char *key = text_trim(s), *value = text_trim(eq + 1);
 		if (strcmp(key, "Name") == 0 && !name)
 			name = xstrdup(value);
 		else if (strcmp(key, "Exec") == 0 && !exec)

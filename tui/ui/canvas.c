@@ -101,6 +101,19 @@ static void put_cell(struct canvas *c, int y, int x, wchar_t w, int width, enum 
 	}
 }
 
+/* Decodes the next character of left bytes at p; a bad byte reads as '?'.
+ * Returns the bytes it took. */
+static size_t next_char(const char *p, size_t left, mbstate_t *st, wchar_t *wc)
+{
+	size_t n = mbrtowc(wc, p, left, st);
+	if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+		memset(st, 0, sizeof *st);
+		*wc = L'?';
+		return 1;
+	}
+	return n;
+}
+
 int text_width(const char *utf8)
 {
 	mbstate_t st;
@@ -110,12 +123,7 @@ int text_width(const char *utf8)
 	size_t left = strlen(utf8);
 	while (left) {
 		wchar_t wc;
-		size_t n = mbrtowc(&wc, p, left, &st);
-		if (n == (size_t)-1 || n == (size_t)-2) {
-			memset(&st, 0, sizeof st);
-			n = 1;
-			wc = L'?';
-		}
+		size_t n = next_char(p, left, &st, &wc);
 		int cw = wcwidth(wc);
 		w += cw < 0 ? 1 : cw;
 		p += n;
@@ -137,12 +145,7 @@ int canvas_text(struct canvas *c, int y, int x, int width, enum ui_style style, 
 	size_t left = strlen(utf8);
 	while (left) {
 		wchar_t wc;
-		size_t n = mbrtowc(&wc, p, left, &st);
-		if (n == (size_t)-1 || n == (size_t)-2) {
-			memset(&st, 0, sizeof st);
-			n = 1;
-			wc = L'?';
-		}
+		size_t n = next_char(p, left, &st, &wc);
 		if (wc < 0x20 || (c->ascii && wc > 0x7e))
 			wc = L'?';
 		int cw = wcwidth(wc);

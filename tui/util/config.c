@@ -1,4 +1,5 @@
 /* Reading the user's config file (see config.h). */
+#include "text.h"
 #include "config.h"
 
 #include <errno.h>
@@ -50,16 +51,6 @@ int config_path(const char *name, char *out, size_t n)
 	if (!home)
 		return -1;
 	return (size_t)snprintf(out, n, "%s/.config/clrscope/%s", home, name) < n ? 0 : -1;
-}
-
-static char *trim(char *s)
-{
-	while (*s == ' ' || *s == '\t')
-		s++;
-	size_t n = strlen(s);
-	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
-		s[--n] = 0;
-	return s;
 }
 
 /* A whole number in [min, max]: digits only. */
@@ -189,7 +180,7 @@ static int apply_line(struct config *c, char *s, unsigned line, char *why, size_
 		return -1;
 	}
 	*eq = 0;
-	char *key = trim(s), *value = trim(eq + 1);
+	char *key = text_trim(s), *value = text_trim(eq + 1);
 	if (!*key) {
 		snprintf(why, n, "no key before '='; want KEY = VALUE");
 		return -1;
@@ -268,7 +259,7 @@ int config_load_file(struct config *c, const char *path, FILE *warn)
 	int bad = 0;
 	while (getline(&line, &cap, f) >= 0) {
 		lineno++;
-		char *s = trim(line);
+		char *s = text_trim(line);
 		if (!*s || *s == '#')
 			continue;
 		char why[512];

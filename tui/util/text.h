@@ -1,0 +1,8 @@
+/* Small text helpers shared by the file parsers (config, app lists). */
+#ifndef CLRSCOPE_TEXT_H
+#define CLRSCOPE_TEXT_H
+
+/* Strips blanks (and a line's \r\n) from both ends, in place. */
+char *text_trim(char *s);
+
+#endif
