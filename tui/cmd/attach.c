@@ -18,11 +18,6 @@
 
 #define HELLO_TIMEOUT_S 10.0
 
-static bool process_alive(pid_t pid)
-{
-	return kill(pid, 0) == 0 || errno == EPERM;
-}
-
 /* Waits for the signals that end a recording, the duration, or the
  * target's own exit; returns why it stopped. */
 enum stop_reason { STOP_SIGNAL, STOP_DURATION, STOP_TARGET_EXITED };
@@ -31,7 +26,7 @@ static enum stop_reason wait_until_done(pid_t pid, double duration, const sigset
 {
 	double deadline = duration > 0 ? clock_now_s() + duration : 0;
 	for (;;) {
-		if (!process_alive(pid))
+		if (!attacher_process_alive(pid))
 			return STOP_TARGET_EXITED;
 		double wait = 0.2;
 		if (deadline) {

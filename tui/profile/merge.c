@@ -7,8 +7,6 @@
 #include "strmap.h"
 #include "xalloc.h"
 
-#define PATH_LIMIT 4096
-
 /* (parent stack, frame) -> stack, open addressing. */
 struct stack_map {
 	uint64_t *keys;
@@ -102,6 +100,33 @@ static uint32_t merged_function(struct prof_process *m, const struct prof_functi
 	return idx;
 }
 
+struct merge_pass {
+	struct prof_process *m;
+	const struct prof_process *p;
+	struct stack_map *map;
+	size_t *nstacks;
+};
+
+/* One stack of a source process, re-interned by merged functions. */
+static void merge_stack(void *ctx, const uint32_t *functions, size_t depth, uint64_t c)
+{
+	struct merge_pass *k = ctx;
+	struct prof_process *m = k->m;
+	uint32_t node = 0;
+	for (size_t d = 0; d < depth; d++) {
+		uint32_t frame = functions[d] == UINT32_MAX ? 0 : merged_function(m, &k->p->functions[functions[d]]) + 1;
+		uint32_t *slot = stack_slot(k->map, ((uint64_t)node << 32) | frame | (1ull << 63));
+		if (!*slot) {
+			xgrow(&m->stacks, &m->nstacks, *k->nstacks + 1, sizeof *m->stacks);
+			m->stacks[*k->nstacks] = (struct prof_stack){node, frame, 0};
+			*slot = (uint32_t)(*k->nstacks)++;
+		}
+		node = *slot;
+	}
+	if (node)
+		m->stacks[node].count += c;
+}
+
 static int by_time(const void *a, const void *b)
 {
 	const struct prof_event_line *x = a, *y = b;
@@ -122,7 +147,6 @@ struct prof_process *prof_merge(struct prof_session *s, struct prof_process *old
 		if (s->procs[i]->have_hello && s->procs[i]->start_unix_ns < start)
 			start = s->procs[i]->start_unix_ns;
 	struct stack_map map = {0};
-	uint32_t *path = xmalloc(PATH_LIMIT * sizeof *path);
 	xgrow(&m->stacks, &m->nstacks, 1, sizeof *m->stacks);
 	size_t nstacks = 1;
 	for (size_t i = 0; i < s->nprocs; i++) {
@@ -131,28 +155,8 @@ struct prof_process *prof_merge(struct prof_session *s, struct prof_process *old
 			continue;
 		merged++;
 		uint64_t offset_us = (p->start_unix_ns - start) / 1000u;
-		for (uint32_t st = 1; st < p->nstacks; st++) {
-			uint64_t c = p->stacks[st].count;
-			if (!c)
-				continue;
-			size_t depth = prof_stack_path(p, st, path, PATH_LIMIT);
-			uint32_t node = 0;
-			for (size_t d = 0; d < depth; d++) {
-				uint32_t fr = path[d];
-				uint32_t frame = 0;
-				if (fr < p->nframes && p->frames[fr].function != UINT32_MAX)
-					frame = merged_function(m, &p->functions[p->frames[fr].function]) + 1;
-				uint32_t *slot = stack_slot(&map, ((uint64_t)node << 32) | frame | (1ull << 63));
-				if (!*slot) {
-					xgrow(&m->stacks, &m->nstacks, nstacks + 1, sizeof *m->stacks);
-					m->stacks[nstacks] = (struct prof_stack){node, frame, 0};
-					*slot = (uint32_t)nstacks++;
-				}
-				node = *slot;
-			}
-			if (node)
-				m->stacks[node].count += c;
-		}
+		struct merge_pass pass = {m, p, &map, &nstacks};
+		prof_each_stack(p, merge_stack, &pass);
 		m->samples += p->samples;
 		m->ticks += p->ticks;
 		size_t first = (size_t)(offset_us / 1000000u);
@@ -190,7 +194,6 @@ struct prof_process *prof_merge(struct prof_session *s, struct prof_process *old
 		m->status.write_errors += p->status.write_errors;
 	}
 	m->nstacks = nstacks;
-	free(path);
 	free(map.keys);
 	free(map.vals);
 	if (m->nlog)

@@ -572,32 +572,51 @@ const char *prof_frame_name(const struct prof_process *p, uint32_t frame)
 	return "[unknown]";
 }
 
-void prof_compute(struct prof_process *p)
+void prof_each_stack(const struct prof_process *p, prof_stack_visit visit, void *ctx)
 {
-	for (size_t i = 0; i < p->nfunctions; i++)
-		p->functions[i].self = p->functions[i].total = 0;
 	uint32_t *path = xmalloc(PATH_LIMIT * sizeof *path);
-	uint64_t *seen = xcalloc(p->nfunctions ? p->nfunctions : 1, sizeof *seen);
 	for (uint32_t s = 1; s < p->nstacks; s++) {
 		uint64_t c = p->stacks[s].count;
 		if (!c)
 			continue;
 		size_t depth = prof_stack_path(p, s, path, PATH_LIMIT);
-		for (size_t i = 0; i < depth; i++) {
-			uint32_t fr = path[i];
-			if (fr >= p->nframes || p->frames[fr].function == UINT32_MAX)
-				continue;
-			uint32_t fn = p->frames[fr].function;
-			if (seen[fn] != s) { /* recursion counts once toward total */
-				seen[fn] = s;
-				p->functions[fn].total += c;
-			}
-			if (i == depth - 1)
-				p->functions[fn].self += c;
-		}
+		for (size_t i = 0; i < depth; i++)
+			path[i] = path[i] < p->nframes ? p->frames[path[i]].function : UINT32_MAX;
+		visit(ctx, path, depth, c);
 	}
-	free(seen);
 	free(path);
+}
+
+struct compute {
+	struct prof_process *p;
+	uint64_t *seen; /* per function: the last stack that counted it */
+	uint64_t stack;
+};
+
+static void count_stack(void *ctx, const uint32_t *functions, size_t depth, uint64_t c)
+{
+	struct compute *k = ctx;
+	k->stack++;
+	for (size_t i = 0; i < depth; i++) {
+		uint32_t fn = functions[i];
+		if (fn == UINT32_MAX)
+			continue;
+		if (k->seen[fn] != k->stack) { /* recursion counts once toward total */
+			k->seen[fn] = k->stack;
+			k->p->functions[fn].total += c;
+		}
+		if (i == depth - 1)
+			k->p->functions[fn].self += c;
+	}
+}
+
+void prof_compute(struct prof_process *p)
+{
+	for (size_t i = 0; i < p->nfunctions; i++)
+		p->functions[i].self = p->functions[i].total = 0;
+	struct compute k = {p, xcalloc(p->nfunctions ? p->nfunctions : 1, sizeof *k.seen), 0};
+	prof_each_stack(p, count_stack, &k);
+	free(k.seen);
 }
 
 static int cmp_u32(const void *a, const void *b)

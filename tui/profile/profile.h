@@ -171,6 +171,12 @@ void prof_session_free(struct prof_session *s);
  * measurements; false when unknown. */
 bool prof_process_log_mtime(const struct prof_process *p, struct timespec *out);
 
+/* Calls visit for every stack that has samples, with its functions from
+ * the root outward (UINT32_MAX for a frame not named yet), how deep it is
+ * and how many samples ended in it. */
+typedef void (*prof_stack_visit)(void *ctx, const uint32_t *functions, size_t depth, uint64_t count);
+void prof_each_stack(const struct prof_process *p, prof_stack_visit visit, void *ctx);
+
 /* Fills self/total of every function of p. */
 void prof_compute(struct prof_process *p);
 /* Median suspension per tick in microseconds (0 without ticks). */

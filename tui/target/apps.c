@@ -52,22 +52,13 @@ static void add(struct app_list *l, const char *name, enum app_source src, const
 	l->v[l->n++] = (struct app_entry){xstrdup(name), src, xstrdup(command), xstrdup(origin)};
 }
 
-static const char *home_dir(void)
-{
-	const char *h = getenv("HOME");
-	if (h && *h)
-		return h;
-	struct passwd *pw = getpwuid(getuid());
-	return pw && pw->pw_dir && *pw->pw_dir ? pw->pw_dir : NULL;
-}
-
 /* An XDG base directory: $var when absolute, else ~/fallback. */
 static int xdg_dir(const char *var, const char *fallback, char *out, size_t n)
 {
 	const char *v = getenv(var);
 	if (v && v[0] == '/')
 		return (size_t)snprintf(out, n, "%s", v) < n ? 0 : -1;
-	const char *home = home_dir();
+	const char *home = config_home_dir();
 	if (!home)
 		return -1;
 	return (size_t)snprintf(out, n, "%s/%s", home, fallback) < n ? 0 : -1;
@@ -184,7 +175,7 @@ static void collect_list(struct app_list *l, FILE *warn, int *errors)
 /* (b) .NET global tools: the apphosts in ~/.dotnet/tools */
 static void collect_tools(struct app_list *l)
 {
-	const char *home = home_dir();
+	const char *home = config_home_dir();
 	char dir[PATH_MAX];
 	if (!home || (size_t)snprintf(dir, sizeof dir, "%s/.dotnet/tools", home) >= sizeof dir)
 		return;

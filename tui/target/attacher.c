@@ -54,7 +54,7 @@ int attacher_start(pid_t pid, const char *dir, unsigned rate, const char *events
 	return 0;
 }
 
-static bool process_alive(pid_t pid)
+bool attacher_process_alive(pid_t pid)
 {
 	return kill(pid, 0) == 0 || errno == EPERM;
 }
@@ -67,7 +67,7 @@ struct prof_process *attacher_wait_hello(struct prof_session *s, pid_t pid, doub
 		for (size_t i = 0; i < s->nprocs; i++)
 			if (s->procs[i]->have_hello && s->procs[i]->pid == (uint32_t)pid)
 				return s->procs[i];
-		if (clock_now_s() >= deadline || !process_alive(pid))
+		if (clock_now_s() >= deadline || !attacher_process_alive(pid))
 			return NULL;
 		clock_sleep_ms(20);
 	}

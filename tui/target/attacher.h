@@ -4,6 +4,7 @@
 #ifndef CLRSCOPE_ATTACHER_H
 #define CLRSCOPE_ATTACHER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -14,6 +15,9 @@
  * words) on failure. */
 int attacher_start(pid_t pid, const char *dir, unsigned rate, const char *events, char *session, size_t n,
 		   char *err, size_t errlen);
+
+/* Whether pid still exists (ours or not). */
+bool attacher_process_alive(pid_t pid);
 
 /* Waits for the agent's hello in an open session; NULL on timeout. */
 struct prof_process *attacher_wait_hello(struct prof_session *s, pid_t pid, double timeout);

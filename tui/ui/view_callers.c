@@ -8,8 +8,6 @@
 #include "uisession.h"
 #include "xalloc.h"
 
-#define PATH_MAX_FRAMES 4096
-
 static const struct column columns[] = {
 	{"", 8, false}, {"samples", 8, true}, {"share%", 7, true}, {"function", 0, false},
 };
@@ -34,30 +32,28 @@ static int compare(const void *a, const void *b)
 	return x->count > y->count ? -1 : x->count < y->count;
 }
 
+static void count_neighbours(void *ctx, const uint32_t *functions, size_t depth, uint64_t c)
+{
+	struct ui_session *s = ctx;
+	for (size_t d = 0; d < depth; d++) {
+		if (functions[d] != s->focus)
+			continue;
+		if (d > 0 && functions[d - 1] != UINT32_MAX)
+			add(s, functions[d - 1], c, false);
+		if (d + 1 < depth && functions[d + 1] != UINT32_MAX)
+			add(s, functions[d + 1], c, true);
+		break; /* a recursive stack counts once */
+	}
+}
+
 static void update(struct ui_session *s)
 {
 	struct prof_process *p = ui_current(s);
 	s->ncaller_rows = 0;
 	if (p && s->focus < p->nfunctions) {
-		uint32_t *path = xmalloc(PATH_MAX_FRAMES * sizeof *path);
-		for (uint32_t st = 1; st < p->nstacks; st++) {
-			uint64_t c = p->stacks[st].count;
-			if (!c)
-				continue;
-			size_t depth = prof_stack_path(p, st, path, PATH_MAX_FRAMES);
-			for (size_t d = 0; d < depth; d++) {
-				uint32_t fn = path[d] < p->nframes ? p->frames[path[d]].function : UINT32_MAX;
-				if (fn != s->focus)
-					continue;
-				if (d > 0 && path[d - 1] < p->nframes)
-					add(s, p->frames[path[d - 1]].function, c, false);
-				if (d + 1 < depth && path[d + 1] < p->nframes)
-					add(s, p->frames[path[d + 1]].function, c, true);
-				break; /* a recursive stack counts once */
-			}
-		}
-		free(path);
-		qsort(s->caller_rows, s->ncaller_rows, sizeof *s->caller_rows, compare);
+		prof_each_stack(p, count_neighbours, s);
+		if (s->ncaller_rows)
+			qsort(s->caller_rows, s->ncaller_rows, sizeof *s->caller_rows, compare);
 	}
 	s->callers_lv.cols = columns;
 	s->callers_lv.ncols = sizeof columns / sizeof *columns;

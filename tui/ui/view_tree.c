@@ -9,8 +9,6 @@
 #include "uisession.h"
 #include "xalloc.h"
 
-#define PATH_MAX_FRAMES 4096
-
 static const struct column columns[] = {
 	{"total%", 6, true}, {"self%", 6, true}, {"samples", 8, true}, {"call tree", 0, false},
 };
@@ -27,6 +25,18 @@ static uint32_t child_of(struct ui_session *s, uint32_t node, uint32_t function)
 	return n;
 }
 
+static void count_path(void *ctx, const uint32_t *functions, size_t depth, uint64_t c)
+{
+	struct ui_session *s = ctx;
+	uint32_t node = 0;
+	s->nodes[0].total += c;
+	for (size_t d = 0; d < depth; d++) {
+		node = child_of(s, node, functions[d]);
+		s->nodes[node].total += c;
+	}
+	s->nodes[node].self += c;
+}
+
 /* Recounts the tree from the stacks, keeping nodes (and what is expanded). */
 static void build(struct ui_session *s, struct prof_process *p)
 {
@@ -37,23 +47,7 @@ static void build(struct ui_session *s, struct prof_process *p)
 	}
 	for (size_t i = 0; i < s->nnodes; i++)
 		s->nodes[i].total = s->nodes[i].self = 0;
-	uint32_t *path = xmalloc(PATH_MAX_FRAMES * sizeof *path);
-	for (uint32_t st = 1; st < p->nstacks; st++) {
-		uint64_t c = p->stacks[st].count;
-		if (!c)
-			continue;
-		size_t depth = prof_stack_path(p, st, path, PATH_MAX_FRAMES);
-		uint32_t node = 0;
-		s->nodes[0].total += c;
-		for (size_t d = 0; d < depth; d++) {
-			uint32_t fr = path[d];
-			uint32_t fn = fr < p->nframes ? p->frames[fr].function : UINT32_MAX;
-			node = child_of(s, node, fn);
-			s->nodes[node].total += c;
-		}
-		s->nodes[node].self += c;
-	}
-	free(path);
+	prof_each_stack(p, count_path, s);
 }
 
 /* Children in decreasing total, without sorting the lists themselves. */

@@ -33,7 +33,7 @@ void config_free(struct config *c)
 	c->napp_dirs = 0;
 }
 
-static const char *home_dir(void)
+const char *config_home_dir(void)
 {
 	const char *h = getenv("HOME");
 	if (h && *h)
@@ -47,7 +47,7 @@ int config_path(const char *name, char *out, size_t n)
 	const char *xdg = getenv("XDG_CONFIG_HOME");
 	if (xdg && xdg[0] == '/')
 		return (size_t)snprintf(out, n, "%s/clrscope/%s", xdg, name) < n ? 0 : -1;
-	const char *home = home_dir();
+	const char *home = config_home_dir();
 	if (!home)
 		return -1;
 	return (size_t)snprintf(out, n, "%s/.config/clrscope/%s", home, name) < n ? 0 : -1;
@@ -138,7 +138,7 @@ static int set_history_size(struct config *c, const char *v, unsigned line, char
 static int add_app_dir(struct config *c, const char *v, unsigned line, char *why, size_t n)
 {
 	char dir[4096];
-	const char *home = home_dir();
+	const char *home = config_home_dir();
 	int len;
 	if (v[0] == '~' && (v[1] == '/' || !v[1]) && home)
 		len = snprintf(dir, sizeof dir, "%s%s", home, v + 1);

@@ -51,6 +51,9 @@ void config_free(struct config *c);
 
 /* $XDG_CONFIG_HOME/clrscope/NAME when XDG_CONFIG_HOME is absolute, else
  * ~/.config/clrscope/NAME; -1 when there is no home either. */
+/* $HOME, else the password database's home; NULL when there is none. */
+const char *config_home_dir(void);
+
 int config_path(const char *name, char *out, size_t n);
 
 #endif
