@@ -12,7 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "allocs.h"
 #include "events.h"
+#include "heapsnap.h"
+#include "instrument.h"
 #include "logwriter.h"
 #include "records.h"
 #include "sampler.h"
@@ -50,8 +53,10 @@ int control_prepare(const struct cs_dials *initial)
 		g_agent.control_name[0] = 0;
 	}
 	c.current = *initial;
-	c.dirfd = open(g_agent.proc_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	char err[256];
+	c.dirfd = cs_proc_dir_open(g_agent.proc_dir, err, sizeof err);
+	if (c.dirfd < 0)
+		agent_debug("%s", err);
 	if (cs_dials_write(g_agent.proc_dir, initial, err, sizeof err) < 0)
 		agent_debug("%s", err);
 	return c.sem ? 0 : -1;
@@ -99,9 +104,35 @@ int control_apply(const struct cs_dials *want, char *error, size_t errlen)
 		if (events != want->events)
 			status = CS_DIALS_PARTIAL;
 	}
+	bool instrument = c.current.instrument;
+	if (want->instrument != instrument) {
+		if (instr_configured()) {
+			instr_set_recording(want->instrument);
+			instrument = want->instrument;
+		} else {
+			snprintf(error, errlen, "no instrumentation: it must be chosen when the program starts "
+						"(clrscope record --instrument PATTERN -- PROGRAM)");
+			status = CS_DIALS_PARTIAL;
+		}
+	}
+	bool allocations = c.current.allocations;
+	if (want->allocations != allocations) {
+		if (allocs_configured()) {
+			allocs_set_recording(want->allocations);
+			allocations = want->allocations;
+		} else {
+			snprintf(error, errlen, "no allocation counting: it must be chosen when the program starts "
+						"(clrscope record --allocations -- PROGRAM)");
+			status = CS_DIALS_PARTIAL;
+		}
+	}
+	if (want->snapshots > c.current.snapshots)
+		heapsnap_request(want->snapshots);
 	uint64_t generation = c.current.generation;
 	c.current = *want;
 	c.current.events = events;
+	c.current.instrument = instrument;
+	c.current.allocations = allocations;
 	c.current.sampler = sampler;
 	c.current.detach = false;
 	if (want->generation > generation)

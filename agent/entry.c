@@ -14,10 +14,13 @@
 
 #define CORPROF_DEFINE_GUIDS
 #include "agent.h"
+#include "allocs.h"
 #include "control.h"
 #include "dials.h"
 #include "events.h"
 #include "evqueue.h"
+#include "heapsnap.h"
+#include "instrument.h"
 #include "logwriter.h"
 #include "records.h"
 #include "sampler.h"
@@ -148,12 +151,16 @@ static void write_hello(void)
 		.command_line = {cmdline, strlen(cmdline)},
 		.control = {g_agent.control_name, strlen(g_agent.control_name)},
 		.events = events_enabled(),
+		.features = (instr_configured() ? CS_FEATURE_INSTRUMENT : 0u) |
+			    (allocs_configured() ? CS_FEATURE_ALLOCATIONS : 0u),
+		.patterns = {instr_patterns(), strlen(instr_patterns())},
 	};
 	uint8_t payload[4600];
 	struct cs_out o;
 	cs_out_init(&o, payload, sizeof payload);
 	cs_hello_encode(&o, &h);
 	lw_append_record(CS_REC_HELLO, o.buf, o.len);
+	lw_flush_soon(); /* clrscope waits for it to find the process */
 }
 
 /* What the agent is told to do: from the environment at startup, from the
@@ -161,12 +168,17 @@ static void write_hello(void)
 struct agent_config {
 	char session[PATH_MAX];
 	struct cs_dials dials;
+	const char *instrument; /* patterns, one per line (startup only) */
+	bool allocations;       /* count allocations (startup only) */
 };
 
 static void config_from_env(struct agent_config *cfg)
 {
 	const char *session = getenv(CS_ENV_SESSION_DIR);
 	snprintf(cfg->session, sizeof cfg->session, "%s", session ? session : "");
+	cfg->instrument = getenv(CS_ENV_INSTRUMENT);
+	const char *allocations = getenv(CS_ENV_ALLOCATIONS);
+	cfg->allocations = allocations && !strcmp(allocations, "1");
 	cs_dials_default(&cfg->dials, CS_RATE_DEFAULT);
 	static const struct {
 		const char *env, *key;
@@ -188,6 +200,8 @@ static int config_from_client_data(struct agent_config *cfg, const void *data, U
 {
 	cs_dials_default(&cfg->dials, CS_RATE_DEFAULT);
 	cfg->session[0] = 0;
+	cfg->instrument = NULL; /* the runtime allows neither after attach */
+	cfg->allocations = false;
 	if (!data || len == 0 || len > 8192) {
 		agent_debug("attach without usable client data (%u bytes)", len);
 		return -1;
@@ -206,27 +220,29 @@ static int config_from_client_data(struct agent_config *cfg, const void *data, U
 	return cfg->session[0] ? 0 : -1;
 }
 
-/* The session directory must be the user's own: we write into it. */
-static int check_session_dir(const char *dir)
+/* The session directory must be the user's own, and reached without a
+ * symbolic link: we write into it.  Returns it open, or -1. */
+static int open_session_dir(const char *dir)
 {
-	struct stat st;
-	if (dir[0] != '/' || lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		agent_debug("session directory %s is missing or not private; not profiling", dir);
-		return -1;
-	}
-	return 0;
+	char err[300] = "not an absolute path";
+	int fd = dir[0] == '/' ? cs_dir_open_private(dir, err, sizeof err) : -1;
+	if (fd < 0)
+		agent_debug("session directory %s: %s; not profiling", dir, err);
+	return fd;
 }
 
 /* Holds SESSION/.agent-PID.lock so that a second copy of the agent (another
- * file) in this process stands down too.  Released when the process dies. */
-static int take_process_lock(const char *session)
+ * file) in this process stands down too.  Released when the process dies.
+ * -1: another agent holds it; -2: anything but a plain file of ours there. */
+static int take_process_lock(int session_fd, const char *session)
 {
-	char path[PATH_MAX + 32];
-	snprintf(path, sizeof path, "%s/.agent-%d.lock", session, (int)getpid());
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return -1;
+	char name[32], why[160];
+	snprintf(name, sizeof name, ".agent-%d.lock", (int)getpid());
+	int fd = cs_open_file_at(session_fd, name, O_RDWR | O_CREAT, 0600, why, sizeof why);
+	if (fd < 0) {
+		agent_debug("%s/%s %s; not profiling", session, name, why);
+		return -2;
+	}
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
 		close(fd);
 		return -1;
@@ -244,18 +260,22 @@ static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct age
 		agent_debug("%s is not set; not profiling", CS_ENV_SESSION_DIR);
 		return E_FAIL;
 	}
-	if (strlen(cfg->session) >= sizeof g_agent.session_dir - 16 || check_session_dir(cfg->session) < 0)
+	int session_fd = strlen(cfg->session) < sizeof g_agent.session_dir - 16 ? open_session_dir(cfg->session) : -1;
+	if (session_fd < 0)
 		return E_FAIL;
 	ICorProfilerInfo10 *info = NULL;
 	if (FAILED(info_unk->vtbl->QueryInterface(info_unk, &IID_ICorProfilerInfo10, (void **)&info)) || !info) {
 		agent_debug("the runtime has no ICorProfilerInfo10 (.NET 6 or later is needed)");
+		close(session_fd);
 		return E_FAIL;
 	}
-	int lock_fd = take_process_lock(cfg->session);
+	int lock_fd = take_process_lock(session_fd, cfg->session);
+	close(session_fd);
 	if (lock_fd < 0) {
-		agent_debug("another clrscope agent is already active in this process");
+		if (lock_fd == -1)
+			agent_debug("another clrscope agent is already active in this process");
 		info->vtbl->Release(info);
-		return CORPROF_E_PROFILER_ALREADY_ACTIVE;
+		return lock_fd == -1 ? CORPROF_E_PROFILER_ALREADY_ACTIVE : E_FAIL;
 	}
 	char err[256] = "";
 	memset(&g_agent, 0, sizeof g_agent);
@@ -276,9 +296,19 @@ static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct age
 		g_agent.info = NULL;
 		return E_FAIL;
 	}
+	/* startup-only features first: their mask bits go into every mask */
+	char feature_why[300] = "";
+	if (instr_configure(cfg->instrument, feature_why, sizeof feature_why) < 0 ||
+	    allocs_configure(cfg->allocations, feature_why, sizeof feature_why) < 0)
+		instr_configure(NULL, NULL, 0);
+	events_set_fixed(instr_mask_bits() | allocs_mask_bits());
 	char why[300];
 	uint32_t kinds = events_apply(cfg->dials.events, why, sizeof why);
 	cfg->dials.events = kinds;
+	if (instr_install(feature_why, sizeof feature_why) < 0)
+		instr_configure(NULL, NULL, 0);
+	cfg->dials.instrument = instr_configured();
+	cfg->dials.allocations = allocs_configured();
 	char mode_why[200] = "";
 	if (cfg->dials.sampler != CS_SAMPLER_SUSPEND &&
 	    sampler_set_mode(cfg->dials.sampler, mode_why, sizeof mode_why) < 0)
@@ -289,6 +319,8 @@ static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct age
 	write_hello();
 	if (why[0])
 		agent_message(CS_LEVEL_WARNING, "%s", why);
+	if (feature_why[0])
+		agent_message(CS_LEVEL_WARNING, "%s", feature_why);
 	if (mode_why[0])
 		agent_message(CS_LEVEL_WARNING, "signal sampling is not available (%s): suspending instead", mode_why);
 	if (!control)
@@ -312,6 +344,7 @@ void agent_stop_all(uint8_t reason, const char *why)
 	pthread_mutex_unlock(&stop_mu);
 	if (!was_running)
 		return;
+	heapsnap_stop();
 	sampler_stop(500);
 	if (reason == CS_END_FATAL) { /* no more callbacks for a log nobody reads */
 		char ignored[64];
@@ -326,8 +359,16 @@ void agent_stop_all(uint8_t reason, const char *why)
 int agent_detach(uint64_t generation, uint32_t rate_hz, bool sampling, char *why, size_t whylen)
 {
 	ICorProfilerInfo10 *info = g_agent.info;
+	if (instr_configured() || allocs_configured()) {
+		snprintf(why, whylen, "cannot detach: this program was started with %s, which the runtime cannot undo; "
+				      "pause recording with the %s=off dial instead",
+			 instr_configured() ? "--instrument (enter/leave hooks)" : "--allocations",
+			 instr_configured() ? "instrument" : "allocations");
+		return -1;
+	}
 	uint32_t kinds = events_enabled();
 	char ignored[64];
+	heapsnap_stop();
 	events_apply(0, ignored, sizeof ignored);
 	if (sampler_stop(2000) < 0) {
 		snprintf(why, whylen, "cannot detach: the sampler did not stop in time");
@@ -359,6 +400,8 @@ static HRESULT profiler_initialize(ICorProfilerCallback11 *self, IUnknown *info_
 	HRESULT hr = start_profiling(info_unk, CS_LOAD_STARTUP, &cfg);
 	if (FAILED(hr))
 		atomic_store(&g_active, false);
+	else
+		events_initialized();
 	return hr;
 }
 
@@ -374,6 +417,8 @@ static HRESULT profiler_initialize_for_attach(ICorProfilerCallback11 *self, IUnk
 								 : E_INVALIDARG;
 	if (FAILED(hr))
 		atomic_store(&g_active, false);
+	else
+		events_initialized();
 	return hr;
 }
 
@@ -411,6 +456,9 @@ static void install_callbacks(void)
 	callback_vtbl.Shutdown = profiler_shutdown;
 	callback_vtbl.ProfilerDetachSucceeded = profiler_detach_succeeded;
 	events_install(&callback_vtbl);
+	instr_install_callbacks(&callback_vtbl);
+	allocs_install_callbacks(&callback_vtbl);
+	heapsnap_install_callbacks(&callback_vtbl);
 }
 
 /* ---- class factory ---- */

@@ -8,6 +8,7 @@
 
 #include "dials.h"
 #include "evqueue.h"
+#include "heapsnap.h"
 #include "logfmt.h"
 #include "logwriter.h"
 #include "records.h"
@@ -26,12 +27,38 @@ uint32_t events_enabled(void)
 	return atomic_load(&enabled_kinds);
 }
 
-void events_initial_mask(uint32_t kinds, DWORD *low, DWORD *high)
+/* What every event mask carries besides the event kinds: the startup-only
+ * features (immutable once Initialize returns), and COR_PRF_MONITOR_GC while
+ * a heap snapshot walks the heap or while the runtime still has to see it
+ * once to turn concurrent GC off (else it could not be turned on later). */
+static struct {
+	pthread_mutex_t mu;
+	DWORD fixed_low;
+	bool heap_walk, gc_at_start;
+	uint32_t kinds; /* the kinds last asked of the runtime */
+	uint64_t settle_after_ns;
+	_Atomic uint64_t gcs;
+} mask = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+void events_set_fixed(DWORD low)
 {
-	*low = COR_PRF_ENABLE_STACK_SNAPSHOT;
-	*high = 0;
+	pthread_mutex_lock(&mask.mu);
+	mask.fixed_low = low;
+	mask.gc_at_start = true;
+	mask.settle_after_ns = 0;
+	pthread_mutex_unlock(&mask.mu);
+}
+
+static void compute_mask(uint32_t kinds, DWORD *low, DWORD *high)
+{
+	*low = COR_PRF_ENABLE_STACK_SNAPSHOT | mask.fixed_low;
+	/* GC start and finish without a heap walk at every collection: the
+	 * allocation view counts GCs even when GC events are not recorded */
+	*high = COR_PRF_HIGH_BASIC_GC;
+	if (mask.heap_walk || mask.gc_at_start)
+		*low |= COR_PRF_MONITOR_GC;
 	if (kinds & CS_EV_GC)
-		*low |= COR_PRF_MONITOR_GC | COR_PRF_MONITOR_SUSPENDS;
+		*low |= COR_PRF_MONITOR_SUSPENDS;
 	if (kinds & CS_EV_EXCEPTIONS)
 		*low |= COR_PRF_MONITOR_EXCEPTIONS;
 	if (kinds & CS_EV_JIT)
@@ -42,11 +69,59 @@ void events_initial_mask(uint32_t kinds, DWORD *low, DWORD *high)
 		*low |= COR_PRF_MONITOR_THREADS;
 }
 
-static bool set_mask(uint32_t kinds)
+static HRESULT set_mask_locked(uint32_t kinds)
 {
 	DWORD low, high;
-	events_initial_mask(kinds, &low, &high);
-	return SUCCEEDED(g_agent.info->vtbl->SetEventMask2(g_agent.info, low, high));
+	compute_mask(kinds, &low, &high);
+	HRESULT hr = g_agent.info->vtbl->SetEventMask2(g_agent.info, low, high);
+	if (SUCCEEDED(hr))
+		mask.kinds = kinds;
+	return hr;
+}
+
+static bool set_mask(uint32_t kinds)
+{
+	pthread_mutex_lock(&mask.mu);
+	HRESULT hr = set_mask_locked(kinds);
+	pthread_mutex_unlock(&mask.mu);
+	return SUCCEEDED(hr);
+}
+
+void events_initialized(void)
+{
+	pthread_mutex_lock(&mask.mu);
+	mask.settle_after_ns = agent_mono_ns() + 100u * 1000000u;
+	pthread_mutex_unlock(&mask.mu);
+}
+
+void events_settle(void)
+{
+	pthread_mutex_lock(&mask.mu);
+	if (mask.gc_at_start && mask.settle_after_ns && agent_mono_ns() >= mask.settle_after_ns) {
+		/* the runtime has seen COR_PRF_MONITOR_GC (and turned concurrent GC
+		 * off): stop the heap walk it would do at every GC */
+		mask.gc_at_start = false;
+		if (FAILED(set_mask_locked(mask.kinds)))
+			mask.gc_at_start = true;
+	}
+	pthread_mutex_unlock(&mask.mu);
+}
+
+HRESULT events_set_heap_walk(bool on)
+{
+	pthread_mutex_lock(&mask.mu);
+	bool before = mask.heap_walk;
+	mask.heap_walk = on;
+	HRESULT hr = set_mask_locked(mask.kinds);
+	if (FAILED(hr))
+		mask.heap_walk = before;
+	pthread_mutex_unlock(&mask.mu);
+	return hr;
+}
+
+uint64_t events_gc_count(void)
+{
+	return atomic_load(&mask.gcs);
 }
 
 uint32_t events_apply(uint32_t kinds, char *why, size_t whylen)
@@ -133,6 +208,8 @@ static HRESULT on_runtime_resume_finished(ICorProfilerCallback11 *self)
 static HRESULT on_gc_started(ICorProfilerCallback11 *self, int generations, BOOL *collected, COR_PRF_GC_REASON reason)
 {
 	(void)self;
+	atomic_fetch_add(&mask.gcs, 1);
+	heapsnap_gc_started(generations, collected);
 	if (!recording(CS_EV_GC))
 		return S_OK;
 	pthread_mutex_lock(&gc.mu);
@@ -151,6 +228,7 @@ static HRESULT on_gc_started(ICorProfilerCallback11 *self, int generations, BOOL
 static HRESULT on_gc_finished(ICorProfilerCallback11 *self)
 {
 	(void)self;
+	heapsnap_gc_finished();
 	if (!recording(CS_EV_GC))
 		return S_OK;
 	pthread_mutex_lock(&gc.mu);

@@ -5,6 +5,7 @@
 #ifndef CLRSCOPE_AGENT_EVENTS_H
 #define CLRSCOPE_AGENT_EVENTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,8 +17,17 @@
  * (after attach), says why in why. */
 uint32_t events_apply(uint32_t kinds, char *why, size_t whylen) AGENT_HIDDEN;
 uint32_t events_enabled(void) AGENT_HIDDEN;
-/* The event mask to request in Initialize / InitializeForAttach. */
-void events_initial_mask(uint32_t kinds, DWORD *low, DWORD *high) AGENT_HIDDEN;
+/* Bits every mask must carry from now on (startup-only features); also
+ * asks for COR_PRF_MONITOR_GC until events_settle drops it. */
+void events_set_fixed(DWORD low) AGENT_HIDDEN;
+/* Initialize has returned: the runtime has read the first mask. */
+void events_initialized(void) AGENT_HIDDEN;
+/* Sampler thread: drops what the first mask needed only at startup. */
+void events_settle(void) AGENT_HIDDEN;
+/* Heap walks at GCs on or off (for a heap snapshot). */
+HRESULT events_set_heap_walk(bool on) AGENT_HIDDEN;
+/* Garbage collections started since the agent started. */
+uint64_t events_gc_count(void) AGENT_HIDDEN;
 
 /* Sampler thread: names and logs what the callbacks queued. */
 void events_drain(struct sym_defs *defs) AGENT_HIDDEN;

@@ -13,6 +13,7 @@
 
 #include "evqueue.h"
 #include "logfmt.h"
+#include "session.h"
 
 #define LW_BUFFER_BYTES (2u << 20)
 #define LW_FLUSH_THRESHOLD (256u << 10)
@@ -129,23 +130,40 @@ void lw_flush_soon(void)
 
 /* ---- writer thread ---- */
 
+/* How many taken segment names the writer steps over before it gives up. */
+#define LW_SEGMENT_TRIES 16
+
+/* Creates the next segment; a name already taken (by a symbolic link, or
+ * anything not made here) is left alone, and the log goes on under the next
+ * number, which readers find too (clrscope-session(5)). */
 static int open_segment(void)
 {
-	char name[CS_SEG_NAME_MAX];
-	snprintf(name, sizeof name, CS_SEG_NAME_FMT, lw.seq);
-	int fd = openat(lw.dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return -1;
-	uint8_t header[CS_SEG_HEADER_LEN];
-	cs_seg_header_make(header, lw.seq);
-	if (write(fd, header, sizeof header) != (ssize_t)sizeof header) {
-		/* leave no headless segment behind: the next try reuses the number */
-		close(fd);
-		unlinkat(lw.dirfd, name, 0);
-		return -1;
+	for (int tries = 0; tries < LW_SEGMENT_TRIES; tries++) {
+		char name[CS_SEG_NAME_MAX], why[128];
+		snprintf(name, sizeof name, CS_SEG_NAME_FMT, lw.seq);
+		int fd = cs_open_file_at(lw.dirfd, name, O_WRONLY | O_CREAT | O_EXCL, 0600, why, sizeof why);
+		if (fd < 0 && errno == EEXIST) {
+			agent_message(CS_LEVEL_WARNING,
+				      "%s already existed (%s), made by someone else: left alone, the log goes on in "
+				      "segment %u",
+				      name, cs_entry_kind(lw.dirfd, name), lw.seq + 1);
+			lw.seq++;
+			continue;
+		}
+		if (fd < 0)
+			return -1;
+		uint8_t header[CS_SEG_HEADER_LEN];
+		cs_seg_header_make(header, lw.seq);
+		if (write(fd, header, sizeof header) != (ssize_t)sizeof header) {
+			/* leave no headless segment behind: the next try reuses the number */
+			close(fd);
+			unlinkat(lw.dirfd, name, 0);
+			return -1;
+		}
+		lw.seg_bytes = sizeof header;
+		return fd;
 	}
-	lw.seg_bytes = sizeof header;
-	return fd;
+	return -1;
 }
 
 /* Writes as much as it can; returns the bytes written. */
@@ -298,9 +316,12 @@ static void *writer_main(void *arg)
 
 int lw_start(const char *proc_dir, uint32_t flush_ms)
 {
-	lw.dirfd = open(proc_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (lw.dirfd < 0)
+	char err[300];
+	lw.dirfd = cs_proc_dir_open(proc_dir, err, sizeof err);
+	if (lw.dirfd < 0) {
+		agent_debug("%s", err);
 		return -1;
+	}
 	/* kept across detach and attach again: a late producer may still hold
 	 * the lock on them, and the image is never unloaded */
 	if (!lw.active)
@@ -320,7 +341,10 @@ int lw_start(const char *proc_dir, uint32_t flush_ms)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&lw.wake, &ca);
 	pthread_condattr_destroy(&ca);
-	lw.statusfd = openat(lw.dirfd, STATUS_FILE, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	char why[128];
+	lw.statusfd = cs_open_file_at(lw.dirfd, STATUS_FILE, O_RDWR | O_CREAT | O_EXCL, 0600, why, sizeof why);
+	if (lw.statusfd < 0)
+		agent_debug("cannot create %s/%s: it %s", proc_dir, STATUS_FILE, why);
 	if (lw.statusfd >= 0 && posix_fallocate(lw.statusfd, 0, STATUS_FILE_BYTES) != 0) {
 		close(lw.statusfd); /* no room even for that: do without */
 		lw.statusfd = -1;

@@ -11,7 +11,10 @@
 
 #include "logfmt.h"
 #include "logwriter.h"
+#include "allocs.h"
 #include "events.h"
+#include "heapsnap.h"
+#include "instrument.h"
 #include "records.h"
 #include "sigsampler.h"
 #include "stackwalk.h"
@@ -187,13 +190,19 @@ static struct timespec to_timespec(uint64_t ns)
 	return (struct timespec){.tv_sec = (time_t)(ns / 1000000000ull), .tv_nsec = (long)(ns % 1000000000ull)};
 }
 
-/* Names and logs the runtime events the callbacks queued. */
-static void drain_events(void)
+/* Names and logs what other threads left for us: runtime events, call
+ * totals, allocation counts, a finished heap snapshot. */
+static void drain_events(bool final)
 {
 	struct sym_defs defs;
 	cs_out_init(&defs.frames, s.frames_buf, DEFS_BYTES);
 	cs_out_init(&defs.stacks, s.stacks_buf, DEFS_BYTES);
+	events_settle();
 	events_drain(&defs);
+	instr_drain(&defs, final);
+	sym_flush_defs(&defs);
+	allocs_drain(final);
+	heapsnap_drain();
 }
 
 static void *sampler_main(void *arg)
@@ -226,12 +235,12 @@ static void *sampler_main(void *arg)
 			take_tick();
 		else
 			stage_commit(); /* what was staged before sampling stopped */
-		drain_events();
+		drain_events(false);
 		pthread_mutex_lock(&s.mu);
 	}
 	pthread_mutex_unlock(&s.mu);
 	stage_commit();
-	drain_events();
+	drain_events(true);
 	lw_set_sampler_stats(&s.stats);
 
 	pthread_mutex_lock(&s.mu);

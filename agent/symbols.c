@@ -1,5 +1,6 @@
 #include "symbols.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,10 @@ static struct {
 	uint32_t next_frame, next_stack, next_thread;
 } sym;
 
+/* The metadata cache is the one part other threads use too (the
+ * instrumentation's function mapper runs on the runtime's JIT threads). */
+static pthread_mutex_t metadata_mu = PTHREAD_MUTEX_INITIALIZER;
+
 static bool epochs_is_current(struct epochs *e, uint64_t id)
 {
 	return id < e->cap && e->v[id] == lw_drop_epoch() + 1;
@@ -72,6 +77,7 @@ int sym_init(void)
 
 void sym_fini(void)
 {
+	pthread_mutex_lock(&metadata_mu);
 	for (size_t i = 0; i < sym.nmetadata; i++)
 		if (sym.metadata[i])
 			sym.metadata[i]->vtbl->Release(sym.metadata[i]);
@@ -89,9 +95,10 @@ void sym_fini(void)
 	free(sym.stack_written.v);
 	free(sym.thread_written.v);
 	memset(&sym, 0, sizeof sym);
+	pthread_mutex_unlock(&metadata_mu);
 }
 
-static IMetaDataImport *module_metadata(ModuleID mod)
+static IMetaDataImport *module_metadata_locked(ModuleID mod)
 {
 	uint32_t idx;
 	if (idmap_get(&sym.modules, mod, &idx))
@@ -114,6 +121,16 @@ static IMetaDataImport *module_metadata(ModuleID mod)
 	}
 	sym.metadata[sym.nmetadata] = md;
 	idmap_put(&sym.modules, mod, (uint32_t)sym.nmetadata++);
+	return md;
+}
+
+/* The interface stays valid after the unlock: cached ones are released only
+ * by sym_fini, after detach, when no callback runs any more. */
+static IMetaDataImport *module_metadata(ModuleID mod)
+{
+	pthread_mutex_lock(&metadata_mu);
+	IMetaDataImport *md = module_metadata_locked(mod);
+	pthread_mutex_unlock(&metadata_mu);
 	return md;
 }
 
@@ -352,6 +369,64 @@ uint64_t sym_stack_of(const FunctionID *frames, uint32_t n, bool truncated, stru
 	return stack;
 }
 
+static const char *primitive_name(CorElementType t)
+{
+	static const char *const names[] = {
+		[0x2] = "System.Boolean", [0x3] = "System.Char",   [0x4] = "System.SByte",   [0x5] = "System.Byte",
+		[0x6] = "System.Int16",   [0x7] = "System.UInt16", [0x8] = "System.Int32",   [0x9] = "System.UInt32",
+		[0xa] = "System.Int64",   [0xb] = "System.UInt64", [0xc] = "System.Single",  [0xd] = "System.Double",
+		[0xe] = "System.String",  [0x18] = "System.IntPtr", [0x19] = "System.UIntPtr", [0x1c] = "System.Object",
+	};
+	return t < sizeof names / sizeof *names && names[t] ? names[t] : "[element]";
+}
+
+#define TYPE_ARGS_MAX 8
+#define CLASS_NESTING_MAX 4
+
+/* "Namespace.Type", "Element[]", "List`1<Namespace.Arg>": what a ClassID is. */
+static void describe_class(ClassID cls, char *out, size_t n, int depth)
+{
+	ICorProfilerInfo10 *info = g_agent.info;
+	snprintf(out, n, "[class 0x%llx]", (unsigned long long)cls);
+	CorElementType elem = 0;
+	ClassID elem_cls = 0;
+	ULONG rank = 0;
+	if (info->vtbl->IsArrayClass(info, cls, &elem, &elem_cls, &rank) == S_OK) {
+		char inner[NAME_MAX_UTF8];
+		if (elem_cls && depth < CLASS_NESTING_MAX)
+			describe_class(elem_cls, inner, sizeof inner, depth + 1);
+		else
+			snprintf(inner, sizeof inner, "%s", primitive_name(elem));
+		char commas[32] = "";
+		for (ULONG i = 1; i < rank && i < sizeof commas; i++)
+			commas[i - 1] = ',';
+		snprintf(out, n, "%s[%s]", inner, commas);
+		return;
+	}
+	ModuleID mod = 0;
+	mdTypeDef td = 0;
+	ClassID parent = 0, args[TYPE_ARGS_MAX];
+	ULONG32 nargs = 0;
+	if (FAILED(info->vtbl->GetClassIDInfo2(info, cls, &mod, &td, &parent, TYPE_ARGS_MAX, &nargs, args)))
+		return;
+	IMetaDataImport *md = module_metadata(mod);
+	if (!md)
+		return;
+	type_name(md, td, out, n);
+	if (nargs == 0 || depth >= CLASS_NESTING_MAX)
+		return;
+	size_t len = strlen(out);
+	for (ULONG32 i = 0; i < nargs && i < TYPE_ARGS_MAX && len + 2 < n; i++) {
+		out[len++] = i ? ',' : '<';
+		describe_class(args[i], out + len, n - len, depth + 1);
+		len = strlen(out);
+	}
+	if (len + 1 < n) {
+		out[len++] = '>';
+		out[len] = 0;
+	}
+}
+
 void sym_class_name(ClassID cls, char *out, size_t n)
 {
 	uint32_t idx;
@@ -359,17 +434,7 @@ void sym_class_name(ClassID cls, char *out, size_t n)
 		snprintf(out, n, "%s", sym.class_names[idx]);
 		return;
 	}
-	ICorProfilerInfo10 *info = g_agent.info;
-	ModuleID mod = 0;
-	mdTypeDef td = 0;
-	ClassID parent = 0;
-	ULONG32 nargs = 0;
-	snprintf(out, n, "[class 0x%llx]", (unsigned long long)cls);
-	if (SUCCEEDED(info->vtbl->GetClassIDInfo2(info, cls, &mod, &td, &parent, 0, &nargs, NULL))) {
-		IMetaDataImport *md = module_metadata(mod);
-		if (md)
-			type_name(md, td, out, n);
-	}
+	describe_class(cls, out, n, 0);
 	if (sym.nclass_names == sym.class_names_cap) {
 		size_t ncap = sym.class_names_cap ? sym.class_names_cap * 2 : 32;
 		char **names = realloc(sym.class_names, ncap * sizeof *names);
@@ -383,4 +448,10 @@ void sym_class_name(ClassID cls, char *out, size_t n)
 		return;
 	sym.class_names[sym.nclass_names] = copy;
 	idmap_put(&sym.classes, cls, (uint32_t)sym.nclass_names++);
+}
+
+void sym_function_name(FunctionID fn, char *out, size_t n)
+{
+	char module[256];
+	function_name(fn, out, n, module, sizeof module);
 }

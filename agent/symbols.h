@@ -4,7 +4,8 @@
  * written once, and again after the log writer dropped data (a new drop
  * epoch), so a reader never keeps an id it cannot name.
  *
- * Used only from the sampler thread, after the runtime was resumed. */
+ * Used only from the sampler thread, after the runtime was resumed, except
+ * where a function says otherwise. */
 #ifndef CLRSCOPE_AGENT_SYMBOLS_H
 #define CLRSCOPE_AGENT_SYMBOLS_H
 
@@ -44,7 +45,10 @@ void sym_thread_os(ThreadID tid, uint32_t os_tid) AGENT_HIDDEN;
 /* The OS thread id known for a thread reference (0 if unknown). */
 uint32_t sym_thread_os_of(uint64_t ref) AGENT_HIDDEN;
 
-/* "Namespace.Type" of a class (cached), for exception types. */
+/* "Namespace.Type" of a class (cached): "Element[]" for arrays, generic
+ * arguments in <>.  Sampler thread only. */
 void sym_class_name(ClassID cls, char *out, size_t n) AGENT_HIDDEN;
+/* "Namespace.Type.Method" of a function, uncached; safe on any thread. */
+void sym_function_name(FunctionID fn, char *out, size_t n) AGENT_HIDDEN;
 
 #endif

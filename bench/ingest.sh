@@ -6,24 +6,26 @@
 #
 #   bench/ingest.sh [-n SAMPLES] [BUILD_DIR]
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
 samples=2000000
-while getopts "n:h" opt; do
-	case $opt in
-	n) samples=$OPTARG ;;
-	*) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+bench_opt() {
+	case $1 in
+	n) bench_uint samples -n "$2" ;;
 	esac
-done
-shift $((OPTIND - 1))
-here=$(cd "$(dirname "$0")/.." && pwd)
-build=$(cd "${1:-$here/build}" && pwd)
-work=$(mktemp -d /tmp/clrscope-ingest-XXXXXX)
-trap 'rm -rf "$work"' EXIT
-"$build/bench/gen_session" "$work/s" "$samples" >/dev/null
+}
+bench_options "n:" "" "$@"
+set -- "${bench_args[@]}"
+(($# <= 1)) || bench_usage_error "one build directory at most"
+bench_build "${1:-}"
+gen_session=$(bench_tool gen_session)
+bench_workdir ingest
+"$gen_session" "$work/s" "$samples" >/dev/null
 bytes=$(du -sb "$work/s" | cut -f1)
 best=""
 for run in 1 2 3; do
 	start=$(date +%s.%N)
-	taskset -c 0 "$build/bin/clrscope" report --format json "$work/s" >/dev/null
+	taskset -c 0 "$clrscope" report --format json "$work/s" >/dev/null
 	end=$(date +%s.%N)
 	t=$(python3 -c "print($end - $start)")
 	best=$(python3 -c "print(min($t, ${best:-1e9}))")

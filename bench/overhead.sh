@@ -13,28 +13,22 @@
 # the runtime's median suspension per sample.  Not a test: nothing is
 # asserted.
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
 runs=5
 iterations=100
-while getopts "n:i:h" opt; do
-	case $opt in
-	n) runs=$OPTARG ;;
-	i) iterations=$OPTARG ;;
-	*)
-		sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
-		exit 2
-		;;
+bench_opt() {
+	case $1 in
+	n) bench_uint runs -n "$2" ;;
+	i) bench_uint iterations -i "$2" ;;
 	esac
-done
-shift $((OPTIND - 1))
-here=$(cd "$(dirname "$0")/.." && pwd)
-build=$(cd "${1:-$here/build}" && pwd)
-clrscope=$build/bin/clrscope
-workload=$build/apps/Workload/Workload.dll
-[[ -x "$clrscope" ]] || { echo "no $clrscope: build first (cmake -S . -B build && cmake --build build)" >&2; exit 1; }
-[[ -f "$workload" ]] || "$here/tests/apps/build.sh" "$build/apps" >/dev/null
-work=$(mktemp -d /tmp/clrscope-bench-XXXXXX)
-trap 'rm -rf "$work"' EXIT
-export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
+}
+bench_options "n:i:" "" "$@"
+set -- "${bench_args[@]}"
+(($# <= 1)) || bench_usage_error "one build directory at most"
+bench_build "${1:-}"
+workload=$(bench_app Workload)
+bench_workdir bench
 
 configs=(none clrscope-100hz clrscope-1khz clrscope-1khz-signal eventpipe-1ms)
 

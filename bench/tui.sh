@@ -7,22 +7,22 @@
 #
 #   bench/tui.sh [-s SECONDS] [BUILD_DIR]
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
 seconds=20
-while getopts "s:h" opt; do
-	case $opt in
-	s) seconds=$OPTARG ;;
-	*) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+bench_opt() {
+	case $1 in
+	s) bench_uint seconds -s "$2" ;;
 	esac
-done
-shift $((OPTIND - 1))
-here=$(cd "$(dirname "$0")/.." && pwd)
-build=$(cd "${1:-$here/build}" && pwd)
-clrscope=$build/bin/clrscope
-spin=$build/apps/Spin/Spin.dll
-[[ -x "$clrscope" && -f "$spin" ]] || { echo "build clrscope and the test apps first (scripts/demo.sh does both)" >&2; exit 1; }
-work=$(mktemp -d /tmp/clrscope-tuibench-XXXXXX)
+}
+bench_options "s:" "" "$@"
+set -- "${bench_args[@]}"
+(($# <= 1)) || bench_usage_error "one build directory at most"
+bench_build "${1:-}"
+spin=$(bench_app Spin)
+bench_workdir tuibench
 sock="clrscope-bench-$$"
-trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
+bench_at_exit "tmux -L '$sock' kill-server 2>/dev/null"
 
 tmux -L "$sock" -f /dev/null new-session -d -s b -x 120 -y 40 \
 	"env TERM=xterm-256color LANG=C.UTF-8 CLRSCOPE_UI_LATENCY_LOG=$work/latency $clrscope launch --rate 1000 -o $work/s -- dotnet $spin $((seconds + 5)); sleep 30"

@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +55,9 @@ void cs_dials_default(struct cs_dials *d, uint32_t rate_hz)
 	d->rate_hz = rate_hz;
 	d->events = CS_EV_DEFAULT;
 	d->flush_ms = CS_FLUSH_MS_DEFAULT;
+	d->instrument = true;
+	d->allocations = true;
+	d->snapshots = 0;
 	d->detach = false;
 }
 
@@ -143,15 +148,43 @@ int cs_dials_assign(struct cs_dials *d, const char *assignment, char *err, size_
 		snprintf(err, errlen, "%s needs a value: %s=VALUE", key, key);
 		return -1;
 	}
-	if (!strcmp(key, "sampling")) {
+	static const struct {
+		const char *key;
+		size_t offset;
+	} switches[] = {
+		{"sampling", offsetof(struct cs_dials, sampling)},
+		{"instrument", offsetof(struct cs_dials, instrument)},
+		{"allocations", offsetof(struct cs_dials, allocations)},
+	};
+	for (size_t i = 0; i < sizeof switches / sizeof *switches; i++) {
+		if (strcmp(key, switches[i].key) != 0)
+			continue;
+		bool *flag = (bool *)((char *)d + switches[i].offset);
 		if (!strcmp(value, "on"))
-			d->sampling = true;
+			*flag = true;
 		else if (!strcmp(value, "off"))
-			d->sampling = false;
+			*flag = false;
 		else {
-			snprintf(err, errlen, "sampling is on or off, not '%s'", value);
+			snprintf(err, errlen, "%s is on or off, not '%s'", key, value);
 			return -1;
 		}
+		return 0;
+	}
+	if (!strcmp(key, "snapshot")) {
+		if (strcmp(value, "heap") != 0) {
+			snprintf(err, errlen, "snapshot takes 'heap' (snapshot=heap), not '%s'", value);
+			return -1;
+		}
+		d->snapshots++;
+		return 0;
+	}
+	if (!strcmp(key, "snapshots")) { /* the count, as the dials file carries it */
+		uint32_t v;
+		if (parse_number(value, 0, UINT32_MAX, &v) < 0) {
+			snprintf(err, errlen, "snapshots is a count, not '%s'", value);
+			return -1;
+		}
+		d->snapshots = v;
 		return 0;
 	}
 	if (!strcmp(key, "sampler")) {
@@ -192,7 +225,9 @@ int cs_dials_assign(struct cs_dials *d, const char *assignment, char *err, size_
 		d->events = v;
 		return 0;
 	}
-	snprintf(err, errlen, "unknown dial '%s' (sampling, sampler, rate, events, flush_ms, detach)", key);
+	snprintf(err, errlen,
+		 "unknown dial '%s' (sampling, sampler, rate, events, flush_ms, instrument, allocations, snapshot, detach)",
+		 key);
 	return -1;
 }
 
@@ -200,9 +235,12 @@ size_t cs_dials_format(const struct cs_dials *d, char *out, size_t n)
 {
 	char events[128];
 	cs_events_format(d->events, events, sizeof events);
-	int len = snprintf(out, n, "generation %llu\nsampling=%s\nsampler=%s\nrate=%u\nevents=%s\nflush_ms=%u\n%s",
+	int len = snprintf(out, n,
+			   "generation %llu\nsampling=%s\nsampler=%s\nrate=%u\nevents=%s\nflush_ms=%u\n"
+			   "instrument=%s\nallocations=%s\nsnapshots=%u\n%s",
 			   (unsigned long long)d->generation, d->sampling ? "on" : "off",
 			   d->sampler == CS_SAMPLER_SIGNAL ? "signal" : "suspend", d->rate_hz, events, d->flush_ms,
+			   d->instrument ? "on" : "off", d->allocations ? "on" : "off", d->snapshots,
 			   d->detach ? "detach\n" : "");
 	return len < 0 ? 0 : (size_t)len;
 }
@@ -211,8 +249,9 @@ void cs_dials_summary(const struct cs_dials *d, char *out, size_t n)
 {
 	char events[128];
 	cs_events_format(d->events, events, sizeof events);
-	snprintf(out, n, "sampling=%s sampler=%s rate=%u events=%s flush_ms=%u%s", d->sampling ? "on" : "off",
-		 d->sampler == CS_SAMPLER_SIGNAL ? "signal" : "suspend", d->rate_hz, events, d->flush_ms,
+	snprintf(out, n, "sampling=%s sampler=%s rate=%u events=%s flush_ms=%u instrument=%s allocations=%s snapshots=%u%s",
+		 d->sampling ? "on" : "off", d->sampler == CS_SAMPLER_SIGNAL ? "signal" : "suspend", d->rate_hz, events,
+		 d->flush_ms, d->instrument ? "on" : "off", d->allocations ? "on" : "off", d->snapshots,
 		 d->detach ? " detach" : "");
 }
 
@@ -230,6 +269,16 @@ int cs_dials_parse(struct cs_dials *d, const char *text, size_t len, char *err, 
 		if (ll >= sizeof line) {
 			snprintf(err, errlen, "dials line %zu is too long", lineno);
 			return -1;
+		}
+		/* text only: a NUL would hide the rest of the line, and other
+		 * control bytes would reach terminals in the answer */
+		for (size_t i = 0; i < ll; i++) {
+			unsigned char c = (unsigned char)text[at + i];
+			if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f) {
+				snprintf(err, errlen, "dials line %zu holds a control character (byte 0x%02x at column %zu): "
+						      "the dials file is text", lineno, c, i + 1);
+				return -1;
+			}
 		}
 		memcpy(line, text + at, ll);
 		line[ll] = 0;
@@ -295,21 +344,29 @@ int cs_dials_read(int dirfd, struct cs_dials *d, char *err, size_t errlen)
 
 int cs_dials_write(const char *dir, const struct cs_dials *d, char *err, size_t errlen)
 {
-	char text[1024], tmp[4096], path[4096];
+	char text[1024], tmp[64], why[300];
 	size_t len = cs_dials_format(d, text, sizeof text);
-	snprintf(tmp, sizeof tmp, "%s/.%s.%d", dir, CS_DIALS_FILE, (int)getpid());
-	snprintf(path, sizeof path, "%s/%s", dir, CS_DIALS_FILE);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	snprintf(tmp, sizeof tmp, ".%s.%d", CS_DIALS_FILE, (int)getpid());
+	int dirfd = cs_proc_dir_open(dir, why, sizeof why); /* private, no symbolic links */
+	if (dirfd < 0) {
+		snprintf(err, errlen, "cannot write the dials: %s", why);
+		return -1;
+	}
+	unlinkat(dirfd, tmp, 0); /* a leftover (or a hard link to anything) goes; O_EXCL makes it anew */
+	int fd = cs_open_file_at(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL, 0600, why, sizeof why);
 	if (fd < 0) {
-		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+		snprintf(err, errlen, "cannot write %s/%s: it %s", dir, tmp, why);
+		close(dirfd);
 		return -1;
 	}
 	bool ok = write(fd, text, len) == (ssize_t)len;
 	ok = (close(fd) == 0) && ok;
-	if (!ok || rename(tmp, path) != 0) {
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-		unlink(tmp);
+	if (!ok || renameat(dirfd, tmp, dirfd, CS_DIALS_FILE) != 0) {
+		snprintf(err, errlen, "cannot write %s/%s: %s", dir, CS_DIALS_FILE, strerror(errno));
+		unlinkat(dirfd, tmp, 0);
+		close(dirfd);
 		return -1;
 	}
+	close(dirfd);
 	return 0;
 }

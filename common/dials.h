@@ -2,7 +2,13 @@
  * command line (clrscope dial), the TUI's prompt and the dials file:
  *
  *   sampling=on|off   rate=HZ   events=+gc,-jit,...   flush_ms=N
- *   sampler=suspend|signal   detach
+ *   sampler=suspend|signal   instrument=on|off   allocations=on|off
+ *   snapshot=heap   detach
+ *
+ * instrument and allocations pause or resume recording of what the program
+ * was started with (--instrument, --allocations).  snapshot=heap is a
+ * request, not a state: it counts up "snapshots", and the agent takes a heap
+ * snapshot whenever that count passes the last one it took.
  *
  * The dials file (PROCESS_DIR/dials, written by clrscope with a new file and
  * a rename) holds the whole desired state and a generation number:
@@ -53,6 +59,9 @@ struct cs_dials {
 	uint32_t rate_hz;
 	uint32_t events; /* CS_EV_* bits */
 	uint32_t flush_ms;
+	bool instrument;    /* record calls of instrumented functions */
+	bool allocations;   /* count allocations by type */
+	uint32_t snapshots; /* heap snapshots asked for so far */
 	bool detach;
 };
 
@@ -64,7 +73,7 @@ int cs_dials_assign(struct cs_dials *d, const char *assignment, char *err, size_
 
 /* The whole state as file text (generation line first). */
 size_t cs_dials_format(const struct cs_dials *d, char *out, size_t n);
-/* The state as one line: "sampling=on rate=500 events=gc,jit flush_ms=100". */
+/* The state as one line: "sampling=on rate=500 events=gc,jit flush_ms=100 ...". */
 void cs_dials_summary(const struct cs_dials *d, char *out, size_t n);
 
 /* Parses file text into d (starting from d's current values).  Returns -1

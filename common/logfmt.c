@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "session.h"
 
 /* ---- CRC32C (Castagnoli), slicing by 8 ---- */
 
@@ -145,11 +148,9 @@ int cs_reader_open(struct cs_reader *r, const char *proc_dir)
 {
 	memset(r, 0, sizeof *r);
 	r->fd = -1;
-	r->dirfd = open(proc_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (r->dirfd < 0) {
-		snprintf(r->error, sizeof r->error, "cannot open %s: %s", proc_dir, strerror(errno));
+	r->dirfd = cs_dir_open_at(AT_FDCWD, proc_dir, false, proc_dir, r->error, sizeof r->error);
+	if (r->dirfd < 0)
 		return -1;
-	}
 	r->cap = 1u << 20;
 	r->buf = malloc(r->cap);
 	if (!r->buf) {
@@ -171,11 +172,34 @@ void cs_reader_close(struct cs_reader *r)
 	r->fd = r->dirfd = -1;
 }
 
-static int open_segment(struct cs_reader *r, uint32_t seq)
+/* What stands under a segment's name. */
+enum segment_slot {
+	SLOT_EMPTY,   /* not written yet */
+	SLOT_OPENED,  /* a segment, now in *fd */
+	SLOT_REFUSED, /* something else: a symbolic link, a FIFO, a device ... */
+	SLOT_ERROR,   /* a segment that cannot be opened now (r->error) */
+};
+
+static enum segment_slot open_segment(struct cs_reader *r, uint32_t seq, int *fd)
 {
-	char name[CS_SEG_NAME_MAX];
+	char name[CS_SEG_NAME_MAX], why[128];
 	snprintf(name, sizeof name, CS_SEG_NAME_FMT, seq);
-	return openat(r->dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	*fd = cs_open_file_at(r->dirfd, name, O_RDONLY, 0, why, sizeof why);
+	if (*fd >= 0)
+		return SLOT_OPENED;
+	int err = errno;
+	if (err == ENOENT)
+		return SLOT_EMPTY;
+	struct stat st;
+	bool foreign = err == ELOOP || err == EINVAL || /* cs_open_file_at's refusals */
+		       (fstatat(r->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode));
+	if (!foreign) { /* out of descriptors, say: not a reason to skip data */
+		snprintf(r->error, sizeof r->error, "cannot open %s: %s", name, strerror(err));
+		return SLOT_ERROR;
+	}
+	r->refused_segments++;
+	snprintf(r->note, sizeof r->note, "%s %s: skipped it", name, why);
+	return SLOT_REFUSED;
 }
 
 /* Reads more of the current segment into the window; returns bytes read. */
@@ -218,11 +242,10 @@ static void skip(struct cs_reader *r, size_t n)
  * can no longer grow, so it is scanned to the end first by the caller. */
 static bool next_segment_exists(struct cs_reader *r)
 {
-	int fd = open_segment(r, r->seq + 1);
-	if (fd < 0)
-		return false;
-	close(fd);
-	return true;
+	char name[CS_SEG_NAME_MAX];
+	snprintf(name, sizeof name, CS_SEG_NAME_FMT, r->seq + 1);
+	struct stat st;
+	return fstatat(r->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 /* Offset of the first whole record after buf[0], or len if there is none. */
@@ -254,9 +277,18 @@ int cs_reader_next(struct cs_reader *r, struct cs_record *rec, bool final)
 	for (;;) {
 		if (r->fd < 0) {
 			uint32_t seq = r->seq ? r->seq : 1;
-			int fd = open_segment(r, seq);
-			if (fd < 0)
+			int fd;
+			switch (open_segment(r, seq, &fd)) {
+			case SLOT_EMPTY:
 				return 0; /* not written yet */
+			case SLOT_REFUSED:
+				r->seq = seq + 1; /* the writer stepped over it too */
+				continue;
+			case SLOT_ERROR:
+				return -1;
+			case SLOT_OPENED:
+				break;
+			}
 			r->fd = fd;
 			r->seq = seq;
 			r->segments++;

@@ -80,6 +80,8 @@ struct cs_reader {
 	uint64_t torn_bytes;    /* an incomplete record at the very end (final reads) */
 	uint32_t segments;
 	uint32_t bad_headers;
+	uint32_t refused_segments; /* names taken by something else (a symbolic link ...) */
+	char note[256];            /* about the latest refused one */
 	char error[256];
 };
 

@@ -24,6 +24,8 @@ void cs_hello_encode(struct cs_out *o, const struct cs_hello *h)
 	put_cs_str(o, h->command_line);
 	put_cs_str(o, h->control);
 	cs_put_varint(o, h->events);
+	cs_put_varint(o, h->features);
+	put_cs_str(o, h->patterns);
 }
 
 bool cs_hello_decode(const uint8_t *p, size_t n, struct cs_hello *h)
@@ -41,9 +43,15 @@ bool cs_hello_decode(const uint8_t *p, size_t n, struct cs_hello *h)
 	/* fields added after 1.0: absent in older logs */
 	h->control = (struct cs_str){"", 0};
 	h->events = 0;
+	h->features = 0;
+	h->patterns = (struct cs_str){"", 0};
 	if (!in.bad && cs_in_left(&in)) {
 		h->control = get_cs_str(&in);
 		h->events = (uint32_t)cs_get_varint(&in);
+	}
+	if (!in.bad && cs_in_left(&in)) {
+		h->features = (uint32_t)cs_get_varint(&in);
+		h->patterns = get_cs_str(&in);
 	}
 	return !in.bad;
 }
@@ -320,4 +328,132 @@ bool cs_event_decode(uint16_t type, const uint8_t *p, size_t n, struct cs_event 
 		return false;
 	}
 	return !in.bad;
+}
+
+/* ---- instrumentation and memory ---- */
+
+void cs_calls_head_encode(struct cs_out *o, const struct cs_calls_head *h)
+{
+	cs_put_u64(o, h->time_us);
+	cs_put_u8(o, h->recording);
+	cs_put_varint(o, h->hooked);
+	cs_put_varint(o, h->examined);
+	cs_put_varint(o, h->repaired);
+	cs_put_varint(o, h->too_deep);
+}
+
+bool cs_calls_head_decode(struct cs_in *in, struct cs_calls_head *h)
+{
+	h->time_us = cs_get_u64(in);
+	h->recording = cs_get_u8(in);
+	h->hooked = cs_get_varint(in);
+	h->examined = cs_get_varint(in);
+	h->repaired = cs_get_varint(in);
+	h->too_deep = cs_get_varint(in);
+	return !in->bad;
+}
+
+void cs_call_entry_encode(struct cs_out *o, const struct cs_call_entry *e)
+{
+	cs_put_varint(o, e->frame);
+	cs_put_varint(o, e->calls);
+	cs_put_varint(o, e->inclusive_ns);
+	cs_put_varint(o, e->exclusive_ns);
+}
+
+bool cs_next_call_entry(struct cs_in *in, struct cs_call_entry *e)
+{
+	if (in->bad || !cs_in_left(in))
+		return false;
+	e->frame = cs_get_varint(in);
+	e->calls = cs_get_varint(in);
+	e->inclusive_ns = cs_get_varint(in);
+	e->exclusive_ns = cs_get_varint(in);
+	return !in->bad;
+}
+
+void cs_heap_head_encode(struct cs_out *o, const struct cs_heap_head *h)
+{
+	cs_put_u64(o, h->time_us);
+	cs_put_varint(o, h->seq);
+	cs_put_varint(o, h->part);
+	cs_put_varint(o, h->parts);
+	cs_put_varint(o, h->pause_us);
+	cs_put_varint(o, h->objects);
+	cs_put_varint(o, h->bytes);
+	cs_put_varint(o, h->types);
+	cs_put_varint(o, CS_ROOT_KINDS);
+	for (int i = 0; i < CS_ROOT_KINDS; i++)
+		cs_put_varint(o, h->roots[i]);
+}
+
+bool cs_heap_head_decode(struct cs_in *in, struct cs_heap_head *h)
+{
+	h->time_us = cs_get_u64(in);
+	h->seq = cs_get_varint(in);
+	h->part = cs_get_varint(in);
+	h->parts = cs_get_varint(in);
+	h->pause_us = cs_get_varint(in);
+	h->objects = cs_get_varint(in);
+	h->bytes = cs_get_varint(in);
+	h->types = cs_get_varint(in);
+	uint64_t nroots = cs_get_varint(in);
+	for (uint64_t i = 0; i < nroots && !in->bad; i++) {
+		uint64_t v = cs_get_varint(in);
+		if (i < CS_ROOT_KINDS)
+			h->roots[i] = v;
+	}
+	for (uint64_t i = nroots; i < CS_ROOT_KINDS; i++)
+		h->roots[i] = 0;
+	return !in->bad && h->part < h->parts;
+}
+
+void cs_heap_entry_encode(struct cs_out *o, const struct cs_type_count *e)
+{
+	put_cs_str(o, e->type);
+	cs_put_varint(o, e->count);
+	cs_put_varint(o, e->bytes);
+}
+
+bool cs_next_heap_entry(struct cs_in *in, struct cs_type_count *e)
+{
+	if (in->bad || !cs_in_left(in))
+		return false;
+	e->type_id = 0;
+	e->type = get_cs_str(in);
+	e->count = cs_get_varint(in);
+	e->bytes = cs_get_varint(in);
+	return !in->bad;
+}
+
+void cs_allocs_head_encode(struct cs_out *o, const struct cs_allocs_head *h)
+{
+	cs_put_u64(o, h->time_us);
+	cs_put_varint(o, h->gcs);
+	cs_put_u8(o, h->recording);
+}
+
+bool cs_allocs_head_decode(struct cs_in *in, struct cs_allocs_head *h)
+{
+	h->time_us = cs_get_u64(in);
+	h->gcs = cs_get_varint(in);
+	h->recording = cs_get_u8(in);
+	return !in->bad;
+}
+
+void cs_alloc_entry_encode(struct cs_out *o, const struct cs_type_count *e)
+{
+	cs_put_varint(o, e->type_id);
+	cs_heap_entry_encode(o, e);
+}
+
+bool cs_next_alloc_entry(struct cs_in *in, struct cs_type_count *e)
+{
+	if (in->bad || !cs_in_left(in))
+		return false;
+	uint64_t id = cs_get_varint(in);
+	if (!cs_next_heap_entry(in, e))
+		return false;
+	e->type_id = id;
+	return true;
 }

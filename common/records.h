@@ -29,6 +29,9 @@ enum cs_record_type {
 	CS_REC_JIT = 13,    /* a method was compiled */
 	CS_REC_MODULE = 14, /* a module or assembly was loaded */
 	CS_REC_THREAD_EVENT = 15, /* a managed thread started, ended or was named */
+	CS_REC_CALLS = 16,  /* call counts and times of instrumented functions */
+	CS_REC_HEAP = 17,   /* (a part of) a heap snapshot: live objects by type */
+	CS_REC_ALLOCS = 18, /* allocations by type so far */
 };
 
 /* Frame ids below this are reserved for pseudo-frames. */
@@ -41,10 +44,15 @@ struct cs_str {
 
 enum cs_load_mode { CS_LOAD_STARTUP = 1, CS_LOAD_ATTACH = 2 };
 
+/* What a process was started with; only a startup load can have these. */
+enum cs_feature { CS_FEATURE_INSTRUMENT = 1u << 0, CS_FEATURE_ALLOCATIONS = 1u << 1 };
+
 /* HELLO: u32 pid, u32 ppid, u64 start_unix_ns, u8 load_mode, u32 rate_hz,
  *        str agent_version, str runtime_version, str command_line,
  *        str control (the named semaphore that announces dials changes),
- *        v events (the CS_EV_* kinds recorded at start) */
+ *        v events (the CS_EV_* kinds recorded at start),
+ *        v features (cs_feature bits), str patterns (instrumented functions,
+ *        one pattern per line) */
 struct cs_hello {
 	uint32_t pid, ppid;
 	uint64_t start_unix_ns; /* wall clock when the agent started; time 0 of the log */
@@ -53,6 +61,8 @@ struct cs_hello {
 	struct cs_str agent_version, runtime_version, command_line;
 	struct cs_str control;
 	uint32_t events;
+	uint32_t features;
+	struct cs_str patterns;
 };
 void cs_hello_encode(struct cs_out *o, const struct cs_hello *h);
 bool cs_hello_decode(const uint8_t *p, size_t n, struct cs_hello *h);
@@ -175,5 +185,59 @@ struct cs_event {
 };
 void cs_event_encode(struct cs_out *o, uint16_t type, const struct cs_event *e);
 bool cs_event_decode(uint16_t type, const uint8_t *p, size_t n, struct cs_event *e);
+
+/* CALLS: u64 time_us, u8 recording, v hooked (functions with hooks),
+ *        v examined (functions the mapper saw), v repaired (shadow stack
+ *        entries a missing leave left behind), v too_deep (calls past the
+ *        shadow stack's depth, counted but not timed),
+ *        { v frame_id, v calls, v inclusive_ns, v exclusive_ns }*
+ * Totals since the start, for every hooked function that has a frame id:
+ * the newest CALLS record holds everything. */
+struct cs_calls_head {
+	uint64_t time_us;
+	uint8_t recording;
+	uint64_t hooked, examined, repaired, too_deep;
+};
+struct cs_call_entry {
+	uint64_t frame, calls, inclusive_ns, exclusive_ns;
+};
+void cs_calls_head_encode(struct cs_out *o, const struct cs_calls_head *h);
+void cs_call_entry_encode(struct cs_out *o, const struct cs_call_entry *e);
+bool cs_calls_head_decode(struct cs_in *in, struct cs_calls_head *h);
+bool cs_next_call_entry(struct cs_in *in, struct cs_call_entry *e);
+
+/* HEAP: u64 time_us, v seq, v part, v parts, v pause_us, v objects, v bytes,
+ *       v types, v nroots, v roots[nroots] (by cs_root_kind),
+ *       { str type, v count, v bytes }*
+ * One snapshot (seq) may take several records (parts 0..parts-1); each
+ * repeats the totals.  bytes are object sizes rounded up to the heap's
+ * alignment.  types is how many entries all parts hold together. */
+enum cs_root_kind { CS_ROOT_STACK, CS_ROOT_FINALIZER, CS_ROOT_HANDLE, CS_ROOT_OTHER, CS_ROOT_KINDS };
+struct cs_heap_head {
+	uint64_t time_us, seq, part, parts, pause_us, objects, bytes, types;
+	uint64_t roots[CS_ROOT_KINDS];
+};
+struct cs_type_count {
+	uint64_t type_id; /* ALLOCS only: the agent's number for the type */
+	struct cs_str type;
+	uint64_t count, bytes;
+};
+void cs_heap_head_encode(struct cs_out *o, const struct cs_heap_head *h);
+bool cs_heap_head_decode(struct cs_in *in, struct cs_heap_head *h);
+void cs_heap_entry_encode(struct cs_out *o, const struct cs_type_count *e);
+bool cs_next_heap_entry(struct cs_in *in, struct cs_type_count *e);
+
+/* ALLOCS: u64 time_us, v gcs (garbage collections so far), u8 recording,
+ *         { v type_id, str type, v count, v bytes }*
+ * Totals since the start for the types that changed since the previous
+ * ALLOCS record; the agent writes one after each GC and every second. */
+struct cs_allocs_head {
+	uint64_t time_us, gcs;
+	uint8_t recording;
+};
+void cs_allocs_head_encode(struct cs_out *o, const struct cs_allocs_head *h);
+bool cs_allocs_head_decode(struct cs_in *in, struct cs_allocs_head *h);
+void cs_alloc_entry_encode(struct cs_out *o, const struct cs_type_count *e);
+bool cs_next_alloc_entry(struct cs_in *in, struct cs_type_count *e);
 
 #endif

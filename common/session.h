@@ -23,6 +23,8 @@
 #define CS_ENV_SAMPLING "CLRSCOPE_SAMPLING"       /* initial sampling=on|off */
 #define CS_ENV_SAMPLER "CLRSCOPE_SAMPLER"         /* initial sampler=suspend|signal */
 #define CS_ENV_AGENT_LOG "CLRSCOPE_AGENT_LOG"     /* optional debug log file of the agent */
+#define CS_ENV_INSTRUMENT "CLRSCOPE_INSTRUMENT"   /* functions to hook, one pattern per line */
+#define CS_ENV_ALLOCATIONS "CLRSCOPE_ALLOCATIONS" /* "1": count allocations by type */
 /* Environment read by clrscope. */
 #define CS_ENV_AGENT_PATH "CLRSCOPE_AGENT" /* overrides where the agent library is */
 
@@ -37,6 +39,28 @@
  * acceptable: a real directory (not a symlink), owned by this user, not
  * writable by group or others.  On failure returns -1 and explains in err. */
 int cs_dir_make_private(const char *path, char *err, size_t errlen);
+
+/* Opens the directory name under dirfd (AT_FDCWD: a path) without following
+ * a symbolic link in its place; with private, it must also pass the checks
+ * of cs_dir_make_private.  Messages name it as shown.  Returns the
+ * descriptor, or -1 with err. */
+int cs_dir_open_at(int dirfd, const char *name, bool private, const char *shown, char *err, size_t errlen);
+/* cs_dir_open_at(AT_FDCWD, path, true, path, ...): a session directory to write in. */
+int cs_dir_open_private(const char *path, char *err, size_t errlen);
+/* Opens SESSION/PID for writing in it: both directories private, neither
+ * a symbolic link. */
+int cs_proc_dir_open(const char *proc_dir, char *err, size_t errlen);
+
+/* Opens name under dirfd as a regular file, never following a symbolic link
+ * and never blocking on a FIFO or a device (O_NOFOLLOW, O_CLOEXEC, O_NOCTTY
+ * and, until the file is known to be regular, O_NONBLOCK are added to
+ * flags).  Anything but a regular file is refused, and so is, for writing,
+ * a file with other hard links.  Returns the descriptor, or -1 with errno
+ * and why, which completes "NAME ..." ("is a symbolic link, ..."). */
+int cs_open_file_at(int dirfd, const char *name, int flags, mode_t mode, char *why, size_t whylen);
+/* What stands under name in dirfd, for messages: "a symbolic link", "a FIFO",
+ * "a regular file", ... or "missing". */
+const char *cs_entry_kind(int dirfd, const char *name);
 
 /* Where sessions go by default: $XDG_RUNTIME_DIR/clrscope, else
  * ${TMPDIR:-/tmp}/clrscope-UID.  Created private if missing. */
@@ -57,7 +81,8 @@ enum cs_dir_kind cs_dir_kind(const char *path);
 int cs_session_processes(const char *session, char ***out);
 void cs_free_list(char **list, int n);
 
-/* Creates SESSION/PID (or PID.N when taken) private; agent side. */
+/* Creates SESSION/PID (or PID.N when the name is taken by anything, a
+ * symbolic link included) private, in a private SESSION; agent side. */
 int cs_proc_dir_create(const char *session, pid_t pid, char *out, size_t n, char *err,
 		       size_t errlen);
 

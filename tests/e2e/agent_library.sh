@@ -1,5 +1,6 @@
-# The agent exports DllGetClassObject and nothing else, and needs nothing
-# beyond libc, libpthread and libdl.
+# The agent exports DllGetClassObject and nothing else, needs nothing
+# beyond libc, libpthread and libdl, and imports nothing that could run a
+# program or load code.
 source "$CLRSCOPE_TESTLIB"
 lib=$CLRSCOPE_AGENT_LIB
 exports=$(nm -D --defined-only "$lib" | awk '{print $3}' | sort | tr '\n' ' ')
@@ -12,4 +13,15 @@ for n in $needed; do
 	esac
 done
 readelf -d "$lib" | grep -q 'NODELETE' && pass "marked nodelete (never unloaded)" || fail "not marked NODELETE"
+
+# It never runs anything, from the session directory or elsewhere: nothing
+# that starts a program or loads code is imported, and its only raw system
+# calls are the two the signal sampler needs.
+imports=$(nm -D --undefined-only "$lib" | awk '{sub(/@.*/, "", $2); print $2}')
+runners=$(grep -xE 'exec[lv]p?e?|execvpe|execveat|fexecve|system|popen|posix_spawnp?|fork|vfork|_Fork|clone3?|dlopen|dlmopen|dlsym|dlvsym' <<<"$imports" || true)
+[[ -z "$runners" ]] && pass "imports nothing that runs programs or loads code" || fail "imports: $(echo $runners)"
+src=$(cd "$(dirname "$CLRSCOPE_TESTLIB")/../.." && pwd)
+raw=$(grep -ho 'syscall(SYS_[a-z_0-9]*' "$src"/agent/*.c "$src"/common/*.c | sort -u | tr '\n' ' ')
+[[ "$raw" == "syscall(SYS_gettid syscall(SYS_rt_tgsigqueueinfo " ]] && pass "raw system calls: only gettid and rt_tgsigqueueinfo" ||
+	fail "raw system calls: $raw"
 finish

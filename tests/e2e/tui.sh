@@ -61,8 +61,8 @@ check "r >= 350 and r <= 560" "the status bar shows about 500 samples/s" r="${ra
 
 # views, tree and help
 tm send-keys -t ui 2 ; sleep 0.3
-tm send-keys -t ui h
-expect_screen "- Clrscope.TestApps.Program+Worker.Heavy" 5 "Tree: h opens the hot path"
+tm send-keys -t ui H
+expect_screen "- Clrscope.TestApps.Program+Worker.Heavy" 5 "Tree: H opens the hot path"
 tm send-keys -t ui 4
 expect_screen "kind" 5 "Events view"
 tm send-keys -t ui '?'

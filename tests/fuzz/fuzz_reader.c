@@ -1,75 +1,56 @@
 /* libFuzzer target for everything that reads a session: the segment reader
  * (framing, resynchronisation, torn tails), the record decoders and the
- * profile model with its three exports.
+ * profile model with its exports.
  *
- * The first input byte picks how the rest is used:
- *   even: the raw bytes of a segment file, header and all;
- *   odd:  chunks of (u8 type, u8 length, payload) framed into valid records,
- *         so that the decoders see well-formed frames with hostile payloads. */
-#include <fcntl.h>
+ * The first input byte picks how the rest is used (see fuzz_session.h):
+ * even, a raw segment file; odd, chunks framed into valid records.
+ * The collapsed export is checked line by line, since flamegraph.pl reads
+ * "frame;frame;... count" and nothing else. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "export.h"
-#include "logfmt.h"
+#include "fuzz_session.h"
 #include "profile.h"
-
-static char dir[64];
-static char seg_path[128];
-
-static void write_segment(const uint8_t *data, size_t size)
-{
-	int fd = open(seg_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0)
-		abort();
-	if (size && write(fd, data, size) != (ssize_t)size)
-		abort();
-	close(fd);
-}
-
-static void frame_chunks(const uint8_t *data, size_t size)
-{
-	size_t cap = CS_SEG_HEADER_LEN + size * 8 + 64;
-	uint8_t *buf = malloc(cap);
-	cs_seg_header_make(buf, 1);
-	struct cs_out o;
-	cs_out_init(&o, buf + CS_SEG_HEADER_LEN, cap - CS_SEG_HEADER_LEN);
-	size_t i = 0;
-	while (i + 2 <= size) {
-		uint16_t type = data[i] % 10;
-		size_t len = data[i + 1];
-		i += 2;
-		if (len > size - i)
-			len = size - i;
-		size_t at = cs_record_begin(&o);
-		cs_put_bytes(&o, data + i, len);
-		cs_record_end(&o, at, type);
-		i += len;
-	}
-	write_segment(buf, CS_SEG_HEADER_LEN + o.len);
-	free(buf);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static void bad_line(const char *why, const char *line, size_t len)
+{
+	fprintf(stderr, "collapsed export: %s: '%.*s'\n", why, (int)len, line);
+	abort();
+}
+
+/* Each line: frames without spaces or control characters, one space, a
+ * decimal count. */
+static void check_collapsed(const char *text, size_t len)
+{
+	for (size_t at = 0; at < len;) {
+		const char *line = text + at;
+		const char *nl = memchr(line, '\n', len - at);
+		if (!nl)
+			bad_line("the last line does not end", line, len - at);
+		size_t ll = (size_t)(nl - line);
+		const char *space = memchr(line, ' ', ll);
+		if (!space || space + 1 == nl) /* (a frame may have an empty name) */
+			bad_line("not 'STACK COUNT'", line, ll);
+		for (const char *c = line; c < space; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7F)
+				bad_line("a control character in a frame", line, ll);
+		for (const char *c = space + 1; c < nl; c++)
+			if (*c < '0' || *c > '9')
+				bad_line("not 'STACK COUNT'", line, ll);
+		at += ll + 1;
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (!dir[0]) {
-		snprintf(dir, sizeof dir, "/tmp/clrscope-fuzz-XXXXXX");
-		if (!mkdtemp(dir))
-			abort();
-		snprintf(seg_path, sizeof seg_path, "%s/seg-000001.clog", dir);
-	}
 	if (size == 0)
 		return 0;
-	if (data[0] & 1)
-		frame_chunks(data + 1, size - 1);
-	else
-		write_segment(data + 1, size - 1);
-
+	const char *dir = fuzz_session_write(data[0], data + 1, size - 1);
 	struct prof_session s;
 	char err[256];
 	if (prof_session_open(&s, dir, err, sizeof err) != 0)
@@ -77,12 +58,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	prof_session_update(&s, false);
 	prof_session_update(&s, true);
 	FILE *sink = fopen("/dev/null", "w");
-	static const enum export_format formats[] = {EXPORT_TEXT, EXPORT_COLLAPSED, EXPORT_JSON};
-	for (size_t i = 0; i < 3; i++) {
+	if (!sink)
+		abort();
+	static const enum export_format formats[] = {EXPORT_TEXT, EXPORT_JSON, EXPORT_SPEEDSCOPE};
+	for (size_t i = 0; i < sizeof formats / sizeof *formats; i++) {
 		struct export_options o = {formats[i], 0, 0};
 		export_session(sink, &s, &o);
 	}
 	fclose(sink);
+
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	if (!mem)
+		abort();
+	struct export_options o = {EXPORT_COLLAPSED, 0, 0};
+	export_session(mem, &s, &o);
+	fclose(mem);
+	check_collapsed(text, len);
+	free(text);
 	prof_session_free(&s);
 	return 0;
 }

@@ -83,3 +83,34 @@ check() {
 		fail "$what: $expr is false for $*"
 	fi
 }
+
+# wait_line FILE REGEX SECONDS: until a line of FILE matches REGEX; false
+# when the time is up.
+wait_line() {
+	local deadline=$((SECONDS + $3))
+	until grep -qE -- "$2" "$1" 2>/dev/null; do
+		((SECONDS < deadline)) || return 1
+		sleep 0.1
+	done
+}
+
+# with_agent SESSION COMMAND...: runs COMMAND with the agent loaded at
+# startup and writing into SESSION, set up the way clrscope record does it
+# (for the tests that hand the agent what clrscope would refuse).
+with_agent() {
+	local session=$1
+	shift
+	env CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER='{BC8604E2-7E73-4C7E-B410-5D3E412990D8}' \
+		CORECLR_PROFILER_PATH="$CLRSCOPE_AGENT_LIB" CLRSCOPE_SESSION_DIR="$session" "$@"
+}
+
+# expect_spin_output FILE DESCRIPTION: Spin's output is whole: its pid, then
+# ticks 1, 2, 3 ... without a gap, and "bye" (it was sent SIGTERM).
+expect_spin_output() {
+	if awk '/^pid / && NR == 1 {next} /^tick / && !bye && $2 == n + 1 {n++; next} /^bye$/ && !bye {bye = 1; next}
+		{bad = 1; exit} END {exit bad || !bye || !n}' "$1"; then
+		pass "$2 ($(grep -c '^tick' "$1") ticks, then bye)"
+	else
+		fail "$2: $(head -c 400 "$1")"
+	fi
+}

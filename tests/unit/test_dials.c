@@ -21,6 +21,15 @@ static void assignments(void)
 	CHECK(cs_dials_assign(&d, "colour=red", err, sizeof err) == -1 && strstr(err, "unknown dial") != NULL);
 	CHECK(cs_dials_assign(&d, "rate", err, sizeof err) == -1 && strstr(err, "needs a value") != NULL);
 	CHECK(cs_dials_assign(&d, "=5", err, sizeof err) == -1);
+	/* recording switches and the snapshot request */
+	CHECK(cs_dials_assign(&d, "instrument=off", err, sizeof err) == 0 && !d.instrument);
+	CHECK(cs_dials_assign(&d, "allocations=off", err, sizeof err) == 0 && !d.allocations);
+	CHECK(cs_dials_assign(&d, "allocations=maybe", err, sizeof err) == -1 && strstr(err, "allocations is on or off"));
+	uint32_t before = d.snapshots;
+	CHECK(cs_dials_assign(&d, "snapshot=heap", err, sizeof err) == 0 && d.snapshots == before + 1);
+	CHECK(cs_dials_assign(&d, "snapshot=stack", err, sizeof err) == -1 && d.snapshots == before + 1);
+	CHECK(cs_dials_assign(&d, "snapshots=7", err, sizeof err) == 0 && d.snapshots == 7);
+	CHECK(cs_dials_assign(&d, "snapshots=-1", err, sizeof err) == -1 && d.snapshots == 7);
 }
 
 static void events_lists(void)
@@ -53,13 +62,19 @@ static void file_round_trip(void)
 	cs_dials_assign(&d, "rate=750", err, sizeof err);
 	cs_dials_assign(&d, "events=gc,threads", err, sizeof err);
 	cs_dials_assign(&d, "sampler=signal", err, sizeof err);
+	cs_dials_assign(&d, "instrument=off", err, sizeof err);
+	cs_dials_assign(&d, "snapshot=heap", err, sizeof err);
+	cs_dials_assign(&d, "snapshot=heap", err, sizeof err);
 	size_t len = cs_dials_format(&d, text, sizeof text);
 	cs_dials_default(&back, 1);
 	CHECK(cs_dials_parse(&back, text, len, err, sizeof err) == 0);
 	CHECK(back.generation == 42 && back.rate_hz == 750 && back.events == (CS_EV_GC | CS_EV_THREADS) &&
 	      back.sampler == CS_SAMPLER_SIGNAL && back.sampling && back.flush_ms == 100 && !back.detach);
+	CHECK(!back.instrument && back.allocations);
+	CHECK_EQ_U(back.snapshots, 2);
 	cs_dials_summary(&back, summary, sizeof summary);
-	CHECK_STR(summary, "sampling=on sampler=signal rate=750 events=gc,threads flush_ms=100");
+	CHECK_STR(summary, "sampling=on sampler=signal rate=750 events=gc,threads flush_ms=100 instrument=off "
+			   "allocations=on snapshots=2");
 
 	/* a bad line names itself and changes nothing */
 	const char *bad = "generation 3\nrate=5\n# a comment\n\nrate=banana\n";

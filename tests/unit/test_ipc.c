@@ -241,6 +241,21 @@ static void test_guid(void)
 	CHECK(ipc_guid_parse("", g) < 0);
 }
 
+static void test_advertise(void)
+{
+	uint8_t m[IPC_ADVERTISE_SIZE] = {'A', 'D', 'V', 'R', '_', 'V', '1', 0};
+	for (int i = 0; i < 16; i++)
+		m[8 + i] = (uint8_t)i;
+	m[24] = 0x39, m[25] = 0x30; /* pid 12345 */
+	struct ipc_advertise adv;
+	CHECK(ipc_decode_advertise(m, sizeof m, &adv) == 0);
+	CHECK_EQ_U(adv.pid, 12345);
+	CHECK(adv.cookie[0] == 0 && adv.cookie[15] == 15);
+	CHECK(ipc_decode_advertise(m, sizeof m - 1, &adv) < 0); /* short */
+	m[7] = '!';
+	CHECK(ipc_decode_advertise(m, sizeof m, &adv) < 0); /* "ADVR_V1" without its NUL */
+}
+
 static void test_stat(void)
 {
 	uint64_t t = 0;
@@ -677,6 +692,7 @@ int main(int argc, char **argv)
 	RUN(test_replies);
 	RUN(test_process_info);
 	RUN(test_guid);
+	RUN(test_advertise);
 	RUN(test_stat);
 	RUN(test_proc_helpers);
 	RUN(test_socket_exchange);

@@ -1,4 +1,5 @@
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "check.h"
@@ -249,6 +250,79 @@ static void tailing_a_live_segment(void)
 	remove_tree(dir);
 }
 
+/* Something else under a segment's name (a symbolic link, a FIFO that would
+ * block a read, a directory) is skipped with a note, as the writer skips it:
+ * the records before and after it are all read. */
+static void foreign_segment_names_are_skipped(void)
+{
+	char *dir = make_temp_dir();
+	uint8_t buf[4096];
+	size_t ends[NREC];
+	size_t len = build_records(buf, sizeof buf, ends);
+	write_segment(dir, 1, buf, ends[1]);
+	char path[512], victim[512];
+	snprintf(victim, sizeof victim, "%s/victim", dir);
+	write_segment(dir, 99, buf, len); /* a whole log, reachable only by the link */
+	snprintf(path, sizeof path, "%s/" CS_SEG_NAME_FMT, dir, 99u);
+	CHECK(rename(path, victim) == 0);
+	snprintf(path, sizeof path, "%s/" CS_SEG_NAME_FMT, dir, 2u);
+	CHECK(symlink(victim, path) == 0);
+	snprintf(path, sizeof path, "%s/" CS_SEG_NAME_FMT, dir, 3u);
+	CHECK(mkfifo(path, 0600) == 0);
+	write_segment(dir, 4, buf + ends[1], len - ends[1]);
+
+	struct cs_reader rd;
+	CHECK(cs_reader_open(&rd, dir) == 0);
+	struct cs_record rec;
+	int n = 0, status;
+	while ((status = cs_reader_next(&rd, &rec, true)) == 1)
+		n++;
+	CHECK_EQ_U(status, 0);
+	CHECK_EQ_U(n, NREC);
+	CHECK_EQ_U(rd.refused_segments, 2);
+	CHECK_EQ_U(rd.segments, 2);
+	CHECK(strstr(rd.note, "seg-000003.clog is a FIFO") != NULL);
+	cs_reader_close(&rd);
+
+	/* the process directory itself as a link is refused, in words */
+	char link[512];
+	snprintf(link, sizeof link, "%s/link", dir);
+	CHECK(symlink(dir, link) == 0);
+	CHECK(cs_reader_open(&rd, link) == -1);
+	CHECK(strstr(rd.error, "symbolic link") != NULL);
+	remove_tree(dir);
+}
+
+/* Running out of descriptors is an error that stops the reader, not a
+ * reason to skip segment after segment. */
+static void out_of_descriptors(void)
+{
+	char *dir = make_temp_dir();
+	uint8_t buf[4096];
+	size_t ends[NREC];
+	size_t len = build_records(buf, sizeof buf, ends);
+	write_segment(dir, 1, buf, len);
+	struct cs_reader rd;
+	CHECK(cs_reader_open(&rd, dir) == 0);
+	struct rlimit was, few;
+	CHECK(getrlimit(RLIMIT_NOFILE, &was) == 0);
+	few = was;
+	few.rlim_cur = 64;
+	CHECK(setrlimit(RLIMIT_NOFILE, &few) == 0);
+	int spent[64], n = 0;
+	while (n < 64 && (spent[n] = dup(0)) >= 0)
+		n++;
+	struct cs_record rec;
+	CHECK(cs_reader_next(&rd, &rec, true) == -1);
+	CHECK(strstr(rd.error, "seg-000001.clog") != NULL);
+	CHECK_EQ_U(rd.refused_segments, 0);
+	while (n > 0)
+		close(spent[--n]);
+	CHECK(setrlimit(RLIMIT_NOFILE, &was) == 0);
+	cs_reader_close(&rd);
+	remove_tree(dir);
+}
+
 static void record_framing_limits(void)
 {
 	uint8_t small[20];
@@ -282,5 +356,7 @@ int main(void)
 	RUN(segments_in_sequence);
 	RUN(tailing_a_live_segment);
 	RUN(record_framing_limits);
+	RUN(foreign_segment_names_are_skipped);
+	RUN(out_of_descriptors);
 	return CHECK_DONE();
 }

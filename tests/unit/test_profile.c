@@ -138,7 +138,8 @@ static void aggregates(void)
 	CHECK(strstr(json, "\"format\":\"clrscope-report\",\"version\":1") != NULL);
 	CHECK(strstr(json, "\"samples\":46") != NULL);
 	CHECK(strstr(json, "\"samples_per_second\":[46]") != NULL);
-	CHECK(strstr(json, "{\"name\":\"App.Program+Worker.Burn\",\"module\":\"app.dll\",\"self\":41,\"total\":41}") != NULL);
+	CHECK(strstr(json, "{\"name\":\"App.Program+Worker.Burn\",\"module\":\"app.dll\",\"self\":41,\"total\":41,"
+			   "\"calls\":null,\"inclusive_ns\":null,\"exclusive_ns\":null}") != NULL);
 	char want[64];
 	snprintf(want, sizeof want, "\"torn_bytes\":%" PRIu64 ",", torn);
 	CHECK(strstr(json, want) != NULL);
@@ -167,8 +168,126 @@ static void aggregates(void)
 	remove_tree(base);
 }
 
+/* CALLS, HEAP (in two parts, twice) and ALLOCS records as the agent writes them. */
+static size_t build_memory_log(uint8_t *buf, size_t cap)
+{
+	struct cs_out o, p;
+	uint8_t payload[4096];
+	cs_out_init(&o, buf, cap);
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_hello h = {4343, 1, 0, CS_LOAD_STARTUP, 100, S("0.1.0"), S("CoreCLR 10.0.0"), S("dotnet app.dll"),
+			     S(""), 0, CS_FEATURE_INSTRUMENT | CS_FEATURE_ALLOCATIONS, S("App.*")};
+	cs_hello_encode(&p, &h);
+	put_record(&o, CS_REC_HELLO, p.buf, p.len);
+
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_frame_def f1 = {16, S("App.Work"), S("app.dll")}, f2 = {17, S("App.List`1.Add"), S("app.dll")},
+			    f3 = {18, S("App.List`1.Add"), S("app.dll")};
+	cs_frame_def_encode(&p, &f1);
+	cs_frame_def_encode(&p, &f2);
+	cs_frame_def_encode(&p, &f3);
+	put_record(&o, CS_REC_FRAMES, p.buf, p.len);
+
+	/* two CALLS records: the second's totals replace the first's; the
+	 * generic method has two frame ids (instantiations) that add up */
+	for (int round = 1; round <= 2; round++) {
+		cs_out_init(&p, payload, sizeof payload);
+		struct cs_calls_head ch = {1000u * (uint64_t)round, 1, 3, 500, 0, 0};
+		cs_calls_head_encode(&p, &ch);
+		struct cs_call_entry e1 = {16, 100u * (uint64_t)round, 9000, 4000}, e2 = {17, 7, 700, 700},
+				     e3 = {18, 3, 300, 300};
+		cs_call_entry_encode(&p, &e1);
+		cs_call_entry_encode(&p, &e2);
+		cs_call_entry_encode(&p, &e3);
+		put_record(&o, CS_REC_CALLS, p.buf, p.len);
+	}
+
+	/* snapshot 1 complete in two parts; snapshot 2 missing its second part */
+	for (uint64_t seq = 1; seq <= 2; seq++) {
+		for (uint64_t part = 0; part < (seq == 1 ? 2 : 1); part++) {
+			cs_out_init(&p, payload, sizeof payload);
+			struct cs_heap_head hh = {.time_us = 2000 * seq, .seq = seq, .part = part, .parts = 2,
+						  .pause_us = 800, .objects = 110, .bytes = 3520, .types = 2,
+						  .roots = {5, 0, 3, 1}};
+			cs_heap_head_encode(&p, &hh);
+			struct cs_type_count t = {0, part ? S("App.Node") : S("System.String"), part ? 100 : 10,
+						  part ? 3200 : 320};
+			cs_heap_entry_encode(&p, &t);
+			put_record(&o, CS_REC_HEAP, p.buf, p.len);
+		}
+	}
+
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_allocs_head ah = {3000, 4, 1};
+	cs_allocs_head_encode(&p, &ah);
+	struct cs_type_count a1 = {1, S("App.Node"), 1000, 32000}, a2 = {2, S("System.String"), 50, 2000};
+	cs_alloc_entry_encode(&p, &a1);
+	cs_alloc_entry_encode(&p, &a2);
+	put_record(&o, CS_REC_ALLOCS, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	ah.gcs = 5;
+	ah.recording = 0;
+	cs_allocs_head_encode(&p, &ah);
+	a1.count = 1500;
+	cs_alloc_entry_encode(&p, &a1);
+	put_record(&o, CS_REC_ALLOCS, p.buf, p.len);
+	return o.len;
+}
+
+static void memory_records(void)
+{
+	char *base = make_temp_dir();
+	char session[512], proc[512], err[512];
+	snprintf(session, sizeof session, "%s/s", base);
+	CHECK(cs_session_create(session, "app", "dotnet app.dll", session, sizeof session, err, sizeof err) == 0);
+	CHECK(cs_proc_dir_create(session, 4343, proc, sizeof proc, err, sizeof err) == 0);
+	uint8_t buf[16384];
+	write_segment(proc, 1, buf, build_memory_log(buf, sizeof buf));
+
+	struct prof_session s;
+	CHECK(prof_session_open(&s, session, err, sizeof err) == 0);
+	prof_session_update(&s, true);
+	struct prof_process *p = s.procs[0];
+	CHECK_EQ_U(p->features, CS_FEATURE_INSTRUMENT | CS_FEATURE_ALLOCATIONS);
+	CHECK_STR(p->patterns, "App.*");
+	prof_compute(p);
+	struct prof_function *work = find_function(p, "App.Work"), *add = find_function(p, "App.List`1.Add");
+	CHECK(work && work->hooked && work->calls == 200 && work->inclusive_ns == 9000 && work->exclusive_ns == 4000);
+	CHECK(add && add->hooked && add->calls == 10 && add->inclusive_ns == 1000);
+	CHECK_EQ_U(p->instr.hooked, 3);
+
+	const struct prof_heap *prev;
+	const struct prof_heap *h = prof_latest_heap(p, &prev);
+	CHECK(h && h->seq == 1 && h->nentries == 2 && prev == NULL); /* snapshot 2 is incomplete */
+	const struct prof_type_count *node = prof_heap_find(h, "App.Node");
+	CHECK(node && node->count == 100 && node->bytes == 3200);
+	CHECK_EQ_U(p->allocs.gcs, 5);
+	CHECK(!p->allocs.recording);
+	CHECK(p->allocs.ntypes > 2 && p->allocs.types[1].count == 1500 && p->allocs.types[2].count == 50);
+
+	char *json = capture(&s, EXPORT_JSON);
+	CHECK(strstr(json, "\"name\":\"App.Work\",\"module\":\"app.dll\",\"self\":0,\"total\":0,\"calls\":200,"
+			   "\"inclusive_ns\":9000,\"exclusive_ns\":4000}") != NULL);
+	CHECK(strstr(json, "\"instrumentation\":{\"patterns\":[\"App.*\"],\"recording\":true,\"hooked\":3,") != NULL);
+	CHECK(strstr(json, "\"heap\":[{\"type\":\"App.Node\",\"count\":100,\"bytes\":3200},"
+			   "{\"type\":\"System.String\",\"count\":10,\"bytes\":320}]") != NULL);
+	CHECK(strstr(json, "\"complete\":false") != NULL);
+	CHECK(strstr(json, "\"roots\":{\"stack\":5,\"finalizer\":0,\"handle\":3,\"other\":1}") != NULL);
+	CHECK(strstr(json, "\"allocations\":[{\"type\":\"App.Node\",\"count\":1500,\"bytes\":32000},") != NULL);
+	CHECK(strstr(json, "\"allocations_recording\":false") != NULL);
+	free(json);
+	char *text = capture(&s, EXPORT_TEXT);
+	CHECK(strstr(text, "instrumented functions: 3 hooked of 500 compiled") != NULL);
+	CHECK(strstr(text, "heap snapshot 1 at") != NULL);
+	CHECK(strstr(text, "allocations by type (5 GCs) (recording paused)") != NULL);
+	free(text);
+	prof_session_free(&s);
+	remove_tree(base);
+}
+
 int main(void)
 {
 	RUN(aggregates);
+	RUN(memory_records);
 	return CHECK_DONE();
 }

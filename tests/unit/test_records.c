@@ -17,7 +17,8 @@ static void hello_round_trip(void)
 	struct cs_out o;
 	cs_out_init(&o, buf, sizeof buf);
 	struct cs_hello h = {4242, 7, 1700000000123456789ull, CS_LOAD_STARTUP, 200, S("0.1.0"), S("CoreCLR 10.0.12"),
-			     S("dotnet app.dll --flag"), S("/clrscope.0.4242.0000abcd"), 31};
+			     S("dotnet app.dll --flag"), S("/clrscope.0.4242.0000abcd"), 31,
+			     CS_FEATURE_INSTRUMENT | CS_FEATURE_ALLOCATIONS, S("App.*\n*.Parse")};
 	cs_hello_encode(&o, &h);
 	struct cs_hello d;
 	CHECK(cs_hello_decode(buf, o.len, &d));
@@ -30,18 +31,27 @@ static void hello_round_trip(void)
 	CHECK(str_is(d.command_line, "dotnet app.dll --flag"));
 	CHECK(str_is(d.control, "/clrscope.0.4242.0000abcd"));
 	CHECK_EQ_U(d.events, 31);
+	CHECK_EQ_U(d.features, CS_FEATURE_INSTRUMENT | CS_FEATURE_ALLOCATIONS);
+	CHECK(str_is(d.patterns, "App.*\n*.Parse"));
 	/* a 1.0 hello ends after the command line: it decodes, with no control */
 	struct cs_hello old = h;
 	old.control = S("");
+	old.events = 0;
+	old.features = 0;
+	old.patterns = S("");
 	uint8_t buf10[512];
 	struct cs_out o10;
 	cs_out_init(&o10, buf10, sizeof buf10);
 	cs_hello_encode(&o10, &old);
-	size_t len10 = o10.len - 2; /* without the empty control string and the events */
-	CHECK(cs_hello_decode(buf10, len10, &d) && d.control.len == 0 && d.events == 0);
+	size_t len10 = o10.len - 4; /* without control, events, features and patterns */
+	CHECK(cs_hello_decode(buf10, len10, &d) && d.control.len == 0 && d.events == 0 && d.features == 0);
+	/* a 1.1 hello ends after the events: no features */
+	size_t len11 = o.len - 1 - 1 - strlen("App.*\n*.Parse");
+	CHECK(cs_hello_decode(buf, len11, &d) && d.events == 31 && d.features == 0 && d.patterns.len == 0);
 	/* every other shorter prefix is rejected, never read past */
+	size_t len10_here = len11 - 1 - 1 - strlen("/clrscope.0.4242.0000abcd"); /* h has a control name */
 	for (size_t n = 0; n < o.len; n++)
-		if (n != len10)
+		if (n != len11 && n != len10_here)
 			CHECK(!cs_hello_decode(buf, n, &d));
 	/* a longer payload (a newer minor version) still decodes */
 	buf[o.len] = 0x99;
@@ -133,9 +143,67 @@ static void status_and_messages(void)
 	      str_is(dm.text, "disk full"));
 }
 
+static void calls_heap_allocs(void)
+{
+	uint8_t buf[512];
+	struct cs_out o;
+	cs_out_init(&o, buf, sizeof buf);
+	struct cs_calls_head ch = {1234, 1, 2, 600, 3, 4};
+	cs_calls_head_encode(&o, &ch);
+	struct cs_call_entry ce = {17, 100000, 5000000, 4000000};
+	cs_call_entry_encode(&o, &ce);
+	ce.frame = 18;
+	cs_call_entry_encode(&o, &ce);
+	struct cs_in in;
+	cs_in_init(&in, buf, o.len);
+	struct cs_calls_head dh;
+	CHECK(cs_calls_head_decode(&in, &dh) && dh.time_us == 1234 && dh.recording == 1 && dh.hooked == 2 &&
+	      dh.examined == 600 && dh.repaired == 3 && dh.too_deep == 4);
+	struct cs_call_entry de;
+	CHECK(cs_next_call_entry(&in, &de) && de.frame == 17 && de.calls == 100000 && de.inclusive_ns == 5000000 &&
+	      de.exclusive_ns == 4000000);
+	CHECK(cs_next_call_entry(&in, &de) && de.frame == 18);
+	CHECK(!cs_next_call_entry(&in, &de));
+	/* a torn entry is bad, not a short read */
+	cs_in_init(&in, buf, o.len - 1);
+	CHECK(cs_calls_head_decode(&in, &dh) && cs_next_call_entry(&in, &de) && !cs_next_call_entry(&in, &de) && in.bad);
+
+	cs_out_init(&o, buf, sizeof buf);
+	struct cs_heap_head hh = {.time_us = 9, .seq = 2, .part = 1, .parts = 3, .pause_us = 700, .objects = 5000,
+				  .bytes = 160000, .types = 40, .roots = {17, 1, 14, 2}};
+	cs_heap_head_encode(&o, &hh);
+	struct cs_type_count tc = {0, S("App.Retained"), 1234, 39488};
+	cs_heap_entry_encode(&o, &tc);
+	cs_in_init(&in, buf, o.len);
+	struct cs_heap_head dhh;
+	CHECK(cs_heap_head_decode(&in, &dhh) && dhh.seq == 2 && dhh.part == 1 && dhh.parts == 3 && dhh.types == 40 &&
+	      dhh.roots[CS_ROOT_HANDLE] == 14 && dhh.roots[CS_ROOT_OTHER] == 2);
+	struct cs_type_count dt;
+	CHECK(cs_next_heap_entry(&in, &dt) && str_is(dt.type, "App.Retained") && dt.count == 1234 && dt.bytes == 39488);
+	CHECK(!cs_next_heap_entry(&in, &dt));
+	/* a part number past the parts is damage */
+	hh.part = 3;
+	cs_out_init(&o, buf, sizeof buf);
+	cs_heap_head_encode(&o, &hh);
+	cs_in_init(&in, buf, o.len);
+	CHECK(!cs_heap_head_decode(&in, &dhh));
+
+	cs_out_init(&o, buf, sizeof buf);
+	struct cs_allocs_head ah = {55, 3, 0};
+	cs_allocs_head_encode(&o, &ah);
+	tc.type_id = 7;
+	cs_alloc_entry_encode(&o, &tc);
+	cs_in_init(&in, buf, o.len);
+	struct cs_allocs_head dah;
+	CHECK(cs_allocs_head_decode(&in, &dah) && dah.time_us == 55 && dah.gcs == 3 && dah.recording == 0);
+	CHECK(cs_next_alloc_entry(&in, &dt) && dt.type_id == 7 && str_is(dt.type, "App.Retained") && dt.count == 1234);
+	CHECK(!cs_next_alloc_entry(&in, &dt));
+}
+
 int main(void)
 {
 	RUN(hello_round_trip);
+	RUN(calls_heap_allocs);
 	RUN(lists);
 	RUN(samples);
 	RUN(status_and_messages);

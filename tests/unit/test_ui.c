@@ -129,7 +129,8 @@ static void session_screen_layout(void)
 	canvas_init_memory(&c, 24, 100);
 	screen_draw_session(&s, &c);
 	char *dump = canvas_dump(&c);
-	CHECK(strstr(dump, " clrscope  1 Functions  2 Tree  3 Callers  4 Events  5 Threads  6 Processes") == dump);
+	CHECK(strstr(dump, " clrscope 1 Functions 2 Tree 3 Callers 4 Events 5 Threads 6 Processes 7 Calls 8 Heap 9 Allocs "
+			   "0 GC") == dump);
 	CHECK(strstr(dump, "pid 777") != NULL);
 	/* the hottest function first, with its share */
 	CHECK(strstr(dump, " self% total%     self    total function\n  75.0   75.0       30       30 App.Work  [app.dll]\n") != NULL);
@@ -139,7 +140,7 @@ static void session_screen_layout(void)
 
 	/* the tree, opened along the hot path */
 	s.view = 1;
-	ui_view(1)->key(&s, 'h');
+	ui_view(1)->key(&s, 'H');
 	canvas_clear(&c);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);
@@ -203,15 +204,7 @@ static void session_screen_layout(void)
 	CHECK(strstr(dump, " 80 samples") != NULL);
 	free(dump);
 	canvas_free_memory(&c);
-	prof_merge_free(s.merged);
-
-	prof_session_free(&s.model);
-	free(s.function_rows);
-	free(s.nodes);
-	free(s.tree_rows);
-	free(s.tree_depth);
-	free(s.caller_rows);
-	free(s.event_rows);
+	ui_session_free(&s);
 	remove_tree(base);
 }
 

@@ -63,8 +63,12 @@ int record_attach(int pid, const char *dir, unsigned rate, const char *events, d
 	}
 	struct prof_process *p = attacher_wait_hello(&s, pid, HELLO_TIMEOUT_S);
 	if (!p) {
-		cmd_error("the runtime accepted the agent but it never reported in (see %s, or set %s in the "
-			  "target's environment)", session, CS_ENV_AGENT_LOG);
+		if (!attacher_process_alive(pid)) /* not the agent's fault */
+			cmd_error("pid %d exited right after the agent was attached, before it wrote anything; nothing "
+				  "was recorded", pid);
+		else
+			cmd_error("the runtime accepted the agent but it never reported in (see %s, or set %s in the "
+				  "target's environment)", session, CS_ENV_AGENT_LOG);
 		prof_session_free(&s);
 		goto out;
 	}

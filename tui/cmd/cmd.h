@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #define EXIT_USAGE 2
@@ -55,5 +56,15 @@ int parse_seconds(const char *s, double *out);
 int parse_seconds_or_zero(const char *s, double *out);
 /* Checks an --events list (absolute kinds only); 0, or a usage error's status. */
 int parse_events_option(const char *command, const char *list);
+
+/* What a program can only be given when it starts (--instrument, --allocations). */
+struct startup_features {
+	char patterns[4096]; /* --instrument patterns, one per line ("": none) */
+	bool allocations;
+};
+/* Adds one --instrument pattern; 0, or a usage error's status. */
+int add_instrument_pattern(const char *command, struct startup_features *f, const char *pattern);
+/* A usage error for features given with --pid / attach; 0 when none were. */
+int refuse_features_on_attach(const char *command, const struct startup_features *f);
 
 #endif

@@ -98,3 +98,30 @@ int parse_events_option(const char *command, const char *list)
 		return cmd_usage_error(command, "--events wants a list of kinds: %s", why);
 	return 0;
 }
+
+int add_instrument_pattern(const char *command, struct startup_features *f, const char *pattern)
+{
+	if (!pattern[0] || strchr(pattern, '\n'))
+		return cmd_usage_error(command, "--instrument wants a pattern such as 'MyApp.Orders.*', '*.Parse' or "
+						"'MyApp.Orders.Submit', not '%s'", pattern);
+	size_t used = strlen(f->patterns);
+	if (used + strlen(pattern) + 2 > sizeof f->patterns)
+		return cmd_usage_error(command, "too many --instrument patterns (%zu bytes at most)", sizeof f->patterns);
+	snprintf(f->patterns + used, sizeof f->patterns - used, "%s%s", used ? "\n" : "", pattern);
+	return 0;
+}
+
+int refuse_features_on_attach(const char *command, const struct startup_features *f)
+{
+	if (f->patterns[0])
+		return cmd_usage_error(command, "--instrument cannot be used when attaching: the runtime lets a profiler "
+						"hook functions only when the program starts under it.  Start it with: "
+						"clrscope %s --instrument PATTERN -- COMMAND",
+				       strcmp(command, "attach") ? command : "launch");
+	if (f->allocations)
+		return cmd_usage_error(command, "--allocations cannot be used when attaching: allocation counting "
+						"can only be turned on when the program starts.  Start it with: "
+						"clrscope %s --allocations -- COMMAND",
+				       strcmp(command, "attach") ? command : "launch");
+	return 0;
+}

@@ -12,9 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "cmd.h"
-#include "dials.h"
 #include "dialer.h"
+#include "dials.h"
 #include "livesession.h"
 #include "namedevent.h"
 #include "profile.h"
@@ -37,6 +38,9 @@ void cmd_dial_usage(FILE *f)
 		   "  events=LIST          gc, exceptions, jit, modules, threads, all, none;\n"
 		   "                       +KIND and -KIND change the current list\n"
 		   "  flush_ms=N           how often the agent writes its log, %d to %d ms\n"
+		   "  instrument=on|off    record or pause the calls of instrumented functions\n"
+		   "  allocations=on|off   count allocations or pause (programs started with -A)\n"
+		   "  snapshot=heap        take a heap snapshot: live objects by type (a full GC)\n"
 		   "  detach               the agent stops and leaves the process (it keeps running)\n"
 		   "\n"
 		   "  -t, --timeout SEC    how long to wait for the acknowledgement (default %.0f)\n"
@@ -68,6 +72,20 @@ static int dial_one(struct prof_session *s, struct prof_process *p, char **assig
 			  ack->effective);
 		return 1;
 	}
+}
+
+/* True when no wanted process is live yet but one has a log with no hello:
+ * its agent is still starting. */
+static bool waiting_for_hello(const struct prof_session *s, const char *target)
+{
+	bool starting = false;
+	for (size_t i = 0; i < s->nprocs; i++) {
+		const struct prof_process *p = s->procs[i];
+		if (p->have_hello && !p->ended && live_session_wanted(target, p))
+			return false;
+		starting |= !p->have_hello && !p->ended;
+	}
+	return starting;
 }
 
 int cmd_dial(int argc, char **argv)
@@ -112,6 +130,11 @@ int cmd_dial(int argc, char **argv)
 		cmd_error("%s", err);
 		return 1;
 	}
+	/* a program that has just started may not have said hello yet */
+	for (int tries = 0; tries < 100 && waiting_for_hello(&s, target); tries++) {
+		clock_sleep_ms(30);
+		prof_session_update(&s, false);
+	}
 	int rc = 0, live = 0;
 	for (size_t i = 0; i < s.nprocs; i++) {
 		struct prof_process *p = s.procs[i];
@@ -123,6 +146,9 @@ int cmd_dial(int argc, char **argv)
 			rc = r;
 	}
 	if (!live) {
+		for (size_t i = 0; i < s.nprocs; i++) /* a directory that could not be read may be why */
+			if (s.procs[i]->error[0])
+				cmd_error("%s", s.procs[i]->error);
 		cmd_error("no live profiled process in %s: its agents have all stopped (detached, or the programs exited)",
 			  target);
 		rc = 1;

@@ -29,7 +29,8 @@
 
 void cmd_record_usage(FILE *f)
 {
-	fprintf(f, "usage: clrscope record [-o DIR] [--rate HZ] [--duration SEC] [--events LIST] -- COMMAND [ARG...]\n"
+	fprintf(f, "usage: clrscope record [-o DIR] [--rate HZ] [--duration SEC] [--events LIST]\n"
+		   "                       [--instrument PATTERN]... [--allocations] -- COMMAND [ARG...]\n"
 		   "       clrscope record --pid PID [-o DIR] [--rate HZ] [--duration SEC] [--events LIST]\n"
 		   "\n"
 		   "Runs COMMAND (a .NET program) with the clrscope agent loaded, forwards its\n"
@@ -43,6 +44,11 @@ void cmd_record_usage(FILE *f)
 		   "  -d, --duration SEC  stop COMMAND after SEC seconds (SIGINT, then SIGTERM)\n"
 		   "  -e, --events LIST   runtime events to record: gc, exceptions, jit, modules,\n"
 		   "                      threads, all (the default) or none\n"
+		   "  -i, --instrument PATTERN\n"
+		   "                      count every call of the matching functions and time them\n"
+		   "                      exactly ('Ns.Type.*', '*.Method', a full name; repeatable;\n"
+		   "                      not with --pid)\n"
+		   "  -A, --allocations   count allocations by type (not with --pid)\n"
 		   "  -p, --pid PID       attach to the running process PID (then detach at the end)\n"
 		   "      --sampler MODE  suspend (the default: the runtime is suspended, every managed\n"
 		   "                      thread walked) or signal (busy threads signalled; cheaper,\n"
@@ -282,7 +288,8 @@ int cmd_record(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'}, {"rate", required_argument, NULL, 'r'},
 		{"duration", required_argument, NULL, 'd'}, {"events", required_argument, NULL, 'e'},
 		{"pid", required_argument, NULL, 'p'}, {"pause", no_argument, NULL, 'P'},
-		{"sampler", required_argument, NULL, 'S'},
+		{"sampler", required_argument, NULL, 'S'}, {"instrument", required_argument, NULL, 'i'},
+		{"allocations", no_argument, NULL, 'A'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -296,9 +303,10 @@ int cmd_record(int argc, char **argv)
 	unsigned pid = 0;
 	bool pause = false;
 	const char *sampler = NULL;
+	struct startup_features features = {.patterns = ""};
 	int c;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+o:r:d:e:p:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:r:d:e:p:i:Ah", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			dir = optarg;
@@ -320,6 +328,13 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'P':
 			pause = true;
+			break;
+		case 'i':
+			if (add_instrument_pattern("record", &features, optarg) != 0)
+				return EXIT_USAGE;
+			break;
+		case 'A':
+			features.allocations = true;
 			break;
 		case 'S':
 			if (strcmp(optarg, "suspend") && strcmp(optarg, "signal"))
@@ -349,6 +364,8 @@ int cmd_record(int argc, char **argv)
 	if (pid) {
 		if (optind < argc)
 			return cmd_usage_error("record", "give --pid or a command to run, not both");
+		if (refuse_features_on_attach("record", &features) != 0)
+			return EXIT_USAGE;
 		return record_attach((int)pid, dir, rate, events, duration);
 	}
 	if (optind >= argc)
@@ -376,7 +393,8 @@ int cmd_record(int argc, char **argv)
 	struct paused_start ps;
 	bool paused = pause && paused_start_open(&ps, session);
 	struct launch_request req = {.argv = command, .agent_path = agent, .session_dir = session, .rate_hz = rate,
-				     .events = events, .sampler = sampler, .diagnostic_port = paused ? ps.path : NULL};
+				     .events = events, .sampler = sampler, .diagnostic_port = paused ? ps.path : NULL,
+				     .instrument = features.patterns, .allocations = features.allocations};
 	pid_t child = launch_spawn(&req, &old, err, sizeof err);
 	if (child < 0) {
 		if (paused)

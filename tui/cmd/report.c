@@ -46,6 +46,18 @@ static void warn_damage(const struct prof_session *s, const struct export_option
 	}
 }
 
+/* Segment names taken by something else (a symbolic link, a FIFO ...) were
+ * skipped: said whatever the format, as the text report has no line for it. */
+static void warn_refused_segments(const struct prof_session *s, const struct export_options *o)
+{
+	for (size_t i = 0; i < s->nprocs; i++) {
+		const struct prof_process *p = s->procs[i];
+		if ((!o->pid || p->pid == o->pid) && p->reader.refused_segments)
+			cmd_error("%s: %u segment name%s held something other than a segment; %s", p->dir,
+				  p->reader.refused_segments, p->reader.refused_segments == 1 ? "" : "s", p->reader.note);
+	}
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -126,6 +138,7 @@ int cmd_report(int argc, char **argv)
 	} else {
 		if (o.format != EXPORT_TEXT)
 			warn_damage(&s, &o);
+		warn_refused_segments(&s, &o);
 		for (size_t i = 0; i < s.nprocs; i++) /* unreadable data fails the command */
 			if (s.procs[i]->error[0] && (!o.pid || s.procs[i]->pid == o.pid))
 				rc = 1;

@@ -20,13 +20,17 @@ void cmd_open_usage(FILE *f)
 
 void cmd_launch_usage(FILE *f)
 {
-	fprintf(f, "usage: clrscope launch [-o DIR] [--rate HZ] [--events LIST] -- COMMAND [ARG...]\n"
+	fprintf(f, "usage: clrscope launch [-o DIR] [--rate HZ] [--events LIST] [--instrument PATTERN]...\n"
+		   "                       [--allocations] -- COMMAND [ARG...]\n"
 		   "\n"
 		   "Starts COMMAND under the profiler and shows it live in the terminal UI.  Its\n"
 		   "output goes to output.log in the session directory, not to the screen.\n"
 		   "  -o, --output DIR   session directory (default: a new one)\n"
 		   "  -r, --rate HZ      samples per second, %d to %d (default %d, or the config file's rate)\n"
 		   "  -e, --events LIST  runtime events: gc, exceptions, jit, modules, threads, all, none\n"
+		   "  -i, --instrument PATTERN\n"
+		   "                     count and time every call of the matching functions (repeatable)\n"
+		   "  -A, --allocations  count allocations by type\n"
 		   "  -h, --help         show this help\n",
 		CS_RATE_MIN, CS_RATE_MAX, CS_RATE_DEFAULT);
 }
@@ -48,13 +52,14 @@ void cmd_attach_usage(FILE *f)
 static int parse_session_options(const char *name, int argc, char **argv, struct app_options *o, int *status)
 {
 	static const struct option options[] = {
-		{"output", required_argument, NULL, 'o'}, {"rate", required_argument, NULL, 'r'},
-		{"events", required_argument, NULL, 'e'}, {"help", no_argument, NULL, 'h'},
+		{"output", required_argument, NULL, 'o'},     {"rate", required_argument, NULL, 'r'},
+		{"events", required_argument, NULL, 'e'},     {"instrument", required_argument, NULL, 'i'},
+		{"allocations", no_argument, NULL, 'A'},      {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+o:r:e:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:r:e:i:Ah", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->dir = optarg;
@@ -72,6 +77,15 @@ static int parse_session_options(const char *name, int argc, char **argv, struct
 				return -1;
 			}
 			o->events = optarg;
+			break;
+		case 'i':
+			if (add_instrument_pattern(name, &o->features, optarg) != 0) {
+				*status = EXIT_USAGE;
+				return -1;
+			}
+			break;
+		case 'A':
+			o->features.allocations = true;
 			break;
 		case 'h':
 			if (!strcmp(name, "launch"))
@@ -142,6 +156,8 @@ int cmd_attach(int argc, char **argv)
 	config_defaults_into(&o, &cfg);
 	int status;
 	if (parse_session_options("attach", argc, argv, &o, &status) < 0)
+		return status;
+	if ((status = refuse_features_on_attach("attach", &o.features)) != 0)
 		return status;
 	unsigned pid;
 	if (optind != argc - 1 || parse_u32(argv[optind], 1, 0x7fffffff, &pid) < 0)

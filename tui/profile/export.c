@@ -1,4 +1,5 @@
 #include "export.h"
+#include "export_memory.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -67,13 +68,13 @@ static int cmp_functions(const void *a, const void *b, void *ctx)
 	return strcmp(x->name, y->name);
 }
 
-/* Functions with samples, most self time first. */
+/* Functions with samples or instrumentation, most self time first. */
 static size_t sorted_functions(const struct prof_process *p, uint32_t **out)
 {
 	uint32_t *idx = xmalloc((p->nfunctions ? p->nfunctions : 1) * sizeof *idx);
 	size_t n = 0;
 	for (size_t i = 0; i < p->nfunctions; i++)
-		if (p->functions[i].total)
+		if (p->functions[i].total || p->functions[i].hooked)
 			idx[n++] = (uint32_t)i;
 	qsort_r(idx, n, sizeof *idx, cmp_functions, p->functions);
 	*out = idx;
@@ -93,6 +94,8 @@ static void describe_log(FILE *f, const struct prof_process *p)
 		fprintf(f, "; torn tail of %" PRIu64 " bytes (the agent stopped mid-record)", r->torn_bytes);
 	if (r->skipped_bytes)
 		fprintf(f, "; %" PRIu64 " damaged bytes skipped", r->skipped_bytes);
+	if (r->refused_segments)
+		fprintf(f, "; %u segment names skipped (%s)", r->refused_segments, r->note);
 	if (r->bad_headers)
 		fprintf(f, "; %u damaged segment header%s", r->bad_headers, r->bad_headers == 1 ? "" : "s");
 	if (p->bad_records)
@@ -208,6 +211,7 @@ static void write_text(FILE *f, struct prof_process *p, const struct export_opti
 		fputc('\n', f);
 	}
 	free(idx);
+	export_text_memory(f, p, top);
 	fputc('\n', f);
 }
 
@@ -229,8 +233,12 @@ static void append_frame(char **buf, size_t *len, size_t *cap, const char *name)
 	xgrow(buf, cap, *len + n + 2, 1);
 	if (*len)
 		(*buf)[(*len)++] = ';';
-	for (size_t i = 0; i < n; i++) /* ';' separates frames and ' ' ends them */
-		(*buf)[(*len)++] = name[i] == ';' ? ':' : name[i] == ' ' ? '_' : name[i];
+	/* ';' separates frames, ' ' ends them and '\n' ends the line; no other
+	 * control character can be shown in a flame graph (or be in its SVG) */
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)name[i];
+		(*buf)[(*len)++] = c == ';' ? ':' : c == ' ' || c < 0x20 || c == 0x7F ? '_' : (char)c;
+	}
 	(*buf)[*len] = 0;
 }
 
@@ -360,8 +368,9 @@ static void write_json_process(FILE *f, struct prof_process *p, const struct exp
 	json_string(f, p->agent_version);
 	fprintf(f, ",\"loaded\":\"%s\",\"rate_hz\":%" PRIu32, load_mode_name(p->load_mode), p->rate_hz);
 	fprintf(f, ",\"start_unix_ms\":%" PRIu64, p->start_unix_ns / 1000000u);
-	fprintf(f, ",\"samples\":%" PRIu64 ",\"ticks\":%" PRIu64 ",\"threads\":%zu,\"duration_ms\":%.0f", p->samples,
-		p->ticks, thread_count(p), duration_ms(p));
+	/* "sampled_threads": "threads" is the list of threads further on */
+	fprintf(f, ",\"samples\":%" PRIu64 ",\"ticks\":%" PRIu64 ",\"sampled_threads\":%zu,\"duration_ms\":%.0f",
+		p->samples, p->ticks, thread_count(p), duration_ms(p));
 	fputs(",\"samples_per_second\":[", f);
 	for (size_t i = 0; i < p->nseconds; i++)
 		fprintf(f, "%s%" PRIu64, i ? "," : "", p->per_second[i]);
@@ -377,7 +386,9 @@ static void write_json_process(FILE *f, struct prof_process *p, const struct exp
 		json_string(f, fn->name);
 		fputs(",\"module\":", f);
 		json_string(f, fn->module);
-		fprintf(f, ",\"self\":%" PRIu64 ",\"total\":%" PRIu64 "}", fn->self, fn->total);
+		fprintf(f, ",\"self\":%" PRIu64 ",\"total\":%" PRIu64, fn->self, fn->total);
+		export_json_calls(f, fn);
+		fputc('}', f);
 	}
 	free(idx);
 	const struct cs_status *st = &p->status;
@@ -401,6 +412,7 @@ static void write_json_process(FILE *f, struct prof_process *p, const struct exp
 		fputs("null", f);
 	fprintf(f, ",\"detached\":%s", p->ended && p->end_reason == CS_END_DETACH ? "true" : "false");
 	write_json_events(f, p);
+	export_json_memory(f, p);
 	fputs(",\"messages\":[", f);
 	for (size_t i = 0; i < p->nmessages; i++) {
 		fprintf(f, "%s{\"time_ms\":%.1f,\"level\":%u,\"text\":", i ? "," : "", (double)p->messages[i].time_us / 1000.0,
@@ -492,6 +504,32 @@ static void write_speedscope(FILE *f, struct prof_session *s, const struct expor
 	strmap_free(&names);
 }
 
+/* The text report goes to terminals: no control character from the log may
+ * reach one (an escape sequence can retitle the window, clear the screen or
+ * worse).  Written into memory first, then every C0 and C1 control but the
+ * newline and the tab becomes '?'. */
+static void write_text_clean(FILE *f, struct prof_process *p, const struct export_options *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m) {
+		fprintf(stderr, "clrscope: out of memory\n");
+		exit(1);
+	}
+	write_text(m, p, o);
+	fclose(m);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)buf[i];
+		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+			buf[i] = '?';
+		else if (c == 0xc2 && i + 1 < len && (unsigned char)buf[i + 1] >= 0x80 && (unsigned char)buf[i + 1] <= 0x9f)
+			buf[i] = buf[i + 1] = '?'; /* U+0080..U+009F, CSI among them */
+	}
+	fwrite(buf, 1, len, f);
+	free(buf);
+}
+
 size_t export_session(FILE *f, struct prof_session *s, const struct export_options *o)
 {
 	size_t written = 0;
@@ -500,7 +538,7 @@ size_t export_session(FILE *f, struct prof_session *s, const struct export_optio
 		for (size_t i = 0; i < s->nprocs; i++) {
 			if (!selected(s->procs[i], o))
 				continue;
-			write_text(f, s->procs[i], o);
+			write_text_clean(f, s->procs[i], o);
 			written++;
 		}
 		break;

@@ -68,7 +68,7 @@ void prof_merge_free(struct prof_process *m)
 	free(m->threads);
 	free(m->log);
 	free(m->per_second);
-	free(m->suspend_ns);
+	free(m->suspend.buckets);
 	free(m->command_line);
 	free(m->control);
 	free(m->dir);
@@ -186,10 +186,7 @@ struct prof_process *prof_merge(struct prof_session *s, struct prof_process *old
 			snprintf(text, sizeof text, "pid %u: %s", p->pid, p->log[k].text);
 			m->log[m->nlog++] = (struct prof_event_line){p->log[k].time_us + offset_us, p->log[k].kind, xstrdup(text)};
 		}
-		xgrow(&m->suspend_ns, &m->suspend_cap, m->nsuspend + p->nsuspend + 1, sizeof *m->suspend_ns);
-		if (p->nsuspend)
-			memcpy(m->suspend_ns + m->nsuspend, p->suspend_ns, p->nsuspend * sizeof *p->suspend_ns);
-		m->nsuspend += p->nsuspend;
+		prof_suspend_merge(&m->suspend, &p->suspend);
 		m->status.dropped_records += p->status.dropped_records;
 		m->status.write_errors += p->status.write_errors;
 	}

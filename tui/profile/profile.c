@@ -8,13 +8,11 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "fold.h"
 #include "session.h"
 #include "strmap.h"
 #include "xalloc.h"
 
-/* Ids beyond this are taken as damage, not as data (the agent counts up
- * from small numbers; a real session stays far below). */
-#define ID_LIMIT (1u << 24)
 #define PATH_LIMIT 4096
 
 static char *dup_str(struct cs_str s)
@@ -42,6 +40,7 @@ static void process_free(struct prof_process *p)
 {
 	if (p->reader_open)
 		cs_reader_close(&p->reader);
+	memory_free(p);
 	for (size_t i = 0; i < p->nfunctions; i++) {
 		free(p->functions[i].name);
 		free(p->functions[i].module);
@@ -77,7 +76,7 @@ static void process_free(struct prof_process *p)
 	free(p->threads);
 	free(p->messages);
 	free(p->per_second);
-	free(p->suspend_ns);
+	free(p->suspend.buckets);
 	free(p->agent_version);
 	free(p->runtime_version);
 	free(p->command_line);
@@ -142,7 +141,7 @@ void prof_session_free(struct prof_session *s)
 
 /* ---- folding records in ---- */
 
-static void note_time(struct prof_process *p, uint64_t t)
+void fold_note_time(struct prof_process *p, uint64_t t)
 {
 	if (t > p->last_time_us)
 		p->last_time_us = t;
@@ -180,14 +179,14 @@ static void fold_frames(struct prof_process *p, const struct cs_record *rec)
 	struct cs_frame_def f;
 	cs_list_init(&l, rec->payload, rec->len);
 	while (cs_next_frame_def(&l, &f)) {
-		if (f.id >= ID_LIMIT) {
+		if (!fold_id_ok(p, f.id)) {
 			p->bad_records++;
 			return;
 		}
 		size_t cap = p->nframes;
 		xgrow(&p->frames, &cap, f.id + 1, sizeof *p->frames);
 		for (size_t i = p->nframes; i < cap; i++)
-			p->frames[i].function = UINT32_MAX;
+			p->frames[i] = (struct prof_frame){.function = UINT32_MAX};
 		p->nframes = cap;
 		p->frames[f.id].function = intern_function(p, f.name, f.module);
 	}
@@ -206,7 +205,7 @@ static void fold_stacks(struct prof_process *p, const struct cs_record *rec)
 	struct cs_stack_def s;
 	cs_list_init(&l, rec->payload, rec->len);
 	while (cs_next_stack_def(&l, &s)) {
-		if (s.id >= ID_LIMIT || s.parent >= ID_LIMIT || s.frame >= ID_LIMIT || s.parent == s.id) {
+		if (!fold_id_ok(p, s.id) || !fold_id_ok(p, s.parent) || !fold_id_ok(p, s.frame) || s.parent == s.id) {
 			p->bad_records++;
 			return;
 		}
@@ -241,7 +240,7 @@ static void fold_samples(struct prof_process *p, const struct cs_record *rec)
 		uint64_t thread, stack, n = 0;
 		bool in_window = t.time_us >= f->from_us && (!f->to_us || t.time_us < f->to_us);
 		while (cs_next_sample(&l, &thread, &stack)) {
-			if (stack >= ID_LIMIT || thread >= ID_LIMIT) {
+			if (!fold_id_ok(p, stack) || !fold_id_ok(p, thread)) {
 				p->bad_records++;
 				continue;
 			}
@@ -261,9 +260,8 @@ static void fold_samples(struct prof_process *p, const struct cs_record *rec)
 		p->ticks++;
 		p->samples += n;
 		count_second(p, t.time_us, n);
-		note_time(p, t.time_us);
-		xgrow(&p->suspend_ns, &p->suspend_cap, p->nsuspend + 1, sizeof *p->suspend_ns);
-		p->suspend_ns[p->nsuspend++] = t.suspend_ns > UINT32_MAX ? UINT32_MAX : (uint32_t)t.suspend_ns;
+		fold_note_time(p, t.time_us);
+		prof_suspend_add(&p->suspend, t.suspend_ns);
 	}
 	if (cs_list_bad(&l))
 		p->bad_records++;
@@ -300,7 +298,7 @@ static void fold_dials(struct prof_process *p, const struct cs_record *rec)
 		p->bad_records++;
 		return;
 	}
-	note_time(p, a.time_us);
+	fold_note_time(p, a.time_us);
 	p->dials = xrealloc(p->dials, (p->ndials + 1) * sizeof *p->dials);
 	p->dials[p->ndials++] = (struct prof_dials_ack){a.time_us, a.generation, a.status, dup_str(a.effective),
 							dup_str(a.error)};
@@ -317,7 +315,7 @@ static void fold_gc(struct prof_process *p, const struct cs_record *rec)
 		p->bad_records++;
 		return;
 	}
-	note_time(p, g.start_us + g.duration_us);
+	fold_note_time(p, g.start_us + g.duration_us);
 	xgrow(&p->gcs, &p->gcs_cap, p->ngcs + 1, sizeof *p->gcs);
 	struct prof_gc *pg = &p->gcs[p->ngcs++];
 	*pg = (struct prof_gc){g.start_us, g.duration_us, g.pause_us, g.generation, g.reason, {0}};
@@ -350,11 +348,11 @@ static uint32_t exception_type(struct prof_process *p, struct cs_str name)
 static void fold_event(struct prof_process *p, const struct cs_record *rec)
 {
 	struct cs_event e;
-	if (!cs_event_decode(rec->type, rec->payload, rec->len, &e) || e.thread_ref >= ID_LIMIT) {
+	if (!cs_event_decode(rec->type, rec->payload, rec->len, &e) || !fold_id_ok(p, e.thread_ref)) {
 		p->bad_records++;
 		return;
 	}
-	note_time(p, e.time_us);
+	fold_note_time(p, e.time_us);
 	switch (rec->type) {
 	case CS_REC_EXCEPTION: {
 		uint32_t t = exception_type(p, e.text);
@@ -375,7 +373,7 @@ static void fold_event(struct prof_process *p, const struct cs_record *rec)
 			bool known = false;
 			for (uint32_t i = 0; i < t->ncatchers && !known; i++)
 				known = t->catchers[i] == e.id;
-			if (!known && t->ncatchers < sizeof t->catchers / sizeof *t->catchers && e.id < ID_LIMIT)
+			if (!known && t->ncatchers < sizeof t->catchers / sizeof *t->catchers && fold_id_ok(p, e.id))
 				t->catchers[t->ncatchers++] = (uint32_t)e.id;
 			p->thread_last_throw[e.thread_ref] = 0;
 		}
@@ -434,11 +432,14 @@ static void fold(struct prof_process *p, const struct cs_record *rec)
 		free(p->control);
 		p->control = dup_str(h.control);
 		p->hello_events = h.events;
+		p->features = h.features;
+		free(p->patterns);
+		p->patterns = dup_str(h.patterns);
 		return;
 	}
 	case CS_REC_THREAD: {
 		struct cs_thread t;
-		if (!cs_thread_decode(rec->payload, rec->len, &t) || t.ref >= ID_LIMIT) {
+		if (!cs_thread_decode(rec->payload, rec->len, &t) || !fold_id_ok(p, t.ref)) {
 			p->bad_records++;
 			return;
 		}
@@ -467,7 +468,7 @@ static void fold(struct prof_process *p, const struct cs_record *rec)
 			return;
 		}
 		p->have_status = true;
-		note_time(p, p->status.time_us);
+		fold_note_time(p, p->status.time_us);
 		return;
 	case CS_REC_MESSAGE:
 	case CS_REC_END: {
@@ -476,7 +477,7 @@ static void fold(struct prof_process *p, const struct cs_record *rec)
 			p->bad_records++;
 			return;
 		}
-		note_time(p, m.time_us);
+		fold_note_time(p, m.time_us);
 		if (rec->type == CS_REC_END) {
 			p->ended = true;
 			p->end_reason = m.level;
@@ -502,6 +503,15 @@ static void fold(struct prof_process *p, const struct cs_record *rec)
 	case CS_REC_THREAD_EVENT:
 		fold_event(p, rec);
 		return;
+	case CS_REC_CALLS:
+		fold_calls(p, rec);
+		return;
+	case CS_REC_HEAP:
+		fold_heap(p, rec);
+		return;
+	case CS_REC_ALLOCS:
+		fold_allocs(p, rec);
+		return;
 	default:
 		return; /* a newer agent's record: not ours to read */
 	}
@@ -513,7 +523,8 @@ static void read_status_file(struct prof_process *p)
 {
 	char path[4200];
 	snprintf(path, sizeof path, "%s/status", p->dir);
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	char why[160];
+	int fd = cs_open_file_at(AT_FDCWD, path, O_RDONLY, 0, why, sizeof why); /* a FIFO would block */
 	if (fd < 0)
 		return;
 	uint8_t buf[512];
@@ -612,11 +623,74 @@ static void count_stack(void *ctx, const uint32_t *functions, size_t depth, uint
 
 void prof_compute(struct prof_process *p)
 {
-	for (size_t i = 0; i < p->nfunctions; i++)
-		p->functions[i].self = p->functions[i].total = 0;
+	for (size_t i = 0; i < p->nfunctions; i++) {
+		struct prof_function *f = &p->functions[i];
+		f->self = f->total = 0;
+		f->hooked = false;
+		f->calls = f->inclusive_ns = f->exclusive_ns = 0;
+	}
 	struct compute k = {p, xcalloc(p->nfunctions ? p->nfunctions : 1, sizeof *k.seen), 0};
 	prof_each_stack(p, count_stack, &k);
 	free(k.seen);
+	/* each frame id's newest totals, summed over the frame ids (generic
+	 * instantiations) of each function */
+	for (size_t i = 0; i < p->nframes; i++) {
+		const struct prof_frame *fr = &p->frames[i];
+		if (!fr->calls_record || fr->function == UINT32_MAX)
+			continue;
+		struct prof_function *f = &p->functions[fr->function];
+		f->hooked = true;
+		f->calls += fr->calls;
+		f->inclusive_ns += fr->inclusive_ns;
+		f->exclusive_ns += fr->exclusive_ns;
+	}
+}
+
+#define SUSPEND_BUCKETS (PROF_SUSPEND_FINE + PROF_SUSPEND_COARSE + 1)
+
+static size_t suspend_bucket(uint64_t ns)
+{
+	if (ns < 1000000u)
+		return (size_t)(ns / 100u);
+	if (ns < 100000000u)
+		return PROF_SUSPEND_FINE + (size_t)((ns - 1000000u) / 10000u);
+	return SUSPEND_BUCKETS - 1;
+}
+
+/* The middle of a bucket, in ns (the last one has no end: its start; the
+ * first stands for the ticks that suspended nothing). */
+static double suspend_bucket_ns(size_t b)
+{
+	if (b == 0)
+		return 0;
+	if (b < PROF_SUSPEND_FINE)
+		return (double)b * 100.0 + 50.0;
+	if (b < SUSPEND_BUCKETS - 1)
+		return 1e6 + (double)(b - PROF_SUSPEND_FINE) * 1e4 + 5e3;
+	return 1e8;
+}
+
+void prof_suspend_add(struct prof_suspend *s, uint64_t ns)
+{
+	if (!s->buckets)
+		s->buckets = xcalloc(SUSPEND_BUCKETS, sizeof *s->buckets);
+	s->buckets[suspend_bucket(ns)]++;
+	s->count++;
+	s->recent[s->recent_at++ % PROF_SUSPEND_RECENT] = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
+}
+
+void prof_suspend_merge(struct prof_suspend *dst, const struct prof_suspend *src)
+{
+	if (!src->count)
+		return;
+	if (!dst->buckets)
+		dst->buckets = xcalloc(SUSPEND_BUCKETS, sizeof *dst->buckets);
+	for (size_t i = 0; i < SUSPEND_BUCKETS; i++)
+		dst->buckets[i] += src->buckets[i];
+	dst->count += src->count;
+	size_t n = src->recent_at < PROF_SUSPEND_RECENT ? src->recent_at : PROF_SUSPEND_RECENT;
+	for (size_t i = 0; i < n; i++)
+		dst->recent[dst->recent_at++ % PROF_SUSPEND_RECENT] = src->recent[i];
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -627,15 +701,29 @@ static int cmp_u32(const void *a, const void *b)
 
 double prof_suspend_median_us(const struct prof_process *p)
 {
-	if (!p->nsuspend)
+	const struct prof_suspend *s = &p->suspend;
+	if (!s->count)
 		return 0;
-	uint32_t *copy = xmalloc(p->nsuspend * sizeof *copy);
-	memcpy(copy, p->suspend_ns, p->nsuspend * sizeof *copy);
-	qsort(copy, p->nsuspend, sizeof *copy, cmp_u32);
-	size_t n = p->nsuspend;
-	double median = n % 2 ? copy[n / 2] : (copy[n / 2 - 1] + (double)copy[n / 2]) / 2;
-	free(copy);
-	return median / 1000.0;
+	/* the lower median, as a sorted list's element (count - 1) / 2 */
+	uint64_t want = (s->count - 1) / 2, seen = 0;
+	for (size_t b = 0; b < SUSPEND_BUCKETS; b++) {
+		seen += s->buckets[b];
+		if (seen > want)
+			return suspend_bucket_ns(b) / 1000.0;
+	}
+	return 0;
+}
+
+double prof_suspend_recent_us(const struct prof_process *p)
+{
+	const struct prof_suspend *s = &p->suspend;
+	size_t n = s->recent_at < PROF_SUSPEND_RECENT ? s->recent_at : PROF_SUSPEND_RECENT;
+	if (!n)
+		return 0;
+	uint32_t v[PROF_SUSPEND_RECENT];
+	memcpy(v, s->recent, n * sizeof *v);
+	qsort(v, n, sizeof *v, cmp_u32);
+	return v[n / 2] / 1000.0;
 }
 
 bool prof_process_log_mtime(const struct prof_process *p, struct timespec *out)

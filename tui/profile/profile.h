@@ -16,6 +16,9 @@
 
 struct prof_frame {
 	uint32_t function; /* index into functions, or UINT32_MAX before its definition */
+	/* instrumentation totals of this frame id, from the newest CALLS record */
+	uint32_t calls_record; /* which CALLS record they came from (0: none) */
+	uint64_t calls, inclusive_ns, exclusive_ns;
 };
 
 struct prof_stack {
@@ -28,6 +31,9 @@ struct prof_function {
 	char *name;
 	char *module;
 	uint64_t self, total; /* valid after prof_compute */
+	/* valid after prof_compute: hooked by the instrumentation, and its totals */
+	bool hooked;
+	uint64_t calls, inclusive_ns, exclusive_ns;
 };
 
 struct prof_thread {
@@ -66,6 +72,51 @@ struct prof_module {
 	uint64_t time_us;
 	uint8_t kind; /* cs_module_kind */
 	char *name;
+};
+
+/* Instrumentation as the newest CALLS record tells it. */
+struct prof_instrumentation {
+	uint32_t records; /* CALLS records read */
+	uint64_t time_us;
+	bool recording;
+	uint64_t hooked, examined, repaired, too_deep;
+};
+
+/* Live objects or allocations of one type. */
+struct prof_type_count {
+	char *type;
+	uint64_t count, bytes;
+};
+
+/* A heap snapshot (complete when every part arrived). */
+struct prof_heap {
+	uint64_t seq, time_us, pause_us, objects, bytes, types;
+	uint64_t roots[CS_ROOT_KINDS];
+	uint64_t parts, parts_seen;
+	struct prof_type_count *entries;
+	size_t nentries, entries_cap;
+};
+
+/* Allocations by type so far; indexed by the agent's type id. */
+struct prof_allocations {
+	uint32_t records;
+	uint64_t time_us, gcs;
+	bool recording;
+	struct prof_type_count *types; /* type NULL: no such id */
+	size_t ntypes;
+};
+
+/* Suspension per tick in constant memory, however long the session: a
+ * histogram (0.1 us steps below 1 ms, 10 us steps up to 100 ms, one bucket
+ * above) for the median, and the latest ticks for the status bar. */
+#define PROF_SUSPEND_FINE 10000
+#define PROF_SUSPEND_COARSE 9900
+#define PROF_SUSPEND_RECENT 101
+struct prof_suspend {
+	uint32_t *buckets; /* PROF_SUSPEND_FINE + PROF_SUSPEND_COARSE + 1, allocated with the first tick */
+	uint64_t count;
+	uint32_t recent[PROF_SUSPEND_RECENT]; /* ns, a ring */
+	size_t recent_at;
 };
 
 /* Counts of runtime events by kind. */
@@ -114,8 +165,7 @@ struct prof_process {
 	uint64_t ticks, samples;
 	uint64_t *per_second;
 	size_t nseconds;
-	uint32_t *suspend_ns; /* one per tick, for medians */
-	size_t nsuspend, suspend_cap;
+	struct prof_suspend suspend; /* how long each tick held the runtime */
 	uint64_t last_time_us; /* latest time any record carried */
 
 	bool have_status;
@@ -132,6 +182,12 @@ struct prof_process {
 
 	char *control;         /* the agent's named semaphore ("" before 1.1 logs) */
 	uint32_t hello_events; /* event kinds recorded from the start */
+	uint32_t features;     /* cs_feature bits the program was started with */
+	char *patterns;        /* instrumented functions, one pattern per line */
+	struct prof_instrumentation instr;
+	struct prof_heap *heaps;
+	size_t nheaps, heaps_cap;
+	struct prof_allocations allocs;
 	struct prof_event_counts events;
 	struct prof_gc *gcs;
 	size_t ngcs, gcs_cap;
@@ -177,10 +233,19 @@ bool prof_process_log_mtime(const struct prof_process *p, struct timespec *out);
 typedef void (*prof_stack_visit)(void *ctx, const uint32_t *functions, size_t depth, uint64_t count);
 void prof_each_stack(const struct prof_process *p, prof_stack_visit visit, void *ctx);
 
-/* Fills self/total of every function of p. */
+/* Fills self/total and the call totals of every function of p. */
 void prof_compute(struct prof_process *p);
-/* Median suspension per tick in microseconds (0 without ticks). */
+/* The newest complete heap snapshot and the one before it (NULL: none). */
+const struct prof_heap *prof_latest_heap(const struct prof_process *p, const struct prof_heap **previous);
+/* Bytes/count of type in a snapshot (0 when absent). */
+const struct prof_type_count *prof_heap_find(const struct prof_heap *h, const char *type);
+/* Median suspension per tick in microseconds (0 without ticks): of all
+ * ticks (to 0.1 us below 1 ms), or of the latest PROF_SUSPEND_RECENT. */
 double prof_suspend_median_us(const struct prof_process *p);
+double prof_suspend_recent_us(const struct prof_process *p);
+void prof_suspend_add(struct prof_suspend *s, uint64_t ns);
+/* Adds src's ticks to dst (the all-processes merge). */
+void prof_suspend_merge(struct prof_suspend *dst, const struct prof_suspend *src);
 /* Calls fn for the frames of stack id from the root outward; returns depth. */
 size_t prof_stack_path(const struct prof_process *p, uint32_t stack, uint32_t *frames, size_t cap);
 /* A frame's printable name ("[unknown]" before its definition arrived). */

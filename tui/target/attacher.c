@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agentpath.h"
 #include "clock.h"
@@ -31,6 +32,39 @@ static void process_name(pid_t pid, char *out, size_t n)
 	free(comm);
 }
 
+/* Whether pid is gone or goes within the time: a process being killed
+ * closes its sockets a moment before it is seen to have exited. */
+static bool exits_within(pid_t pid, double seconds)
+{
+	double deadline = clock_now_s() + seconds;
+	while (attacher_process_alive(pid)) {
+		if (clock_now_s() >= deadline)
+			return false;
+		clock_sleep_ms(10);
+	}
+	return true;
+}
+
+/* The agent takes SESSION/.agent-PID.lock when it starts and refuses
+ * anything but a plain file there; say so here, where it can be said, rather
+ * than hear the runtime's "a profiler is already loaded". */
+static int lock_file_usable(const char *session, pid_t pid, char *err, size_t errlen)
+{
+	char name[64];
+	snprintf(name, sizeof name, ".agent-%d.lock", (int)pid);
+	int dirfd = cs_dir_open_private(session, err, errlen);
+	if (dirfd < 0)
+		return -1;
+	const char *kind = cs_entry_kind(dirfd, name);
+	close(dirfd);
+	if (strcmp(kind, "missing") != 0 && strcmp(kind, "a regular file") != 0) {
+		snprintf(err, errlen, "%s/%s is %s, which the agent will not open; remove it or record into another directory",
+			 session, name, kind);
+		return -1;
+	}
+	return 0;
+}
+
 int attacher_start(pid_t pid, const char *dir, unsigned rate, const char *events, char *session, size_t n,
 		   char *err, size_t errlen)
 {
@@ -44,19 +78,33 @@ int attacher_start(pid_t pid, const char *dir, unsigned rate, const char *events
 	snprintf(command, sizeof command, "attach %d", (int)pid);
 	if (cs_session_create(dir, name, command, session, n, err, errlen) < 0)
 		return -1;
+	if (lock_file_usable(session, pid, err, errlen) < 0)
+		return -1;
 	char data[PATH_MAX + 256];
 	int len = snprintf(data, sizeof data, "session=%s\nrate=%u\n%s%s%s", session, rate, events ? "events=" : "",
 			   events ? events : "", events ? "\n" : "");
 	uint8_t clsid[16];
 	ipc_guid_parse(CS_AGENT_CLSID, clsid);
-	if (ipc_attach_profiler(pid, ATTACH_TIMEOUT_MS, clsid, agent, data, (uint32_t)len, err, errlen) < 0)
+	if (ipc_attach_profiler(pid, ATTACH_TIMEOUT_MS, clsid, agent, data, (uint32_t)len, err, errlen) < 0) {
+		if (exits_within(pid, 0.3)) /* the runtime's words would be about a broken connection */
+			snprintf(err, errlen, "pid %d exited while clrscope was attaching to it; nothing was recorded",
+				 (int)pid);
 		return -1;
+	}
 	return 0;
 }
 
 bool attacher_process_alive(pid_t pid)
 {
-	return kill(pid, 0) == 0 || errno == EPERM;
+	if (kill(pid, 0) != 0 && errno != EPERM)
+		return false;
+	/* a zombie has exited: only its parent has not collected it yet */
+	size_t len = 0;
+	char *stat = proc_read(pid, "stat", &len);
+	const char *end = stat ? strrchr(stat, ')') : NULL;
+	bool zombie = end && end[1] == ' ' && (end[2] == 'Z' || end[2] == 'X');
+	free(stat);
+	return !zombie;
 }
 
 struct prof_process *attacher_wait_hello(struct prof_session *s, pid_t pid, double timeout)

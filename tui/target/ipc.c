@@ -266,6 +266,15 @@ int ipc_decode_process_info(const uint8_t *payload, size_t len, bool v2, struct 
 	return 0;
 }
 
+int ipc_decode_advertise(const uint8_t *buf, size_t len, struct ipc_advertise *adv)
+{
+	if (len < IPC_ADVERTISE_SIZE || memcmp(buf, "ADVR_V1", 8) != 0) /* the 7 characters and their NUL */
+		return -1;
+	memcpy(adv->cookie, buf + 8, 16);
+	adv->pid = get_u64(buf + 24);
+	return 0;
+}
+
 /* ---- GUIDs, HRESULTs, /proc/PID/stat ---- */
 
 static int hexval(int c)
@@ -1070,12 +1079,12 @@ int ipc_port_accept(int listen_fd, int timeout_ms, struct ipc_advertise *adv, ch
 			return IPC_ERR_IO;
 		}
 	}
-	/* advertise: "ADVR_V1\0", 16-byte cookie, u64 pid, u16 reserved */
-	uint8_t msg[34];
+	uint8_t msg[IPC_ADVERTISE_SIZE];
 	size_t got;
 	char why[256];
+	struct ipc_advertise greeting;
 	int rc = recv_all(fd, msg, sizeof msg, deadline, &got, why, sizeof why);
-	if (rc == 0 && memcmp(msg, "ADVR_V1", 8) != 0) {
+	if (rc == 0 && ipc_decode_advertise(msg, sizeof msg, &greeting) < 0) {
 		snprintf(why, sizeof why, "not an advertise message");
 		rc = IPC_ERR_PROTOCOL;
 	}
@@ -1084,10 +1093,8 @@ int ipc_port_accept(int listen_fd, int timeout_ms, struct ipc_advertise *adv, ch
 		close(fd);
 		return rc;
 	}
-	if (adv) {
-		memcpy(adv->cookie, msg + 8, 16);
-		adv->pid = get_u64(msg + 24);
-	}
+	if (adv)
+		*adv = greeting;
 	return fd;
 }
 

@@ -181,6 +181,10 @@ struct ipc_advertise {
 	uint8_t cookie[16];
 	uint64_t pid;
 };
+/* The advertise message: "ADVR_V1\0", the 16-byte cookie, u64 pid, u16
+ * reserved.  -1 when buf (len bytes) does not start with one. */
+#define IPC_ADVERTISE_SIZE 34
+int ipc_decode_advertise(const uint8_t *buf, size_t len, struct ipc_advertise *adv);
 int ipc_port_listen(const char *path, char *err, size_t errlen);
 int ipc_port_accept(int listen_fd, int timeout_ms, struct ipc_advertise *adv, char *err, size_t errlen);
 int ipc_resume_runtime_fd(int fd, char *err, size_t errlen);

@@ -23,6 +23,7 @@ static bool replaced(const char *entry)
 		"CORECLR_PROFILER_PATH_ARM32", "DOTNET_ENABLE_PROFILING", "DOTNET_PROFILER",
 		"DOTNET_PROFILER_PATH", "DOTNET_PROFILER_PATH_64", "DOTNET_PROFILER_PATH_32",
 		"DOTNET_PROFILER_PATH_ARM64", "DOTNET_PROFILER_PATH_ARM32", CS_ENV_SESSION_DIR, CS_ENV_RATE, CS_ENV_SAMPLER,
+		CS_ENV_INSTRUMENT, CS_ENV_ALLOCATIONS,
 	};
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
 		size_t n = strlen(names[i]);
@@ -45,7 +46,7 @@ char **launch_env_build(const struct launch_request *r)
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **env = xcalloc(n + 10, sizeof *env);
+	char **env = xcalloc(n + 12, sizeof *env);
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
 		if (!replaced(environ[i]))
@@ -69,6 +70,10 @@ char **launch_env_build(const struct launch_request *r)
 	}
 	if (r->sampler)
 		env[k++] = assign(CS_ENV_SAMPLER, r->sampler);
+	if (r->instrument && r->instrument[0])
+		env[k++] = assign(CS_ENV_INSTRUMENT, r->instrument);
+	if (r->allocations)
+		env[k++] = assign(CS_ENV_ALLOCATIONS, "1");
 	if (r->diagnostic_port) {
 		/* added to any ports of the user's own ('; '-separated list) */
 		char port[4200];
@@ -97,13 +102,30 @@ void launch_env_free(char **env)
 	free(env);
 }
 
+/* The program's output file, opened here so that a problem with it is told
+ * as such (not as a failure to run the program): never through a symbolic
+ * link, never into a FIFO or another file's hard link. */
+static int open_output(const char *path, char *err, size_t errlen)
+{
+	char why[160];
+	int fd = cs_open_file_at(AT_FDCWD, path, O_WRONLY | O_CREAT | O_APPEND, 0600, why, sizeof why);
+	if (fd < 0)
+		snprintf(err, errlen, "cannot write the program's output to %s: it %s", path, why);
+	return fd;
+}
+
 pid_t launch_spawn(const struct launch_request *r, const sigset_t *child_mask, char *err, size_t errlen)
 {
+	int out = r->output_path ? open_output(r->output_path, err, errlen) : -1;
+	if (r->output_path && out < 0)
+		return -1;
 	char **env = launch_env_build(r);
 	int pipefd[2];
 	if (pipe2(pipefd, O_CLOEXEC) != 0) {
 		snprintf(err, errlen, "cannot start %s: %s", r->argv[0], strerror(errno));
 		launch_env_free(env);
+		if (out >= 0)
+			close(out);
 		return -1;
 	}
 	pid_t pid = fork();
@@ -112,6 +134,8 @@ pid_t launch_spawn(const struct launch_request *r, const sigset_t *child_mask, c
 		close(pipefd[0]);
 		close(pipefd[1]);
 		launch_env_free(env);
+		if (out >= 0)
+			close(out);
 		return -1;
 	}
 	if (pid == 0) {
@@ -121,7 +145,6 @@ pid_t launch_spawn(const struct launch_request *r, const sigset_t *child_mask, c
 		sigprocmask(SIG_SETMASK, child_mask, NULL);
 		if (r->output_path) {
 			/* a program under the terminal UI must not write over the screen */
-			int out = open(r->output_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
 			int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
 			if (out < 0 || in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0) {
 				int e = errno;
@@ -138,6 +161,8 @@ pid_t launch_spawn(const struct launch_request *r, const sigset_t *child_mask, c
 		_exit(127);
 	}
 	close(pipefd[1]);
+	if (out >= 0)
+		close(out);
 	int child_errno = 0;
 	ssize_t got;
 	do

@@ -3,6 +3,7 @@
 #ifndef CLRSCOPE_LAUNCH_H
 #define CLRSCOPE_LAUNCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <signal.h>
@@ -17,6 +18,8 @@ struct launch_request {
 	const char *sampler; /* "suspend" or "signal", NULL: the agent's default */
 	const char *diagnostic_port; /* a socket to pause the runtime on at startup, or NULL */
 	const char *output_path;     /* the program's stdout and stderr (and no stdin), or NULL: ours */
+	const char *instrument;      /* functions to hook, one pattern per line, or NULL */
+	bool allocations;            /* count allocations by type */
 };
 
 /* Builds the environment for the target: ours, less any profiler variables

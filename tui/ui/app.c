@@ -131,14 +131,7 @@ void app_close_session(struct app *a)
 	if (a->watch_fd >= 0)
 		watch_stop();
 	a->watch_fd = -1;
-	prof_merge_free(s->merged);
-	prof_session_free(&s->model);
-	free(s->function_rows);
-	free(s->nodes);
-	free(s->tree_rows);
-	free(s->tree_depth);
-	free(s->caller_rows);
-	free(s->event_rows);
+	ui_session_free(s);
 	free(s);
 	a->session = NULL;
 }
@@ -161,7 +154,7 @@ int app_open_session(struct app *a, const char *dir, char *err, size_t errlen)
 	return 0;
 }
 
-int app_launch(struct app *a, char **argv, const char *dir, const char *events)
+int app_launch(struct app *a, char **argv, const char *dir, const char *events, const struct startup_features *features)
 {
 	events = events ? events : default_events;
 	char agent[PATH_MAX], session[PATH_MAX], err[PATH_MAX + 256];
@@ -189,7 +182,9 @@ int app_launch(struct app *a, char **argv, const char *dir, const char *events)
 	sigset_t none;
 	sigemptyset(&none);
 	struct launch_request req = {.argv = argv, .agent_path = agent, .session_dir = session, .rate_hz = a->rate,
-				     .events = events, .output_path = output};
+				     .events = events, .output_path = output,
+				     .instrument = features ? features->patterns : NULL,
+				     .allocations = features && features->allocations};
 	pid_t pid = launch_spawn(&req, &none, err, sizeof err);
 	if (pid < 0) {
 		app_message(a, true, "%s", err);
@@ -413,9 +408,13 @@ static void draw_output(struct app *a, struct canvas *c)
 	canvas_text(c, 0, 0, c->cols, UI_STATUS, true, title);
 	for (int y = 1; y < c->rows; y++)
 		canvas_fill(c, y, 0, c->cols, UI_NORMAL);
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	char why[160];
+	int fd = cs_open_file_at(AT_FDCWD, path, O_RDONLY, 0, why, sizeof why); /* a FIFO would hang the screen */
 	if (fd < 0) {
-		canvas_text(c, 2, 1, c->cols - 1, UI_DIM, false, "no output.log: only programs launched from here have one");
+		char line[200];
+		snprintf(line, sizeof line, "output.log %s", why);
+		canvas_text(c, 2, 1, c->cols - 1, UI_DIM, false,
+			    errno == ENOENT ? "no output.log: only programs launched from here have one" : line);
 		return;
 	}
 	/* the last lines that fit: read the file's tail */
@@ -707,7 +706,7 @@ int app_main(const struct app_options *o)
 			rc = 1;
 		break;
 	case APP_LAUNCH:
-		if (app_launch(&a, o->command, o->dir, o->events) < 0)
+		if (app_launch(&a, o->command, o->dir, o->events, &o->features) < 0)
 			rc = 1;
 		break;
 	case APP_ATTACH:

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "canvas.h"
+#include "cmd.h"
 #include "listview.h"
 #include "uisession.h"
 
@@ -48,6 +49,7 @@ struct app_options {
 	pid_t pid;           /* attach */
 	unsigned rate;
 	const char *events;
+	struct startup_features features; /* launch */
 };
 int app_main(const struct app_options *o);
 
@@ -55,7 +57,8 @@ int app_main(const struct app_options *o);
 void app_message(struct app *a, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int app_open_session(struct app *a, const char *dir, char *err, size_t errlen);
 void app_close_session(struct app *a);
-int app_launch(struct app *a, char **argv, const char *dir, const char *events);
+/* features: --instrument and --allocations (NULL: none). */
+int app_launch(struct app *a, char **argv, const char *dir, const char *events, const struct startup_features *features);
 int app_attach(struct app *a, pid_t pid, const char *dir, const char *events);
 void app_send_dials(struct app *a, char *const *assignments, int n);
 void app_refresh_targets(struct app *a);

@@ -60,6 +60,16 @@ static int run_events(struct app *a, int argc, char **argv)
 static int run_detach(struct app *a, int argc, char **argv)
 {
 	(void)argc, (void)argv;
+	struct prof_process *p = a->session ? ui_current(a->session) : NULL;
+	if (p && (p->features & (CS_FEATURE_INSTRUMENT | CS_FEATURE_ALLOCATIONS))) {
+		/* the runtime would refuse: say why before asking it */
+		bool hooks = p->features & CS_FEATURE_INSTRUMENT;
+		app_message(a, true, "cannot detach: the program runs with %s, which the runtime cannot undo; "
+				     ":%s off pauses recording",
+			    hooks ? "enter/leave hooks (--instrument)" : "allocation counting (--allocations)",
+			    hooks ? "instrument" : "allocations");
+		return KEY_REDRAW;
+	}
 	char *d[] = {"detach"};
 	app_send_dials(a, d, 1);
 	return KEY_REDRAW;
@@ -78,6 +88,29 @@ static int run_attach(struct app *a, int argc, char **argv)
 	}
 	app_attach(a, pid, a->session ? a->session->model.dir : NULL, NULL);
 	return KEY_REDRAW;
+}
+
+static int run_snapshot(struct app *a, int argc, char **argv)
+{
+	if (argc > 2 || (argc == 2 && strcmp(argv[1], "heap") != 0)) {
+		app_message(a, true, "usage: snapshot [heap]");
+		return KEY_REDRAW;
+	}
+	char *d[] = {"snapshot=heap"};
+	app_send_dials(a, d, 1);
+	if (a->session)
+		a->session->view = 7; /* Heap */
+	return KEY_REDRAW;
+}
+
+static int run_instrument(struct app *a, int argc, char **argv)
+{
+	return send_dial(a, argc, argv, "instrument", "instrument on|off (programs launched with --instrument)");
+}
+
+static int run_allocations(struct app *a, int argc, char **argv)
+{
+	return send_dial(a, argc, argv, "allocations", "allocations on|off (programs launched with --allocations)");
 }
 
 static int run_filter(struct app *a, int argc, char **argv)
@@ -136,13 +169,37 @@ static int run_open(struct app *a, int argc, char **argv)
 	return KEY_REDRAW;
 }
 
+/* launch [--instrument PATTERN]... [--allocations] [--] COMMAND [ARG...] */
 static int run_launch(struct app *a, int argc, char **argv)
 {
-	if (argc < 2) {
-		app_message(a, true, "usage: launch COMMAND [ARG...]");
+	static const char usage[] = "usage: launch [--instrument PATTERN]... [--allocations] COMMAND [ARG...]";
+	struct startup_features features = {.patterns = ""};
+	int i = 1;
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		}
+		if (!strcmp(argv[i], "--allocations") || !strcmp(argv[i], "-A"))
+			features.allocations = true;
+		else if ((!strcmp(argv[i], "--instrument") || !strcmp(argv[i], "-i")) && i + 1 < argc) {
+			size_t used = strlen(features.patterns);
+			if (used + strlen(argv[i + 1]) + 2 > sizeof features.patterns) {
+				app_message(a, true, "too many --instrument patterns");
+				return KEY_REDRAW;
+			}
+			snprintf(features.patterns + used, sizeof features.patterns - used, "%s%s", used ? "\n" : "",
+				 argv[++i]);
+		} else {
+			app_message(a, true, "%s", usage);
+			return KEY_REDRAW;
+		}
+	}
+	if (i >= argc) {
+		app_message(a, true, "%s", usage);
 		return KEY_REDRAW;
 	}
-	app_launch(a, argv + 1, NULL, NULL);
+	app_launch(a, argv + i, NULL, NULL, &features);
 	return KEY_REDRAW;
 }
 
@@ -192,7 +249,9 @@ static const char *const sampler_args[] = {"suspend", "signal", NULL};
 static const char *const event_args[] = {"+gc", "-gc", "+exceptions", "-exceptions", "+jit", "-jit",
 					 "+modules", "-modules", "+threads", "-threads", "all", "none", NULL};
 static const char *const export_args[] = {"collapsed", "json", "speedscope", "text", NULL};
-static const char *const view_args[] = {"functions", "tree", "callers", "events", "threads", "processes", NULL};
+static const char *const view_args[] = {"functions", "tree",  "callers", "events", "threads", "processes",
+					"calls",     "heap",  "allocs",  "gc",     NULL};
+static const char *const snapshot_args[] = {"heap", NULL};
 static const char *const rate_args[] = {"50", "100", "200", "500", "1000", NULL};
 
 const struct ui_command ui_commands[] = {
@@ -201,12 +260,17 @@ const struct ui_command ui_commands[] = {
 	{"sampler", "suspend|signal", "", "suspend the runtime per tick, or signal busy threads", run_sampler, sampler_args},
 	{"events", "+KIND|-KIND...", "G X J M T", "record or stop gc, exceptions, jit, modules, threads", run_events, event_args},
 	{"detach", "", "d", "the agent leaves the process; it keeps running", run_detach, NULL},
+	{"snapshot", "[heap]", "h", "take a heap snapshot (a full GC; see the Heap view)", run_snapshot, snapshot_args},
+	{"instrument", "on|off", "", "record or pause calls of instrumented functions", run_instrument, on_off},
+	{"allocations", "on|off", "", "count or pause allocations (launched with --allocations)", run_allocations,
+	 on_off},
 	{"attach", "[PID]", "a", "attach (again) to the process", run_attach, NULL},
 	{"filter", "TEXT", "/", "show only rows containing TEXT (empty: all)", run_filter, NULL},
 	{"export", "collapsed|json|speedscope|text FILE", "", "write the shown process's profile", run_export, export_args},
 	{"open", "DIR", "", "open a recorded or live session", run_open, NULL},
-	{"launch", "COMMAND [ARG...]", "Enter", "start a program under the profiler", run_launch, NULL},
-	{"view", "NAME", "Tab 1-6", "switch views", run_view, view_args},
+	{"launch", "[--instrument PATTERN]... [--allocations] COMMAND [ARG...]", "Enter",
+	 "start a program under the profiler (instrumented, counting allocations)", run_launch, NULL},
+	{"view", "NAME", "Tab 1-9 0", "switch views", run_view, view_args},
 	{"output", "", "o", "show what a launched program printed (its output.log)", run_output, NULL},
 	{"help", "", "?", "show or hide this help", run_help, NULL},
 	{"quit", "", "q", "leave this screen (the first screen: quit)", run_quit, NULL},
@@ -218,8 +282,8 @@ const struct ui_key_help ui_keys[] = {
 	{"Up Down j k", "move"},
 	{"PgUp PgDn Home End", "scroll"},
 	{"Enter", "open: callers of a function, a tree node, a process, launch an app"},
-	{"s", "sort Functions by self, total or name"},
-	{"h", "open the hot path in Tree"},
+	{"s", "sort Functions, Calls, Heap or Allocs by another column"},
+	{"H", "open the hot path in Tree"},
 	{"Left Right", "close and open in Tree"},
 	{":", "the command prompt (Tab completes, history kept)"},
 	{"Esc", "leave the prompt"},
@@ -389,9 +453,16 @@ int commands_session_key(struct app *a, int key)
 	case 'J': toggle_event(a, "jit"); return KEY_HANDLED | KEY_REDRAW;
 	case 'M': toggle_event(a, "modules"); return KEY_HANDLED | KEY_REDRAW;
 	case 'T': toggle_event(a, "threads"); return KEY_HANDLED | KEY_REDRAW;
+	case 'h':
+		run_snapshot(a, 1, NULL);
+		return KEY_HANDLED | KEY_REDRAW;
 	}
-	if (key >= '1' && key < '1' + ui_view_count()) {
+	if (key >= '1' && key <= '9' && key - '1' < ui_view_count()) {
 		s->view = key - '1';
+		return KEY_HANDLED | KEY_REDRAW;
+	}
+	if (key == '0' && ui_view_count() >= 10) {
+		s->view = 9;
 		return KEY_HANDLED | KEY_REDRAW;
 	}
 	return KEY_IGNORED;

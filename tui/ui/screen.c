@@ -21,41 +21,28 @@ int screen_view_height(int rows)
 	return h > 1 ? h : 1;
 }
 
+/* " 1 Functions " for key 1 (the tenth view is key 0); tight: "1 Functions ". */
+static void tab_label(int i, bool tight, char *out, size_t n)
+{
+	snprintf(out, n, "%s%d %s ", tight ? "" : " ", (i + 1) % 10, ui_view(i)->name);
+}
+
 static void draw_tabs(struct ui_session *s, struct canvas *c)
 {
 	canvas_fill(c, 0, 0, c->cols, UI_STATUS);
-	int x = canvas_text(c, 0, 0, c->cols, UI_STATUS, false, " clrscope ");
+	const char *brand = " clrscope ";
+	int wide = text_width(brand);
+	char tab[40];
+	for (int i = 0; i < ui_view_count(); i++) {
+		tab_label(i, false, tab, sizeof tab);
+		wide += text_width(tab);
+	}
+	bool tight = wide > c->cols; /* drop the padding before cutting tabs off */
+	int x = canvas_text(c, 0, 0, c->cols, UI_STATUS, false, brand);
 	for (int i = 0; i < ui_view_count() && x < c->cols; i++) {
-		char tab[40];
-		snprintf(tab, sizeof tab, " %d %s ", i + 1, ui_view(i)->name);
+		tab_label(i, tight, tab, sizeof tab);
 		x += canvas_text(c, 0, x, c->cols - x, i == s->view ? UI_SELECTED : UI_STATUS, false, tab);
 	}
-	struct prof_process *p = ui_current(s);
-	if (p && p->have_hello) {
-		char who[48];
-		snprintf(who, sizeof who, " pid %" PRIu32 " ", p->pid);
-		int w = text_width(who);
-		if (x + w < c->cols)
-			canvas_text(c, 0, c->cols - w, w, UI_STATUS, false, who);
-	}
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Median suspension of the latest ticks, in microseconds. */
-static double recent_suspend_us(const struct prof_process *p)
-{
-	size_t n = p->nsuspend < 101 ? p->nsuspend : 101;
-	if (!n)
-		return 0;
-	uint32_t v[101];
-	memcpy(v, p->suspend_ns + p->nsuspend - n, n * sizeof *v);
-	qsort(v, n, sizeof *v, cmp_u32);
-	return v[n / 2] / 1000.0;
 }
 
 static const char *state_text(struct ui_session *s, struct prof_process *p, char *buf, size_t n)
@@ -89,10 +76,14 @@ void screen_status_text(struct ui_session *s, char *out, size_t n)
 	if (s->dial_requested)
 		snprintf(dials, sizeof dials, " | dials %" PRIu64 "/%" PRIu64 "%s", acked, s->dial_requested,
 			 acked >= s->dial_requested ? "" : " pending");
-	snprintf(out, n, " %s | %" PRIu64 " samples/s | %" PRIu64 " samples | dropped %" PRIu64
+	char who[32] = "";
+	if (p->have_hello)
+		snprintf(who, sizeof who, " pid %" PRIu32, p->pid);
+	snprintf(out, n, "%s %s%s | %" PRIu64 " samples/s | %" PRIu64 " samples | dropped %" PRIu64
 			 " | suspend %.0f us%s%s%s%s",
-		 st, rate, p->samples, p->status.dropped_records, recent_suspend_us(p), dials,
-		 p->reader.torn_bytes || p->reader.skipped_bytes ? " | damaged log" : "", s->filter[0] ? " | filter: " : "",
+		 who, st, p->features & CS_FEATURE_INSTRUMENT ? " instrumented (no detach)" : p->features & CS_FEATURE_ALLOCATIONS ? " counting allocations (no detach)" : "",
+		 rate, p->samples, p->status.dropped_records, prof_suspend_recent_us(p), dials,
+		 p->reader.torn_bytes || p->reader.skipped_bytes || p->reader.refused_segments ? " | damaged log" : "", s->filter[0] ? " | filter: " : "",
 		 s->filter);
 }
 

@@ -4,9 +4,12 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
-static const struct view_ops *const views[] = {&view_functions, &view_tree,    &view_callers,
-					      &view_events,    &view_threads, &view_processes};
+/* The keys 1-9 and 0 pick them in this order. */
+static const struct view_ops *const views[] = {&view_functions, &view_tree, &view_callers, &view_events,
+					      &view_threads,   &view_processes, &view_calls, &view_heap,
+					      &view_allocations, &view_gc};
 
 struct prof_process *ui_current(struct ui_session *s)
 {
@@ -34,6 +37,21 @@ bool ui_session_refresh(struct ui_session *s)
 				break;
 			}
 	return after != records || nprocs != s->model.nprocs;
+}
+
+void ui_session_free(struct ui_session *s)
+{
+	prof_merge_free(s->merged);
+	prof_session_free(&s->model);
+	free(s->function_rows);
+	free(s->nodes);
+	free(s->tree_rows);
+	free(s->tree_depth);
+	free(s->caller_rows);
+	free(s->event_rows);
+	free(s->call_rows);
+	free(s->heap_rows);
+	free(s->alloc_rows);
 }
 
 void ui_session_update_views(struct ui_session *s)

@@ -67,6 +67,26 @@ struct ui_session {
 	struct listview threads_lv;
 	struct listview processes_lv;
 
+	/* instrumented functions: rows are function indexes */
+	struct listview calls_lv;
+	uint32_t *call_rows;
+	size_t ncall_rows, call_rows_cap;
+	int calls_sort; /* column to sort by */
+
+	/* the latest heap snapshot: rows index its entries */
+	struct listview heap_lv;
+	uint32_t *heap_rows;
+	size_t nheap_rows, heap_rows_cap;
+	bool heap_by_count;
+
+	/* allocations: rows are type ids */
+	struct listview allocs_lv;
+	uint32_t *alloc_rows;
+	size_t nalloc_rows, alloc_rows_cap;
+	bool allocs_by_count;
+
+	struct listview gc_lv;
+
 	/* the program, when this screen launched or attached it */
 	enum target_state state;
 	pid_t target;
@@ -79,6 +99,8 @@ struct prof_process *ui_current(struct ui_session *s);
 /* Re-reads the session; true when anything new arrived. */
 bool ui_session_refresh(struct ui_session *s);
 void ui_session_update_views(struct ui_session *s);
+/* Frees what s holds (not s itself). */
+void ui_session_free(struct ui_session *s);
 void ui_session_message(struct ui_session *s, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 const struct view_ops *ui_view(int i);
 int ui_view_count(void);

@@ -28,6 +28,7 @@ struct view_ops {
 	int (*key)(struct ui_session *s, int key);
 };
 
-extern const struct view_ops view_functions, view_tree, view_callers, view_events, view_threads, view_processes;
+extern const struct view_ops view_functions, view_tree, view_callers, view_events, view_threads, view_processes,
+	view_calls, view_heap, view_allocations, view_gc;
 
 #endif

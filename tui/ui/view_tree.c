@@ -143,7 +143,7 @@ static int key(struct ui_session *s, int k)
 		s->nodes[node].expanded = k == KEY_LEFT ? false : k == KEY_RIGHT || k == 'l' ? true : !s->nodes[node].expanded;
 		flatten(s);
 		return KEY_HANDLED | KEY_REDRAW;
-	case 'h':
+	case 'H':
 		/* hot path: open the heaviest child, and its heaviest, ... */
 		for (uint32_t n = node; n;) {
 			s->nodes[n].expanded = true;
@@ -159,5 +159,5 @@ static int key(struct ui_session *s, int k)
 	return KEY_IGNORED;
 }
 
-const struct view_ops view_tree = {"Tree", "the call tree, root first: Enter opens and closes, h opens the hot path", update,
+const struct view_ops view_tree = {"Tree", "the call tree, root first: Enter opens and closes, H opens the hot path", update,
 				   draw, key};

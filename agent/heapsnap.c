@@ -1,0 +1,297 @@
+#include "heapsnap.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "classcount.h"
+#include "events.h"
+#include "logfmt.h"
+#include "logwriter.h"
+#include "records.h"
+#include "symbols.h"
+
+#define TABLE_SLOTS (64u * 1024u)
+#define OBJECT_ALIGN 8u /* the GC's allocation alignment on 64-bit */
+#define PART_BYTES (32u << 10)
+
+enum phase { IDLE, ARMED, CAPTURING, CAPTURED, WRITING };
+
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_t thread;
+	bool started, stop;
+	uint32_t asked, done; /* snapshots asked for / taken or failed */
+	_Atomic int phase;
+	struct cc_table table;
+	_Atomic uint64_t objects, bytes, roots[CS_ROOT_KINDS];
+	uint64_t time_us, pause_us, seq;
+} h = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+/* ---- GC threads ---- */
+
+void heapsnap_gc_started(int generations, const BOOL *collected)
+{
+	/* only the full GC we forced: a younger one walks objects that may be dead */
+	int expected = ARMED;
+	if (generations > 2 && collected[2])
+		atomic_compare_exchange_strong(&h.phase, &expected, CAPTURING);
+}
+
+void heapsnap_gc_finished(void)
+{
+	int expected = CAPTURING;
+	atomic_compare_exchange_strong(&h.phase, &expected, CAPTURED);
+}
+
+static HRESULT on_object_references(ICorProfilerCallback11 *self, ObjectID obj, ClassID cls, ULONG nrefs,
+				    ObjectID refs[])
+{
+	(void)self, (void)nrefs, (void)refs;
+	if (atomic_load_explicit(&h.phase, memory_order_relaxed) != CAPTURING)
+		return E_FAIL; /* not ours: the runtime stops this walk */
+	SIZE_T size = 0;
+	ICorProfilerInfo10 *info = g_agent.info;
+	if (FAILED(info->vtbl->GetObjectSize2(info, obj, &size)))
+		size = 0;
+	uint64_t aligned = ((uint64_t)size + OBJECT_ALIGN - 1) & ~(uint64_t)(OBJECT_ALIGN - 1);
+	cc_add(&h.table, cls, aligned);
+	atomic_fetch_add_explicit(&h.objects, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&h.bytes, aligned, memory_order_relaxed);
+	return S_OK;
+}
+
+static HRESULT on_root_references2(ICorProfilerCallback11 *self, ULONG n, ObjectID ids[],
+				   COR_PRF_GC_ROOT_KIND kinds[], COR_PRF_GC_ROOT_FLAGS flags[], UINT_PTR root_ids[])
+{
+	(void)self, (void)ids, (void)flags, (void)root_ids;
+	if (atomic_load_explicit(&h.phase, memory_order_relaxed) != CAPTURING)
+		return S_OK;
+	for (ULONG i = 0; i < n; i++) {
+		int k = kinds[i] == COR_PRF_GC_ROOT_STACK       ? CS_ROOT_STACK
+			: kinds[i] == COR_PRF_GC_ROOT_FINALIZER ? CS_ROOT_FINALIZER
+			: kinds[i] == COR_PRF_GC_ROOT_HANDLE    ? CS_ROOT_HANDLE
+								: CS_ROOT_OTHER;
+		atomic_fetch_add_explicit(&h.roots[k], 1, memory_order_relaxed);
+	}
+	return S_OK;
+}
+
+void heapsnap_install_callbacks(struct ICorProfilerCallback11Vtbl *vtbl)
+{
+	vtbl->ObjectReferences = on_object_references;
+	vtbl->RootReferences2 = on_root_references2;
+}
+
+/* ---- the snapshot thread ---- */
+
+static void reset_counts(void)
+{
+	cc_clear(&h.table);
+	atomic_store(&h.objects, 0);
+	atomic_store(&h.bytes, 0);
+	for (int i = 0; i < CS_ROOT_KINDS; i++)
+		atomic_store(&h.roots[i], 0);
+}
+
+static void take_one(uint64_t seq)
+{
+	ICorProfilerInfo10 *info = g_agent.info;
+	if (!h.table.slots && cc_init(&h.table, TABLE_SLOTS) < 0) {
+		agent_message(CS_LEVEL_WARNING, "heap snapshot %llu skipped: out of memory", (unsigned long long)seq);
+		return;
+	}
+	reset_counts();
+	HRESULT hr = events_set_heap_walk(true);
+	if (FAILED(hr)) {
+		agent_message(CS_LEVEL_WARNING,
+			      "heap snapshot %llu failed: the runtime refused heap walks (0x%08x)%s",
+			      (unsigned long long)seq, (unsigned)hr,
+			      hr == CORPROF_E_CONCURRENT_GC_NOT_PROFILABLE
+				      ? "; concurrent GC is on (start the program with DOTNET_gcConcurrent=0)"
+				      : "");
+		return;
+	}
+	atomic_store(&h.phase, ARMED);
+	uint64_t t0 = agent_mono_ns();
+	hr = info->vtbl->ForceGC(info);
+	uint64_t t1 = agent_mono_ns();
+	int expected = ARMED;
+	atomic_compare_exchange_strong(&h.phase, &expected, IDLE); /* the GC never came */
+	events_set_heap_walk(false);
+	if (atomic_load(&h.phase) != CAPTURED) {
+		atomic_store(&h.phase, IDLE);
+		agent_message(CS_LEVEL_WARNING, "heap snapshot %llu failed: %s (0x%08x)", (unsigned long long)seq,
+			      FAILED(hr) ? "the runtime refused to collect" : "the forced collection was not seen",
+			      (unsigned)hr);
+		return;
+	}
+	h.seq = seq;
+	h.time_us = (t0 - g_agent.start_mono_ns) / 1000;
+	h.pause_us = (t1 - t0) / 1000;
+	if (atomic_load(&h.table.dropped))
+		agent_message(CS_LEVEL_WARNING, "heap snapshot %llu: more than %u types, %llu objects not counted",
+			      (unsigned long long)seq, cc_capacity(&h.table) / 4,
+			      (unsigned long long)atomic_load(&h.table.dropped));
+	atomic_store(&h.phase, WRITING); /* the sampler thread's turn */
+}
+
+static void *snapshot_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&h.mu);
+	while (!h.stop) {
+		if (h.done >= h.asked || atomic_load(&h.phase) != IDLE) {
+			struct timespec until;
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_nsec += 50 * 1000000L;
+			if (until.tv_nsec >= 1000000000L)
+				until.tv_sec++, until.tv_nsec -= 1000000000L;
+			pthread_cond_timedwait(&h.cv, &h.mu, &until);
+			continue;
+		}
+		uint64_t seq = ++h.done;
+		pthread_mutex_unlock(&h.mu);
+		take_one(seq);
+		pthread_mutex_lock(&h.mu);
+	}
+	pthread_mutex_unlock(&h.mu);
+	return NULL;
+}
+
+void heapsnap_request(uint32_t seq)
+{
+	pthread_mutex_lock(&h.mu);
+	if (seq > h.asked)
+		h.asked = seq;
+	if (!h.started && h.asked > h.done) {
+		h.stop = false;
+		if (pthread_create(&h.thread, NULL, snapshot_main, NULL) == 0)
+			h.started = true;
+		else
+			agent_message(CS_LEVEL_WARNING, "heap snapshots unavailable: no thread for them");
+	}
+	pthread_cond_broadcast(&h.cv);
+	pthread_mutex_unlock(&h.mu);
+}
+
+void heapsnap_stop(void)
+{
+	pthread_mutex_lock(&h.mu);
+	bool started = h.started;
+	h.stop = true;
+	h.started = false;
+	pthread_cond_broadcast(&h.cv);
+	pthread_mutex_unlock(&h.mu);
+	if (started)
+		pthread_join(h.thread, NULL);
+	atomic_store(&h.phase, IDLE);
+}
+
+/* ---- the sampler thread: names and records ---- */
+
+struct part_writer {
+	struct cs_heap_head head;
+	uint8_t *entries; /* every entry, encoded back to back */
+	size_t len, cap;
+	size_t *ends; /* where each part's entries end */
+	size_t nparts, parts_cap;
+	size_t part_start;
+};
+
+static bool grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return true;
+	size_t ncap = *cap ? *cap * 2 : 64;
+	while (ncap < need)
+		ncap *= 2;
+	void *n = realloc(*p, ncap * size);
+	if (!n)
+		return false;
+	*p = n;
+	*cap = ncap;
+	return true;
+}
+
+static bool add_entry(struct part_writer *w, const char *type, uint64_t count, uint64_t bytes)
+{
+	uint8_t tmp[1200];
+	struct cs_out o;
+	cs_out_init(&o, tmp, sizeof tmp);
+	struct cs_type_count e = {0, {type, strlen(type)}, count, bytes};
+	cs_heap_entry_encode(&o, &e);
+	if (o.overflow || !grow((void **)&w->entries, &w->cap, w->len + o.len, 1))
+		return false;
+	if (w->len + o.len - w->part_start > PART_BYTES) {
+		if (!grow((void **)&w->ends, &w->parts_cap, w->nparts + 1, sizeof *w->ends))
+			return false;
+		w->ends[w->nparts++] = w->len;
+		w->part_start = w->len;
+	}
+	memcpy(w->entries + w->len, tmp, o.len);
+	w->len += o.len;
+	w->head.types++;
+	return true;
+}
+
+static void write_parts(struct part_writer *w)
+{
+	if (grow((void **)&w->ends, &w->parts_cap, w->nparts + 1, sizeof *w->ends))
+		w->ends[w->nparts++] = w->len;
+	else
+		return;
+	w->head.parts = w->nparts;
+	static uint8_t record[PART_BYTES + 1024];
+	size_t from = 0;
+	for (size_t i = 0; i < w->nparts; i++) {
+		struct cs_out o;
+		cs_out_init(&o, record, sizeof record);
+		size_t at = cs_record_begin(&o);
+		w->head.part = i;
+		cs_heap_head_encode(&o, &w->head);
+		cs_put_bytes(&o, w->entries + from, w->ends[i] - from);
+		if (cs_record_end(&o, at, CS_REC_HEAP))
+			lw_append(o.buf, o.len, 1);
+		from = w->ends[i];
+	}
+	lw_flush_soon();
+}
+
+void heapsnap_drain(void)
+{
+	if (atomic_load(&h.phase) != WRITING)
+		return;
+	struct part_writer w = {.head = {
+		.time_us = h.time_us,
+		.seq = h.seq,
+		.pause_us = h.pause_us,
+		.objects = atomic_load(&h.objects),
+		.bytes = atomic_load(&h.bytes),
+	}};
+	for (int i = 0; i < CS_ROOT_KINDS; i++)
+		w.head.roots[i] = atomic_load(&h.roots[i]);
+	bool ok = true;
+	for (uint32_t i = 0; i < cc_capacity(&h.table) && ok; i++) {
+		struct cc_slot *s = &h.table.slots[i];
+		ClassID cls = atomic_load_explicit(&s->cls, memory_order_relaxed);
+		if (!cls)
+			continue;
+		char name[1024];
+		sym_class_name(cls, name, sizeof name);
+		ok = add_entry(&w, name, atomic_load(&s->count), atomic_load(&s->bytes));
+	}
+	if (ok)
+		write_parts(&w);
+	else
+		agent_message(CS_LEVEL_WARNING, "heap snapshot %llu lost: out of memory", (unsigned long long)h.seq);
+	free(w.entries);
+	free(w.ends);
+	atomic_store(&h.phase, IDLE);
+	pthread_cond_broadcast(&h.cv);
+}

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Instrumentation and heap snapshot benchmark.
+#
+#   bench/memory.sh [-n RUNS] [-c CALLS] [-m MIB] [BUILD_DIR]
+#
+# 1. Instrumentation overhead on a call-heavy loop (tests/apps/CallBench:
+#    CALLS calls of one NoInlining method, timed by the program itself after
+#    start-up): no profiler; clrscope sampling at 100 Hz without
+#    instrumentation; with the method instrumented and recording on; and
+#    instrumented with recording off (the instrument=off dial, set before the
+#    loop starts).  Interleaved runs, medians, nanoseconds per call.
+# 2. A heap snapshot of a MIB-mebibyte heap (tests/apps/BigHeap): the wall
+#    time of the snapshot's forced collection with its heap walk, against a
+#    plain full blocking collection of the same heap (GC.Collect, timed by
+#    the program, the agent loaded but not walking), RUNS of each.
+# Not a test: nothing is asserted.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+runs=5
+calls=50000000
+mib=1024
+bench_opt() {
+	case $1 in
+	n) bench_uint runs -n "$2" ;;
+	c) bench_uint calls -c "$2" ;;
+	m) bench_uint mib -m "$2" ;;
+	esac
+}
+bench_options "n:c:m:" "runs=n calls=c mib=m" "$@"
+set -- "${bench_args[@]}"
+(($# <= 1)) || bench_usage_error "one build directory at most"
+bench_build "${1:-}"
+callbench=$(bench_app CallBench)
+bigheap=$(bench_app BigHeap)
+bench_workdir memory
+
+# open_stdin NAME: a FIFO the next program reads its commands from; fd 3 writes it
+fifo_for() {
+	rm -f "$work/$1.fifo"
+	mkfifo "$work/$1.fifo"
+}
+
+# call_run CONFIG N: one timed loop; appends "config elapsed_ms" to results
+call_run() {
+	local config=$1 n=$2 out="$work/call-$1-$2" session="$work/s-$1-$2"
+	fifo_for call
+	case $config in
+	none) dotnet "$callbench" "$calls" <"$work/call.fifo" >"$out" 2>&1 & ;;
+	sampling) "$clrscope" record -o "$session" --rate 100 -- dotnet "$callbench" "$calls" <"$work/call.fifo" >"$out" 2>/dev/null & ;;
+	instrument-on | instrument-off)
+		"$clrscope" record -o "$session" --rate 100 -i Clrscope.TestApps.Bench.Step -- \
+			dotnet "$callbench" "$calls" <"$work/call.fifo" >"$out" 2>/dev/null &
+		;;
+	esac
+	local pid=$!
+	exec 3>"$work/call.fifo"
+	bench_wait_line "$out" '^ready' 60 "$pid"
+	if [[ $config == instrument-off ]]; then
+		"$clrscope" dial "$session" instrument=off >/dev/null
+	fi
+	echo go >&3
+	exec 3>&-
+	wait "$pid"
+	echo "$config $(awk '/^elapsed_ms/ {print $2}' "$out")" >>"$work/calls"
+	rm -rf "$session"
+}
+
+configs=(none sampling instrument-on instrument-off)
+echo "instrumentation: CallBench $calls calls, $runs interleaved runs per configuration" >&2
+for ((r = 0; r < runs; r++)); do
+	for ((k = 0; k < ${#configs[@]}; k++)); do
+		c=${configs[$(((k + r) % ${#configs[@]}))]}
+		call_run "$c" "$r"
+		echo "  round $((r + 1))/$runs: $c $(tail -1 "$work/calls" | awk '{print $2}') ms" >&2
+	done
+done
+
+# heap: one process, RUNS plain collections and RUNS snapshots, alternating
+echo "heap snapshot: BigHeap $mib MiB, $runs of each" >&2
+fifo_for heap
+session="$work/heap"
+"$clrscope" record -o "$session" --rate 100 -- dotnet "$bigheap" "$mib" <"$work/heap.fifo" >"$work/heap.out" 2>/dev/null &
+heap_pid=$!
+exec 3>"$work/heap.fifo"
+bench_wait_line "$work/heap.out" '^ready' 300 "$heap_pid"
+rss_kb=$(bench_rss_kb "$(bench_pid_of "$work/heap.out")")
+for ((r = 1; r <= runs; r++)); do
+	echo gc >&3
+	bench_wait_line "$work/heap.out" "^gc_ms" 120 "$heap_pid"
+	while (($(grep -c '^gc_ms' "$work/heap.out") < r)); do sleep 0.05; done
+	"$clrscope" dial "$session" snapshot=heap >/dev/null
+	for _ in $(seq 1200); do
+		n=$("$clrscope" report --format json "$session" | python3 -c 'import json,sys; print(sum(1 for s in json.load(sys.stdin)["processes"][0]["heap_snapshots"] if s["complete"]))')
+		((n >= r)) && break
+		sleep 0.1
+	done
+	echo "  round $r/$runs: gc $(grep '^gc_ms' "$work/heap.out" | tail -1 | awk '{print $2}') ms, snapshot done" >&2
+done
+echo quit >&3
+exec 3>&-
+wait "$heap_pid" || true
+"$clrscope" report --format json "$session" >"$work/heap.json"
+
+python3 - "$work/calls" "$calls" "$work/heap.out" "$work/heap.json" "$rss_kb" <<'PY'
+import json, statistics, sys
+calls_file, ncalls, heap_out, heap_json, rss_kb = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+rows = {}
+for line in open(calls_file):
+    c, ms = line.split()
+    rows.setdefault(c, []).append(float(ms))
+base = statistics.median(rows["none"])
+names = {"none": "no profiler", "sampling": "clrscope 100 Hz, no instrumentation",
+         "instrument-on": "instrumented, recording on", "instrument-off": "instrumented, recording off (dial)"}
+print("\ninstrumentation overhead (%d calls of one NoInlining method)" % ncalls)
+print("%-38s %10s %9s %10s %9s" % ("configuration", "median ms", "ns/call", "vs none", "spread"))
+for c in ("none", "sampling", "instrument-on", "instrument-off"):
+    v = rows.get(c, [])
+    if not v:
+        continue
+    m = statistics.median(v)
+    print("%-38s %10.1f %9.2f %+9.1f%% %8.1f%%" % (names[c], m, m * 1e6 / ncalls, 100 * (m - base) / base,
+                                                 100 * (max(v) - min(v)) / m))
+gcs = [float(l.split()[1]) for l in open(heap_out) if l.startswith("gc_ms")]
+p = json.load(open(heap_json))["processes"][0]
+snaps = [s for s in p["heap_snapshots"] if s["complete"]]
+objects = snaps[-1]["objects"] if snaps else 0
+heap_bytes = snaps[-1]["bytes"] if snaps else 0
+# the GC records of the snapshots' collections: induced gen2 ones right after each snapshot's start
+induced = [g for g in p["gcs"] if g["reason"] == "induced"]
+snap_pauses = []
+for s in snaps:
+    after = [g for g in induced if g["start_ms"] >= s["time_ms"] - 1]
+    if after:
+        snap_pauses.append(after[0]["pause_ms"])
+print("\nheap snapshot of a %.0f MiB heap (%d live objects, RSS %s MiB)" % (heap_bytes / 1048576.0, objects,
+      "%.0f" % (int(rss_kb) / 1024.0) if rss_kb.isdigit() else "?"))
+print("%-52s %10s %10s" % ("collection", "median ms", "max ms"))
+if gcs:
+    print("%-52s %10.1f %10.1f" % ("plain full blocking GC (GC.Collect, program's clock)", statistics.median(gcs), max(gcs)))
+if snaps:
+    w = [s["pause_ms"] for s in snaps]
+    print("%-52s %10.1f %10.1f" % ("snapshot: forced GC with heap walk (agent's clock)", statistics.median(w), max(w)))
+if snap_pauses:
+    print("%-52s %10.1f %10.1f" % ("snapshot: runtime paused (GC suspend to resume)", statistics.median(snap_pauses), max(snap_pauses)))
+PY

@@ -1,0 +1,65 @@
+# Heap snapshots of real programs: a program retaining exactly N objects of
+# its own type shows exactly N of them, launched and attached; a second
+# snapshot is kept beside the first; a snapshot asked for as the program
+# exits harms nothing.
+source "$CLRSCOPE_TESTLIB"
+retainer=$(app Retainer)
+
+retained_in() { # retained_in REPORT.json -> count of Retained in the latest snapshot
+	json "[h['count'] for h in (d['processes'][0]['heap'] or []) if h['type']=='Clrscope.TestApps.Retained'] or [0]" "$1" | tr -d '[]'
+}
+wait_snapshots() { # wait_snapshots SESSION N: until N snapshots are complete (10 s)
+	local i
+	for i in $(seq 100); do
+		clrscope report --format json "$1" >"$WORK/r.json" 2>/dev/null || true
+		[[ $(json "sum(1 for s in d['processes'][0]['heap_snapshots'] if s['complete'])" "$WORK/r.json" 2>/dev/null) -ge $2 ]] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# launched
+"$CLRSCOPE_BIN" record -o "$WORK/launched" -- dotnet "$retainer" 1234 20 >"$WORK/l.out" 2>&1 &
+rec=$!
+CHILDREN+=($rec)
+wait_line "$WORK/l.out" '^retained 1234' 20 || fail "Retainer did not start: $(cat "$WORK/l.out")"
+expect_status 0 "dial snapshot=heap" -- clrscope dial "$WORK/launched" snapshot=heap
+wait_snapshots "$WORK/launched" 1 && pass "the snapshot arrived" || fail "no snapshot: $(cat "$WORK/r.json")"
+n=$(retained_in "$WORK/r.json")
+[[ "$n" == 1234 ]] && pass "launched: exactly 1234 Retained objects live" || fail "launched: $n Retained"
+bytes=$(json "[h['bytes'] for h in d['processes'][0]['heap'] if h['type']=='Clrscope.TestApps.Retained'][0]" "$WORK/r.json")
+check "b == 1234 * 32" "each Retained takes 32 bytes (aligned)" b="$bytes"
+expect_status 0 "a second snapshot" -- clrscope dial "$WORK/launched" snapshot=heap
+wait_snapshots "$WORK/launched" 2 && pass "both snapshots are kept" || fail "second snapshot missing"
+roots=$(json "d['processes'][0]['heap_snapshots'][-1]['roots']['handle'] + d['processes'][0]['heap_snapshots'][-1]['roots']['stack']" "$WORK/r.json")
+check "r > 0" "roots are counted by kind" r="$roots"
+pid=$(awk '/^pid / {print $2; exit}' "$WORK/l.out")
+kill -INT "$rec" 2>/dev/null || true
+wait "$rec" || true
+
+# attached
+dotnet "$retainer" 777 30 >"$WORK/a.out" 2>&1 &
+app_pid=$!
+CHILDREN+=($app_pid)
+wait_line "$WORK/a.out" '^retained 777' 20 || fail "Retainer did not start"
+"$CLRSCOPE_BIN" record --pid "$app_pid" -o "$WORK/attached" --duration 8 >"$WORK/rec.out" 2>&1 &
+rec=$!
+CHILDREN+=($rec)
+wait_line "$WORK/rec.out" 'attached to pid' 15 || fail "no attach: $(cat "$WORK/rec.out")"
+expect_status 0 "dial snapshot=heap after attaching" -- clrscope dial "$WORK/attached" snapshot=heap
+wait_snapshots "$WORK/attached" 1 && pass "the attached snapshot arrived" || fail "no attached snapshot"
+n=$(retained_in "$WORK/r.json")
+[[ "$n" == 777 ]] && pass "attached: exactly 777 Retained objects live" || fail "attached: $n Retained"
+wait "$rec" && pass "record --pid ends and detaches after a snapshot" || fail "record --pid failed: $(cat "$WORK/rec.out")"
+kill -0 "$app_pid" 2>/dev/null && pass "the program keeps running after the detach" || fail "the program died"
+
+# a snapshot asked for while the program exits
+"$CLRSCOPE_BIN" record -o "$WORK/exiting" -- dotnet "$retainer" 100000 1 >"$WORK/e.out" 2>&1 &
+rec=$!
+CHILDREN+=($rec)
+wait_line "$WORK/e.out" '^retained' 20 || true
+sleep 0.9
+clrscope dial "$WORK/exiting" snapshot=heap >/dev/null 2>&1 || true
+wait "$rec" && pass "a program exiting during a snapshot exits cleanly" || fail "exit status: $(cat "$WORK/e.out")"
+grep -q '^retained 100000' "$WORK/e.out" && pass "with its own output intact" || fail "output: $(cat "$WORK/e.out")"
+finish

@@ -1,0 +1,39 @@
+# Driving the terminal UI in tmux, for the tests that need a screen: a
+# private tmux server per test, the pane as text, waits with deadlines.
+# Source after testlib.sh.
+command -v tmux >/dev/null || { fail "tmux is needed"; finish; }
+
+TMUX_SOCKET="clrscope-test-$$"
+tm() { tmux -L "$TMUX_SOCKET" "$@"; }
+export LANG=C.UTF-8 LC_ALL=C.UTF-8
+
+# tui_stop: ends the window and what runs in it, even a program that hangs
+# with its signals blocked (a hang is a failure, not a leftover).
+tui_stop() {
+	local pane child
+	pane=$(tm display -p -t ui '#{pane_pid}' 2>/dev/null) || return 0
+	for child in $(pgrep -P "$pane"); do kill -9 "$child" 2>/dev/null || true; done
+	tm kill-session -t ui 2>/dev/null || true
+}
+trap 'tui_stop; tm kill-server 2>/dev/null || true; cleanup' EXIT
+
+# tui_start COMMAND: runs COMMAND (a shell line) in a fresh 100x30 window
+# named ui, then prints "EXITED status" and waits, so that the last screen
+# and the status can be read.
+tui_start() {
+	tui_stop
+	tm -f /dev/null new-session -d -s ui -x 100 -y 30 "export TERM=xterm-256color; $1; echo EXITED \$?; sleep 120"
+}
+screen() { tm capture-pane -p -t ui; }
+# wait_screen TEXT SECONDS: until the screen shows TEXT
+wait_screen() {
+	local deadline=$((SECONDS + $2))
+	while ((SECONDS < deadline)); do
+		screen | grep -qF -- "$1" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+expect_screen() { # expect_screen TEXT SECONDS DESCRIPTION
+	if wait_screen "$1" "$2"; then pass "$3"; else fail "$3: '$1' not on screen:"$'\n'"$(screen)"; fi
+}

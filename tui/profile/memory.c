@@ -1,0 +1,168 @@
+/* Instrumentation totals, heap snapshots and allocation counts: the records
+ * of the memory and instrumentation views, folded into the model. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fold.h"
+#include "xalloc.h"
+
+void fold_calls(struct prof_process *p, const struct cs_record *rec)
+{
+	struct cs_in in;
+	cs_in_init(&in, rec->payload, rec->len);
+	struct cs_calls_head h;
+	if (!cs_calls_head_decode(&in, &h)) {
+		p->bad_records++;
+		return;
+	}
+	fold_note_time(p, h.time_us);
+	/* entries are totals since the start (a long list spans several
+	 * records); a frame listed twice in one record (the runtime mapped a
+	 * function twice) adds up within it */
+	uint32_t record = ++p->instr.records;
+	p->instr.time_us = h.time_us;
+	p->instr.recording = h.recording;
+	p->instr.hooked = h.hooked;
+	p->instr.examined = h.examined;
+	p->instr.repaired = h.repaired;
+	p->instr.too_deep = h.too_deep;
+	struct cs_call_entry e;
+	while (cs_next_call_entry(&in, &e)) {
+		if (!fold_id_ok(p, e.frame)) {
+			p->bad_records++;
+			return;
+		}
+		size_t cap = p->nframes;
+		xgrow(&p->frames, &cap, e.frame + 1, sizeof *p->frames);
+		for (size_t i = p->nframes; i < cap; i++)
+			p->frames[i] = (struct prof_frame){.function = UINT32_MAX};
+		p->nframes = cap;
+		struct prof_frame *f = &p->frames[e.frame];
+		if (f->calls_record != record) {
+			f->calls_record = record;
+			f->calls = f->inclusive_ns = f->exclusive_ns = 0;
+		}
+		f->calls += e.calls;
+		f->inclusive_ns += e.inclusive_ns;
+		f->exclusive_ns += e.exclusive_ns;
+	}
+	if (in.bad)
+		p->bad_records++;
+}
+
+static struct prof_heap *heap_of(struct prof_process *p, const struct cs_heap_head *h)
+{
+	for (size_t i = p->nheaps; i-- > 0;)
+		if (p->heaps[i].seq == h->seq)
+			return &p->heaps[i];
+	xgrow(&p->heaps, &p->heaps_cap, p->nheaps + 1, sizeof *p->heaps);
+	struct prof_heap *s = &p->heaps[p->nheaps++];
+	*s = (struct prof_heap){
+		.seq = h->seq, .time_us = h->time_us, .pause_us = h->pause_us, .objects = h->objects,
+		.bytes = h->bytes, .types = h->types, .parts = h->parts,
+	};
+	memcpy(s->roots, h->roots, sizeof s->roots);
+	return s;
+}
+
+void fold_heap(struct prof_process *p, const struct cs_record *rec)
+{
+	struct cs_in in;
+	cs_in_init(&in, rec->payload, rec->len);
+	struct cs_heap_head h;
+	if (!cs_heap_head_decode(&in, &h) || !fold_id_ok(p, h.parts)) {
+		p->bad_records++;
+		return;
+	}
+	fold_note_time(p, h.time_us);
+	struct prof_heap *s = heap_of(p, &h);
+	if (s->parts_seen >= s->parts)
+		return; /* a repeated part */
+	s->parts_seen++;
+	struct cs_type_count e;
+	while (cs_next_heap_entry(&in, &e)) {
+		xgrow(&s->entries, &s->entries_cap, s->nentries + 1, sizeof *s->entries);
+		s->entries[s->nentries++] = (struct prof_type_count){xstrndup(e.type.p, e.type.len), e.count, e.bytes};
+	}
+	if (in.bad)
+		p->bad_records++;
+}
+
+void fold_allocs(struct prof_process *p, const struct cs_record *rec)
+{
+	struct cs_in in;
+	cs_in_init(&in, rec->payload, rec->len);
+	struct cs_allocs_head h;
+	if (!cs_allocs_head_decode(&in, &h)) {
+		p->bad_records++;
+		return;
+	}
+	fold_note_time(p, h.time_us);
+	struct prof_allocations *a = &p->allocs;
+	a->records++;
+	a->time_us = h.time_us;
+	a->gcs = h.gcs;
+	a->recording = h.recording;
+	struct cs_type_count e;
+	while (cs_next_alloc_entry(&in, &e)) {
+		if (e.type_id == 0 || !fold_id_ok(p, e.type_id)) {
+			p->bad_records++;
+			return;
+		}
+		size_t cap = a->ntypes;
+		xgrow(&a->types, &cap, e.type_id + 1, sizeof *a->types);
+		for (size_t i = a->ntypes; i < cap; i++)
+			a->types[i] = (struct prof_type_count){NULL, 0, 0};
+		a->ntypes = cap;
+		struct prof_type_count *t = &a->types[e.type_id];
+		if (!t->type || strlen(t->type) != e.type.len || memcmp(t->type, e.type.p, e.type.len)) {
+			free(t->type);
+			t->type = xstrndup(e.type.p, e.type.len);
+		}
+		t->count = e.count;
+		t->bytes = e.bytes;
+	}
+	if (in.bad)
+		p->bad_records++;
+}
+
+const struct prof_heap *prof_latest_heap(const struct prof_process *p, const struct prof_heap **previous)
+{
+	const struct prof_heap *latest = NULL;
+	if (previous)
+		*previous = NULL;
+	for (size_t i = 0; i < p->nheaps; i++) {
+		const struct prof_heap *h = &p->heaps[i];
+		if (h->parts_seen != h->parts)
+			continue;
+		if (!latest || h->seq > latest->seq) {
+			if (previous)
+				*previous = latest;
+			latest = h;
+		} else if (previous && (!*previous || h->seq > (*previous)->seq))
+			*previous = h;
+	}
+	return latest;
+}
+
+const struct prof_type_count *prof_heap_find(const struct prof_heap *h, const char *type)
+{
+	for (size_t i = 0; h && i < h->nentries; i++)
+		if (!strcmp(h->entries[i].type, type))
+			return &h->entries[i];
+	return NULL;
+}
+
+void memory_free(struct prof_process *p)
+{
+	for (size_t i = 0; i < p->nheaps; i++) {
+		for (size_t j = 0; j < p->heaps[i].nentries; j++)
+			free(p->heaps[i].entries[j].type);
+		free(p->heaps[i].entries);
+	}
+	free(p->heaps);
+	for (size_t i = 0; i < p->allocs.ntypes; i++)
+		free(p->allocs.types[i].type);
+	free(p->allocs.types);
+	free(p->patterns);
+}
