@@ -81,6 +81,23 @@ static void acknowledge(uint64_t generation, int status, const char *error)
 	lw_flush_soon();
 }
 
+/* A recording switch of a feature chosen at startup (instrument,
+ * allocations): applied when the process has the feature; the state in
+ * effect is returned. */
+static bool apply_startup_switch(bool want, bool current, bool available, void (*set)(bool), const char *missing,
+				 const char *how, int *status, char *error, size_t errlen)
+{
+	if (want == current)
+		return current;
+	if (available) {
+		set(want);
+		return want;
+	}
+	snprintf(error, errlen, "%s: it must be chosen when the program starts (%s)", missing, how);
+	*status = CS_DIALS_PARTIAL;
+	return current;
+}
+
 int control_apply(const struct cs_dials *want, char *error, size_t errlen)
 {
 	error[0] = 0;
@@ -104,28 +121,12 @@ int control_apply(const struct cs_dials *want, char *error, size_t errlen)
 		if (events != want->events)
 			status = CS_DIALS_PARTIAL;
 	}
-	bool instrument = c.current.instrument;
-	if (want->instrument != instrument) {
-		if (instr_configured()) {
-			instr_set_recording(want->instrument);
-			instrument = want->instrument;
-		} else {
-			snprintf(error, errlen, "no instrumentation: it must be chosen when the program starts "
-						"(clrscope record --instrument PATTERN -- PROGRAM)");
-			status = CS_DIALS_PARTIAL;
-		}
-	}
-	bool allocations = c.current.allocations;
-	if (want->allocations != allocations) {
-		if (allocs_configured()) {
-			allocs_set_recording(want->allocations);
-			allocations = want->allocations;
-		} else {
-			snprintf(error, errlen, "no allocation counting: it must be chosen when the program starts "
-						"(clrscope record --allocations -- PROGRAM)");
-			status = CS_DIALS_PARTIAL;
-		}
-	}
+	bool instrument = apply_startup_switch(want->instrument, c.current.instrument, instr_configured(),
+					       instr_set_recording, "no instrumentation",
+					       "clrscope record --instrument PATTERN -- PROGRAM", &status, error, errlen);
+	bool allocations = apply_startup_switch(want->allocations, c.current.allocations, allocs_configured(),
+						allocs_set_recording, "no allocation counting",
+						"clrscope record --allocations -- PROGRAM", &status, error, errlen);
 	if (want->snapshots > c.current.snapshots)
 		heapsnap_request(want->snapshots);
 	uint64_t generation = c.current.generation;

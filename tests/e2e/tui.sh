@@ -5,27 +5,8 @@
 # keeps the screen whole; 'q' leaves and the terminal is restored; a launch
 # keeps the program's output off the screen.
 source "$CLRSCOPE_TESTLIB"
-command -v tmux >/dev/null || { fail "tmux is needed"; finish; }
+source "$(dirname "$CLRSCOPE_TESTLIB")/tuilib.sh"
 
-sock="clrscope-test-$$"
-tm() { tmux -L "$sock" "$@"; }
-cleanup_tmux() { tm kill-server 2>/dev/null || true; }
-trap 'cleanup_tmux; cleanup' EXIT
-screen() { tm capture-pane -p -t ui; }
-# wait_screen TEXT SECONDS: until the screen shows TEXT
-wait_screen() {
-	local deadline=$((SECONDS + $2))
-	while ((SECONDS < deadline)); do
-		screen | grep -qF -- "$1" && return 0
-		sleep 0.2
-	done
-	return 1
-}
-expect_screen() { # expect_screen TEXT SECONDS DESCRIPTION
-	if wait_screen "$1" "$2"; then pass "$3"; else fail "$3: '$1' not on screen:"$'\n'"$(screen)"; fi
-}
-
-export LANG=C.UTF-8 LC_ALL=C.UTF-8
 dll=$(app CpuRatio)
 dotnet "$dll" 60 >"$WORK/app.out" 2>&1 &
 apppid=$!
