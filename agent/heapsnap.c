@@ -29,7 +29,7 @@ static struct {
 	uint32_t asked, done; /* snapshots asked for / taken or failed */
 	_Atomic int phase;
 	struct cc_table table;
-	_Atomic uint64_t objects, bytes, roots[CS_ROOT_KINDS];
+	_Atomic uint64_t roots[CS_ROOT_KINDS]; /* (objects and bytes are the table's sums) */
 	uint64_t time_us, pause_us, seq;
 } h = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
 
@@ -61,8 +61,6 @@ static HRESULT on_object_references(ICorProfilerCallback11 *self, ObjectID obj, 
 		size = 0;
 	uint64_t aligned = ((uint64_t)size + OBJECT_ALIGN - 1) & ~(uint64_t)(OBJECT_ALIGN - 1);
 	cc_add(&h.table, cls, aligned);
-	atomic_fetch_add_explicit(&h.objects, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&h.bytes, aligned, memory_order_relaxed);
 	return S_OK;
 }
 
@@ -93,8 +91,6 @@ void heapsnap_install_callbacks(struct ICorProfilerCallback11Vtbl *vtbl)
 static void reset_counts(void)
 {
 	cc_clear(&h.table);
-	atomic_store(&h.objects, 0);
-	atomic_store(&h.bytes, 0);
 	for (int i = 0; i < CS_ROOT_KINDS; i++)
 		atomic_store(&h.roots[i], 0);
 }
@@ -271,8 +267,6 @@ void heapsnap_drain(void)
 		.time_us = h.time_us,
 		.seq = h.seq,
 		.pause_us = h.pause_us,
-		.objects = atomic_load(&h.objects),
-		.bytes = atomic_load(&h.bytes),
 	}};
 	for (int i = 0; i < CS_ROOT_KINDS; i++)
 		w.head.roots[i] = atomic_load(&h.roots[i]);
@@ -284,7 +278,10 @@ void heapsnap_drain(void)
 			continue;
 		char name[1024];
 		sym_class_name(cls, name, sizeof name);
-		ok = add_entry(&w, name, atomic_load(&s->count), atomic_load(&s->bytes));
+		uint64_t count = atomic_load(&s->count), bytes = atomic_load(&s->bytes);
+		w.head.objects += count;
+		w.head.bytes += bytes;
+		ok = add_entry(&w, name, count, bytes);
 	}
 	if (ok)
 		write_parts(&w);

@@ -200,7 +200,6 @@ static void drain_events(bool final)
 	events_settle();
 	events_drain(&defs);
 	instr_drain(&defs, final);
-	sym_flush_defs(&defs);
 	allocs_drain(final);
 	heapsnap_drain();
 }

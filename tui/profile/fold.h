@@ -21,6 +21,8 @@ static inline bool fold_id_ok(const struct prof_process *p, uint64_t id)
 }
 
 void fold_note_time(struct prof_process *p, uint64_t t);
+/* Frame id's slot, the table grown as needed (id checked by the caller). */
+struct prof_frame *fold_frame(struct prof_process *p, uint64_t id);
 void fold_calls(struct prof_process *p, const struct cs_record *rec);
 void fold_heap(struct prof_process *p, const struct cs_record *rec);
 void fold_allocs(struct prof_process *p, const struct cs_record *rec);

@@ -32,12 +32,7 @@ void fold_calls(struct prof_process *p, const struct cs_record *rec)
 			p->bad_records++;
 			return;
 		}
-		size_t cap = p->nframes;
-		xgrow(&p->frames, &cap, e.frame + 1, sizeof *p->frames);
-		for (size_t i = p->nframes; i < cap; i++)
-			p->frames[i] = (struct prof_frame){.function = UINT32_MAX};
-		p->nframes = cap;
-		struct prof_frame *f = &p->frames[e.frame];
+		struct prof_frame *f = fold_frame(p, e.frame);
 		if (f->calls_record != record) {
 			f->calls_record = record;
 			f->calls = f->inclusive_ns = f->exclusive_ns = 0;

@@ -173,6 +173,16 @@ static uint32_t intern_function(struct prof_process *p, struct cs_str name, stru
 	return idx;
 }
 
+struct prof_frame *fold_frame(struct prof_process *p, uint64_t id)
+{
+	size_t cap = p->nframes;
+	xgrow(&p->frames, &cap, id + 1, sizeof *p->frames);
+	for (size_t i = p->nframes; i < cap; i++)
+		p->frames[i] = (struct prof_frame){.function = UINT32_MAX};
+	p->nframes = cap;
+	return &p->frames[id];
+}
+
 static void fold_frames(struct prof_process *p, const struct cs_record *rec)
 {
 	struct cs_list l;
@@ -183,12 +193,7 @@ static void fold_frames(struct prof_process *p, const struct cs_record *rec)
 			p->bad_records++;
 			return;
 		}
-		size_t cap = p->nframes;
-		xgrow(&p->frames, &cap, f.id + 1, sizeof *p->frames);
-		for (size_t i = p->nframes; i < cap; i++)
-			p->frames[i] = (struct prof_frame){.function = UINT32_MAX};
-		p->nframes = cap;
-		p->frames[f.id].function = intern_function(p, f.name, f.module);
+		fold_frame(p, f.id)->function = intern_function(p, f.name, f.module);
 	}
 	if (cs_list_bad(&l))
 		p->bad_records++;
