@@ -18,15 +18,7 @@ record_spin() { # record_spin DIR SECONDS: sets $rec and $target
 record_spin killed 30
 kill -STOP "$target"
 timeout 60 "$CLRSCOPE_BIN" dial --timeout 30 "$WORK/killed" rate=300 >"$WORK/dial.out" 2>"$WORK/dial.err" &
-dial=$!
-sleep 1
-kill -0 "$dial" && pass "the dial waits for the stopped target" || fail "the dial ended early: $(cat "$WORK/dial.err")"
-started=$SECONDS
-kill -9 "$target"
-rc=0
-wait "$dial" || rc=$?
-check "rc == 1 and took <= 3" "the dial fails at once when the target is killed" rc="$rc" took=$((SECONDS - started))
-expect_contains "$(cat "$WORK/dial.err")" "the process exited (or was killed) before its agent answered" "and says so"
+fails_when_killed $! "$target" "$WORK/dial.err" "the dial" "the process exited (or was killed) before its agent answered"
 wait "$rec" || true
 expect_status 1 "a dial after that" -- timeout 20 "$CLRSCOPE_BIN" dial "$WORK/killed" rate=300
 expect_contains "$ERR" "exited (or was killed)" "says the process is gone"

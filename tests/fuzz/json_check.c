@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text.h"
 #include "utf8_check.h"
 
 /* Deep enough for any report; bounded so that hostile text cannot
@@ -31,16 +32,6 @@ static void skip_ws(struct parser *p)
 		p->at++;
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* The four hex digits of a \u escape at s (n bytes there), or -1. */
 static long hex4(const char *s, size_t n)
@@ -49,7 +40,7 @@ static long hex4(const char *s, size_t n)
 		return -1;
 	long v = 0;
 	for (int i = 0; i < 4; i++) {
-		int d = hex_digit(s[i]);
+		int d = text_hex_digit((unsigned char)s[i]);
 		if (d < 0)
 			return -1;
 		v = v << 4 | d;

@@ -114,3 +114,17 @@ expect_spin_output() {
 		fail "$2: $(head -c 400 "$1")"
 	fi
 }
+
+# fails_when_killed CLIENT TARGET ERRFILE WHAT MESSAGE: CLIENT (a pid) waits
+# on the stopped TARGET; once TARGET is killed, CLIENT must end within 3 s
+# with status 1 and MESSAGE in ERRFILE.  WHAT names CLIENT in the results.
+fails_when_killed() {
+	local client=$1 target=$2 errfile=$3 what=$4 message=$5 started rc=0
+	sleep 1
+	kill -0 "$client" && pass "$what waits on the stopped target" || fail "$what ended early: $(cat "$errfile")"
+	started=$SECONDS
+	kill -9 "$target"
+	wait "$client" || rc=$?
+	check "rc == 1 and took <= 3" "$what fails at once when the target is killed" rc="$rc" took=$((SECONDS - started))
+	expect_contains "$(cat "$errfile")" "$message" "and says the target exited"
+}

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "procs.h"
+#include "text.h"
 #include "utf16.h"
 #include "xalloc.h"
 
@@ -277,16 +278,6 @@ int ipc_decode_advertise(const uint8_t *buf, size_t len, struct ipc_advertise *a
 
 /* ---- GUIDs, HRESULTs, /proc/PID/stat ---- */
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 int ipc_guid_parse(const char *s, uint8_t out[16])
 {
@@ -305,7 +296,7 @@ int ipc_guid_parse(const char *s, uint8_t out[16])
 				return -1;
 			continue;
 		}
-		int hi = hexval(s[i]), lo = hexval(s[i + 1]);
+		int hi = text_hex_digit(s[i]), lo = text_hex_digit(s[i + 1]);
 		if (hi < 0 || lo < 0)
 			return -1;
 		text[k++] = (uint8_t)(hi << 4 | lo);

@@ -4,5 +4,7 @@
 
 /* Strips blanks (and a line's \r\n) from both ends, in place. */
 char *text_trim(char *s);
+/* The value of a hexadecimal digit, or -1. */
+int text_hex_digit(int c);
 
 #endif
