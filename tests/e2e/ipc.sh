@@ -32,6 +32,8 @@ wait_for "$WORK/spin.out" '^tick' 10 && kill -0 "$pid" && pass "the target lives
 sleep 30 &
 sleeper=$!
 CHILDREN+=("$sleeper")
+# the forked shell becomes sleep only once it has exec'd
+for _ in $(seq 50); do [[ $(cat /proc/$sleeper/comm 2>/dev/null) == sleep ]] && break; sleep 0.05; done
 out=$("$tool" attach "$sleeper" /x.so)
 expect_contains "$out" "rc=-3" "attach to sleep: not .NET"
 expect_contains "$out" "process $sleeper (sleep) is not a .NET program" "in words"

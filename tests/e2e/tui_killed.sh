@@ -16,7 +16,7 @@ target=$(awk '/^pid / {print $2; exit}' "$WORK/s/output.log")
 ui=$(pgrep -P "$(tm display -p -t ui '#{pane_pid}')" -x clrscope)
 [[ -n "$target" && -n "$ui" ]] || { fail "target '$target' or UI '$ui' not found"; finish; }
 kill -9 "$ui"
-expect_screen "EXITED 137" 5 "the UI is killed"
+expect_screen "EXITED 137" 10 "the UI is killed"
 
 # the agent carries on alone, within a fixed footprint
 before=$(log_bytes)
