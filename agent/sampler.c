@@ -18,6 +18,7 @@
 #include "records.h"
 #include "sigsampler.h"
 #include "stackwalk.h"
+#include "stillthreads.h"
 #include "symbols.h"
 
 #define MAX_THREADS 2048
@@ -41,6 +42,7 @@ static struct {
 	/* sampler-thread only */
 	FunctionID *pool;
 	struct sig_walk *slots;
+	struct still_thread **known; /* per slot: what is known of its thread, or NULL */
 	struct lw_sampler_stats stats;
 	uint8_t *stage_buf, *frames_buf, *stacks_buf;
 	struct cs_out stage;
@@ -53,8 +55,10 @@ static struct {
 	.mu = PTHREAD_MUTEX_INITIALIZER,
 };
 
-/* The part that runs while every managed thread is stopped: copy only. */
-static uint32_t walk_all_threads(uint32_t *failed)
+/* The part that runs while every managed thread is stopped: copy only, and
+ * only the stacks of threads that ran since their last walk (the others
+ * keep theirs: see stillthreads.h). */
+static uint32_t walk_moved_threads(uint32_t *failed)
 {
 	ICorProfilerInfo10 *info = g_agent.info;
 	ICorProfilerThreadEnum *threads = NULL;
@@ -66,15 +70,27 @@ static uint32_t walk_all_threads(uint32_t *failed)
 	ULONG fetched = 0;
 	while (nslots < MAX_THREADS && used < FRAME_POOL &&
 	       threads->vtbl->Next(threads, 1, &tid, &fetched) == S_OK && fetched == 1) {
+		struct still_thread *known = still_find(tid);
+		if (known && known->still) {
+			if (known->stack) { /* n == 0: the stack it had */
+				s.known[nslots] = known;
+				s.slots[nslots++] = (struct sig_walk){tid, 0, 0, false};
+			}
+			continue;
+		}
 		uint32_t room = FRAME_POOL - used;
 		struct walk w = {s.pool + used, 0, room < MAX_DEPTH ? room : MAX_DEPTH, false};
 		HRESULT hr = info->vtbl->DoStackSnapshot(info, tid, walk_frame, COR_PRF_SNAPSHOT_DEFAULT, &w, NULL, 0);
-		if (FAILED(hr) && !w.truncated) {
-			(*failed)++;
+		if ((FAILED(hr) && !w.truncated) || !walk_has_managed(&w)) {
+			/* a thread that cannot be walked, or has not run managed code
+			 * (the runtime's own waiting threads): nothing to attribute,
+			 * and the same answer until it runs */
+			*failed += FAILED(hr) && !w.truncated;
+			if (known)
+				still_walked(known, 0);
 			continue;
 		}
-		if (!walk_has_managed(&w))
-			continue; /* a thread that has not run managed code: nothing to attribute */
+		s.known[nslots] = known;
 		s.slots[nslots++] = (struct sig_walk){tid, used, w.n, w.truncated};
 		used += w.n;
 	}
@@ -112,8 +128,15 @@ static void record_tick(uint32_t nslots, uint64_t tick_us, uint64_t suspend_ns, 
 	uint64_t refs[MAX_THREADS], stacks[MAX_THREADS];
 	for (uint32_t t = 0; t < nslots; t++) {
 		struct sig_walk *slot = &s.slots[t];
-		s.stats.truncated_stacks += slot->truncated;
-		stacks[t] = sym_stack_of(s.pool + slot->start, slot->n, slot->truncated, &defs);
+		struct still_thread *known = s.known[t];
+		if (known && slot->n == 0) {
+			stacks[t] = known->stack;
+		} else {
+			s.stats.truncated_stacks += slot->truncated;
+			stacks[t] = sym_stack_of(s.pool + slot->start, slot->n, slot->truncated, &defs);
+			if (known)
+				still_walked(known, stacks[t]);
+		}
 		refs[t] = sym_thread(slot->thread);
 	}
 	sym_flush_defs(&defs);
@@ -152,6 +175,7 @@ static void take_tick_signal(void)
 {
 	uint64_t t0 = agent_mono_ns();
 	uint32_t n = sigsampler_tick(atomic_load(&s.rate_hz), s.pool, FRAME_POOL, s.slots, MAX_THREADS, MAX_DEPTH);
+	memset(s.known, 0, n * sizeof *s.known); /* every stack is new */
 	uint64_t t1 = agent_mono_ns();
 	record_tick(n, (t0 - g_agent.start_mono_ns) / 1000, 0, t1);
 	lw_set_sampler_stats(&s.stats);
@@ -165,6 +189,21 @@ static void take_tick(void)
 	}
 	ICorProfilerInfo10 *info = g_agent.info;
 	uint64_t t0 = agent_mono_ns();
+	if (still_survey() == 0) {
+		/* nobody ran since the last walk: every stack is the one it was */
+		uint32_t n, nslots = 0;
+		struct still_thread *all = still_threads(&n);
+		for (uint32_t i = 0; i < n && nslots < MAX_THREADS; i++) {
+			if (!all[i].stack)
+				continue;
+			s.known[nslots] = &all[i];
+			s.slots[nslots++] = (struct sig_walk){all[i].thread, 0, 0, false};
+		}
+		record_tick(nslots, (t0 - g_agent.start_mono_ns) / 1000, 0, agent_mono_ns());
+		lw_set_sampler_stats(&s.stats);
+		return;
+	}
+	uint64_t t_suspend = agent_mono_ns();
 	HRESULT hr = info->vtbl->SuspendRuntime(info);
 	if (FAILED(hr)) {
 		/* e.g. a GC is suspending right now, or the runtime is not up yet */
@@ -173,10 +212,10 @@ static void take_tick(void)
 		return;
 	}
 	uint32_t failed = 0;
-	uint32_t nslots = walk_all_threads(&failed);
+	uint32_t nslots = walk_moved_threads(&failed);
 	info->vtbl->ResumeRuntime(info);
 	uint64_t t1 = agent_mono_ns();
-	uint64_t suspend_ns = t1 - t0;
+	uint64_t suspend_ns = t1 - t_suspend;
 	s.stats.suspend_total_ns += suspend_ns;
 	if (suspend_ns > s.stats.suspend_max_ns)
 		s.stats.suspend_max_ns = suspend_ns;
@@ -274,13 +313,15 @@ int sampler_start(uint32_t rate_hz, bool sampling)
 		s.pool = malloc(FRAME_POOL * sizeof *s.pool);
 	if (!s.slots)
 		s.slots = malloc(MAX_THREADS * sizeof *s.slots);
+	if (!s.known)
+		s.known = malloc(MAX_THREADS * sizeof *s.known);
 	if (!s.stage_buf)
 		s.stage_buf = malloc(STAGE_BYTES);
 	if (!s.frames_buf)
 		s.frames_buf = malloc(DEFS_BYTES);
 	if (!s.stacks_buf)
 		s.stacks_buf = malloc(DEFS_BYTES);
-	if (!s.pool || !s.slots || !s.stage_buf || !s.frames_buf || !s.stacks_buf)
+	if (!s.pool || !s.slots || !s.known || !s.stage_buf || !s.frames_buf || !s.stacks_buf)
 		return -1;
 	cs_out_init(&s.stage, s.stage_buf, STAGE_BYTES);
 	s.stage_open = false;
@@ -289,6 +330,7 @@ int sampler_start(uint32_t rate_hz, bool sampling)
 	atomic_store(&s.rate_hz, rate_hz);
 	atomic_store(&s.sampling, sampling);
 	sigsampler_reset();
+	still_reset();
 
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);

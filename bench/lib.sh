@@ -69,6 +69,12 @@ bench_uint() {
 	printf -v "$1" %s "$3"
 }
 
+# bench_count VAR OPTION VALUE: like bench_uint, and 0 is allowed.
+bench_count() {
+	[[ $3 =~ ^(0|[1-9][0-9]*)$ ]] || bench_usage_error "$2 wants a whole number, not '$3'"
+	printf -v "$1" %s "$3"
+}
+
 # bench_uint_list VAR OPTION VALUE: sets VAR to the comma-separated positive
 # numbers of VALUE, as words.
 bench_uint_list() {

@@ -31,7 +31,7 @@ bench_opt() {
 	s) bench_uint seconds -s "$2" ;;
 	t) bench_uint_list thread_counts -t "$2" ;;
 	d) bench_uint_list depths -d "$2" ;;
-	b) bench_uint busy -b "$2" ;;
+	b) bench_count busy -b "$2" ;;
 	esac
 }
 bench_options "s:t:d:b:" "" "$@"

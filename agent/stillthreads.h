@@ -1,0 +1,40 @@
+/* Threads that have not run since their stack was last walked.  A thread
+ * whose CPU clock has not moved cannot have changed its stack, so the
+ * suspending sampler reuses the stack it interned then instead of walking
+ * the thread again while the runtime is stopped, and does not suspend at all
+ * when no thread ran.  Sampler thread only. */
+#ifndef CLRSCOPE_AGENT_STILLTHREADS_H
+#define CLRSCOPE_AGENT_STILLTHREADS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "agent.h"
+
+struct still_thread {
+	ThreadID thread;
+	uint32_t os_tid;
+	clockid_t clock;     /* its CPU clock; 0 when unknown */
+	uint64_t cpu_now;    /* read by still_survey, before any suspension */
+	uint64_t cpu_walked; /* CPU time at (or before) its last walk */
+	uint64_t stack;      /* the interned stack of that walk; 0: no managed frame */
+	bool walked;         /* stack and cpu_walked hold */
+	bool still;          /* not run since that walk, as of cpu_now */
+};
+
+/* Forgets every thread (a new attach: the interned stacks are gone). */
+void still_reset(void) AGENT_HIDDEN;
+/* Lists the managed threads with the runtime running, carrying over what
+ * is known of each, and reads their CPU clocks.  Returns how many threads
+ * have run since their last walk (or were never walked); -1 when the runtime
+ * could not list its threads. */
+int still_survey(void) AGENT_HIDDEN;
+/* The surveyed threads, sorted by ThreadID. */
+struct still_thread *still_threads(uint32_t *n) AGENT_HIDDEN;
+/* The surveyed thread, or NULL for one that started after the survey. */
+struct still_thread *still_find(ThreadID thread) AGENT_HIDDEN;
+/* A walk of t, as of the survey, interned as stack (0: no managed frame). */
+void still_walked(struct still_thread *t, uint64_t stack) AGENT_HIDDEN;
+
+#endif
