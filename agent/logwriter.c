@@ -244,6 +244,7 @@ static void append_status(void)
 	st.suspend_max_ns = lw.stats.suspend_max_ns;
 	st.truncated_stacks = lw.stats.truncated_stacks;
 	st.failed_walks = lw.stats.failed_walks;
+	st.deferred_walks = lw.stats.deferred_walks;
 	pthread_mutex_unlock(&lw.stats_mu);
 	st.time_us = agent_now_us();
 	st.dropped_records = atomic_load(&lw.dropped_records) + evq_dropped();

@@ -43,6 +43,7 @@ static struct {
 	FunctionID *pool;
 	struct sig_walk *slots;
 	struct still_thread **known; /* per slot: what is known of its thread, or NULL */
+	ThreadID *unmanaged;         /* threads whose signal capture held no managed frame */
 	struct lw_sampler_stats stats;
 	uint8_t *stage_buf, *frames_buf, *stacks_buf;
 	struct cs_out stage;
@@ -51,6 +52,8 @@ static struct {
 	uint64_t stage_open_ns;  /* when it was opened */
 	bool stage_open;
 	uint32_t failed_suspends;
+	int64_t budget_ns;        /* suspension time that may be spent now */
+	uint64_t budget_at_ns;    /* when it was last topped up */
 } s = {
 	.mu = PTHREAD_MUTEX_INITIALIZER,
 };
@@ -58,19 +61,20 @@ static struct {
 /* The part that runs while every managed thread is stopped: copy only, and
  * only the stacks of threads that ran since their last walk (the others
  * keep theirs: see stillthreads.h). */
-static uint32_t walk_moved_threads(uint32_t *failed)
+static uint32_t walk_moved_threads(uint32_t nslots, uint32_t used, uint32_t *failed)
 {
 	ICorProfilerInfo10 *info = g_agent.info;
 	ICorProfilerThreadEnum *threads = NULL;
-	uint32_t nslots = 0, used = 0;
 	*failed = 0;
 	if (FAILED(info->vtbl->EnumThreads(info, &threads)) || !threads)
-		return 0;
+		return nslots;
 	ThreadID tid;
 	ULONG fetched = 0;
 	while (nslots < MAX_THREADS && used < FRAME_POOL &&
 	       threads->vtbl->Next(threads, 1, &tid, &fetched) == S_OK && fetched == 1) {
 		struct still_thread *known = still_find(tid);
+		if (known && known->by_signal)
+			continue; /* its sample is the signal's */
 		if (known && known->still) {
 			if (known->stack) { /* n == 0: the stack it had */
 				s.known[nslots] = known;
@@ -181,47 +185,170 @@ static void take_tick_signal(void)
 	lw_set_sampler_stats(&s.stats);
 }
 
-static void take_tick(void)
+/* The stacks of still threads, as they were at their last walk. */
+static uint32_t reuse_still_stacks(uint32_t nslots)
 {
-	if (atomic_load(&s.mode) == SAMPLER_SIGNAL) {
-		take_tick_signal();
-		return;
+	uint32_t n;
+	struct still_thread *all = still_threads(&n);
+	for (uint32_t i = 0; i < n && nslots < MAX_THREADS; i++) {
+		if (!all[i].still || !all[i].stack)
+			continue;
+		s.known[nslots] = &all[i];
+		s.slots[nslots++] = (struct sig_walk){all[i].thread, 0, 0, false};
 	}
+	return nslots;
+}
+
+/* However slowly the runtime stops (threads waiting for a core to reach a
+ * safe point, a debugger), it stays suspended at most a tenth of the time:
+ * a budget grows by a tenth of the time that passes (up to a little in
+ * store), each suspension spends its length, and while the budget is spent
+ * the walks are put off (and counted). */
+#define SUSPEND_SHARE 10
+#define SUSPEND_BUDGET_MAX_NS 10000000
+
+static bool suspension_allowed(void)
+{
+	uint64_t now = agent_mono_ns();
+	if (s.budget_at_ns) {
+		s.budget_ns += (int64_t)((now - s.budget_at_ns) / SUSPEND_SHARE);
+		if (s.budget_ns > SUSPEND_BUDGET_MAX_NS)
+			s.budget_ns = SUSPEND_BUDGET_MAX_NS;
+	}
+	s.budget_at_ns = now;
+	return s.budget_ns > 0;
+}
+
+/* Suspends the runtime and walks the threads that ran (but for those a
+ * signal samples), after the nslots slots and used frames already taken. */
+static uint32_t walk_suspended(uint32_t nslots, uint32_t used, uint64_t *suspend_ns)
+{
 	ICorProfilerInfo10 *info = g_agent.info;
 	uint64_t t0 = agent_mono_ns();
-	if (still_survey() == 0) {
-		/* nobody ran since the last walk: every stack is the one it was */
-		uint32_t n, nslots = 0;
-		struct still_thread *all = still_threads(&n);
-		for (uint32_t i = 0; i < n && nslots < MAX_THREADS; i++) {
-			if (!all[i].stack)
-				continue;
-			s.known[nslots] = &all[i];
-			s.slots[nslots++] = (struct sig_walk){all[i].thread, 0, 0, false};
-		}
-		record_tick(nslots, (t0 - g_agent.start_mono_ns) / 1000, 0, agent_mono_ns());
-		lw_set_sampler_stats(&s.stats);
-		return;
-	}
-	uint64_t t_suspend = agent_mono_ns();
 	HRESULT hr = info->vtbl->SuspendRuntime(info);
 	if (FAILED(hr)) {
 		/* e.g. a GC is suspending right now, or the runtime is not up yet */
 		if (s.failed_suspends++ == 0)
 			agent_debug("SuspendRuntime failed: 0x%08x", (unsigned)hr);
-		return;
+		*suspend_ns = 0;
+		return nslots;
 	}
 	uint32_t failed = 0;
-	uint32_t nslots = walk_moved_threads(&failed);
+	nslots = walk_moved_threads(nslots, used, &failed);
 	info->vtbl->ResumeRuntime(info);
 	uint64_t t1 = agent_mono_ns();
-	uint64_t suspend_ns = t1 - t_suspend;
-	s.stats.suspend_total_ns += suspend_ns;
-	if (suspend_ns > s.stats.suspend_max_ns)
-		s.stats.suspend_max_ns = suspend_ns;
+	*suspend_ns = t1 - t0;
+	s.budget_ns -= (int64_t)*suspend_ns;
+	s.stats.suspend_total_ns += *suspend_ns;
+	if (*suspend_ns > s.stats.suspend_max_ns)
+		s.stats.suspend_max_ns = *suspend_ns;
 	s.stats.failed_walks += failed;
-	record_tick(nslots, (t0 - g_agent.start_mono_ns) / 1000, suspend_ns, t1);
+	return nslots;
+}
+
+/* A tick of the suspending sampler: every thread's stack, walked while the
+ * runtime is suspended unless the thread has not run since its last walk;
+ * no suspension at all when no thread ran. */
+static void take_tick_suspend(void)
+{
+	uint64_t t0 = agent_mono_ns();
+	uint64_t suspend_ns = 0;
+	uint32_t nslots;
+	int moved = still_survey();
+	if (moved == 0) {
+		nslots = reuse_still_stacks(0);
+	} else if (!suspension_allowed()) {
+		s.stats.deferred_walks += moved > 0 ? (uint64_t)moved : 0;
+		lw_set_sampler_stats(&s.stats);
+		return; /* the whole tick, not a tick of the still threads only */
+	} else {
+		nslots = walk_suspended(0, 0, &suspend_ns);
+		if (suspend_ns == 0)
+			return; /* not suspended: no tick */
+	}
+	record_tick(nslots, (t0 - g_agent.start_mono_ns) / 1000, suspend_ns, agent_mono_ns());
 	lw_set_sampler_stats(&s.stats);
+}
+
+/* A tick of the mixed sampler: the running threads (a tenth of the last
+ * tick's time on a CPU, at least) are signalled, their captures arriving by
+ * the next tick; still threads keep their stacks; the others (they ran,
+ * then stopped, or just started) are walked in a suspension, which a tick
+ * without them does not need.  A capture without a managed frame is no
+ * sample (the thread was in native code the frame pointers do not cross,
+ * or waiting in the runtime's own suspension); after a few in a row the
+ * thread is walked instead of signalled for a while. */
+#define RUNNING_SHARE 10
+#define UNMANAGED_RUN_LIMIT 4
+#define WALK_ONLY_SURVEYS 64
+static void take_tick_mixed(void)
+{
+	uint64_t t0 = agent_mono_ns();
+	uint32_t nunmanaged = 0;
+	uint32_t nslots = sigsampler_collect(s.pool, FRAME_POOL, s.slots, MAX_THREADS, MAX_DEPTH, s.unmanaged,
+					     &nunmanaged, MAX_THREADS);
+	uint32_t used = 0;
+	for (uint32_t t = 0; t < nslots; t++) {
+		s.known[t] = NULL;
+		if (s.slots[t].start + s.slots[t].n > used)
+			used = s.slots[t].start + s.slots[t].n;
+		struct still_thread *known = still_find(s.slots[t].thread);
+		if (known)
+			known->unmanaged_run = 0;
+	}
+	s.stats.failed_walks += nunmanaged;
+	for (uint32_t i = 0; i < nunmanaged; i++) {
+		struct still_thread *t = still_find(s.unmanaged[i]);
+		if (t && ++t->unmanaged_run >= UNMANAGED_RUN_LIMIT) {
+			t->walk_only = WALK_ONLY_SURVEYS;
+			t->unmanaged_run = 0;
+		}
+	}
+	uint64_t suspend_ns = 0;
+	if (still_survey() != 0) {
+		uint64_t gap = still_survey_gap_ns();
+		uint32_t n, walks = 0;
+		struct still_thread *all = still_threads(&n);
+		for (uint32_t i = 0; i < n; i++) {
+			struct still_thread *t = &all[i];
+			if (t->still)
+				continue;
+			bool running = gap && t->cpu_before && !t->walk_only &&
+				       (t->cpu_now - t->cpu_before) * RUNNING_SHARE >= gap;
+			t->by_signal = running && sigsampler_signal(t->os_tid, t->thread);
+			walks += !t->by_signal;
+		}
+		if (walks && !suspension_allowed()) {
+			s.stats.deferred_walks += walks;
+			nslots = reuse_still_stacks(nslots);
+		} else if (walks) {
+			uint32_t before = nslots;
+			nslots = walk_suspended(nslots, used, &suspend_ns);
+			if (suspend_ns == 0 && nslots == before)
+				nslots = reuse_still_stacks(nslots); /* could not suspend */
+		} else {
+			nslots = reuse_still_stacks(nslots);
+		}
+	} else {
+		nslots = reuse_still_stacks(nslots);
+	}
+	record_tick(nslots, (t0 - g_agent.start_mono_ns) / 1000, suspend_ns, agent_mono_ns());
+	lw_set_sampler_stats(&s.stats);
+}
+
+static void take_tick(void)
+{
+	switch (atomic_load(&s.mode)) {
+	case SAMPLER_SIGNAL:
+		take_tick_signal();
+		break;
+	case SAMPLER_MIXED:
+		take_tick_mixed();
+		break;
+	default:
+		take_tick_suspend();
+		break;
+	}
 }
 
 static struct timespec to_timespec(uint64_t ns)
@@ -296,7 +423,7 @@ void sampler_set_rate(uint32_t rate_hz)
 
 int sampler_set_mode(int mode, char *why, size_t whylen)
 {
-	if (mode == SAMPLER_SIGNAL && sigsampler_init(why, whylen) < 0)
+	if ((mode == SAMPLER_SIGNAL || mode == SAMPLER_MIXED) && sigsampler_init(why, whylen) < 0)
 		return -1;
 	atomic_store(&s.mode, mode);
 	return 0;
@@ -315,18 +442,22 @@ int sampler_start(uint32_t rate_hz, bool sampling)
 		s.slots = malloc(MAX_THREADS * sizeof *s.slots);
 	if (!s.known)
 		s.known = malloc(MAX_THREADS * sizeof *s.known);
+	if (!s.unmanaged)
+		s.unmanaged = malloc(MAX_THREADS * sizeof *s.unmanaged);
 	if (!s.stage_buf)
 		s.stage_buf = malloc(STAGE_BYTES);
 	if (!s.frames_buf)
 		s.frames_buf = malloc(DEFS_BYTES);
 	if (!s.stacks_buf)
 		s.stacks_buf = malloc(DEFS_BYTES);
-	if (!s.pool || !s.slots || !s.known || !s.stage_buf || !s.frames_buf || !s.stacks_buf)
+	if (!s.pool || !s.slots || !s.known || !s.unmanaged || !s.stage_buf || !s.frames_buf || !s.stacks_buf)
 		return -1;
 	cs_out_init(&s.stage, s.stage_buf, STAGE_BYTES);
 	s.stage_open = false;
 	memset(&s.stats, 0, sizeof s.stats);
 	s.failed_suspends = 0;
+	s.budget_ns = SUSPEND_BUDGET_MAX_NS;
+	s.budget_at_ns = 0;
 	atomic_store(&s.rate_hz, rate_hz);
 	atomic_store(&s.sampling, sampling);
 	sigsampler_reset();

@@ -20,9 +20,12 @@ int sampler_stop(uint32_t wait_ms) AGENT_HIDDEN;
 void sampler_set_rate(uint32_t rate_hz) AGENT_HIDDEN;
 void sampler_set_sampling(bool on) AGENT_HIDDEN;
 /* How ticks are taken: suspending the runtime (exact stacks of every
- * managed thread, at GC safe points) or signalling busy threads (cheaper,
- * unbiased, CPU only).  -1 with why when the signal sampler cannot run. */
-enum sampler_mode { SAMPLER_SUSPEND = 0, SAMPLER_SIGNAL = 1 };
+ * managed thread, at GC safe points), signalling busy threads (cheaper,
+ * unbiased, CPU only), or mixed: every thread every tick, the running ones
+ * by signal, the others from their last walk, a suspension only to walk a
+ * thread that ran without running through the tick.  -1 with why when
+ * signals cannot be used. */
+enum sampler_mode { SAMPLER_SUSPEND = 0, SAMPLER_SIGNAL = 1, SAMPLER_MIXED = 2 };
 int sampler_set_mode(int mode, char *why, size_t whylen) AGENT_HIDDEN;
 
 #endif

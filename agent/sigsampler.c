@@ -177,6 +177,39 @@ static void learn_stack(struct slot *sl)
 	fclose(f);
 }
 
+/* The slot of OS thread os (the managed thread `thread`), taken on first
+ * sight; NULL when every slot is in use. */
+static struct slot *slot_for(pid_t os, ThreadID thread)
+{
+	struct slot *free_slot = NULL;
+	for (uint32_t i = 0; i < g.nslots; i++) {
+		if (g.slots[i].alive && g.slots[i].tid == os && g.slots[i].thread == thread)
+			return &g.slots[i];
+		if (g.slots[i].alive && g.slots[i].tid == os)
+			g.slots[i].alive = false; /* the OS id went to another managed thread */
+		if (!g.slots[i].alive && !free_slot)
+			free_slot = &g.slots[i];
+	}
+	if (!free_slot && g.nslots < SIG_THREADS)
+		free_slot = &g.slots[g.nslots++];
+	if (!free_slot)
+		return NULL;
+	struct slot *sl = free_slot;
+	atomic_store(&sl->tail, atomic_load(&sl->head)); /* forget a former thread's captures */
+	atomic_store(&sl->lo, 0);
+	atomic_store(&sl->hi, 0);
+	atomic_store(&sl->last_rsp, 0);
+	sl->tid = os;
+	sl->thread = thread;
+	/* the CPU clock of any thread of this process (MAKE_THREAD_CPUCLOCK) */
+	sl->clock = (clockid_t)(((unsigned)~os << 3) | 6);
+	bool ok;
+	sl->last_cpu = cpu_ns(sl->clock, &ok);
+	sl->owed = 0;
+	sl->alive = ok;
+	return ok ? sl : NULL;
+}
+
 static void refresh_threads(void)
 {
 	ICorProfilerInfo10 *info = g_agent.info;
@@ -191,35 +224,9 @@ static void refresh_threads(void)
 		DWORD os = 0;
 		if (FAILED(info->vtbl->GetThreadInfo(info, tid, &os)) || !os)
 			continue;
-		struct slot *free_slot = NULL, *found = NULL;
-		for (uint32_t i = 0; i < g.nslots && !found; i++) {
-			if (g.slots[i].alive && g.slots[i].tid == (pid_t)os)
-				found = &g.slots[i];
-			else if (!g.slots[i].alive && !free_slot)
-				free_slot = &g.slots[i];
-		}
-		if (found) {
-			found->seen = true;
-			continue;
-		}
-		if (!free_slot && g.nslots < SIG_THREADS)
-			free_slot = &g.slots[g.nslots++];
-		if (!free_slot)
-			continue;
-		struct slot *sl = free_slot;
-		atomic_store(&sl->tail, atomic_load(&sl->head)); /* forget a former thread's captures */
-		atomic_store(&sl->lo, 0);
-		atomic_store(&sl->hi, 0);
-		atomic_store(&sl->last_rsp, 0);
-		sl->tid = (pid_t)os;
-		sl->thread = tid;
-		/* the CPU clock of any thread of this process (MAKE_THREAD_CPUCLOCK) */
-		sl->clock = (clockid_t)(((unsigned)~os << 3) | 6);
-		bool ok;
-		sl->last_cpu = cpu_ns(sl->clock, &ok);
-		sl->owed = 0;
-		sl->alive = ok;
-		sl->seen = true;
+		struct slot *sl = slot_for((pid_t)os, tid);
+		if (sl)
+			sl->seen = true;
 	}
 	threads->vtbl->Release(threads);
 	for (uint32_t i = 0; i < g.nslots; i++)
@@ -249,20 +256,42 @@ static FunctionID function_at(uint64_t ip)
 	return fn;
 }
 
-uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint32_t pool_size, struct sig_walk *walks,
-			 uint32_t max_walks, uint32_t depth_max)
+static void send_to(struct slot *sl)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof si);
+	si.si_signo = g.signo;
+	si.si_code = SI_QUEUE;
+	si.si_pid = g.pid;
+	si.si_uid = getuid();
+	si.si_value.sival_int = (int)(sl - g.slots);
+	if (syscall(SYS_rt_tgsigqueueinfo, g.pid, sl->tid, g.signo, &si) != 0 && errno == ESRCH)
+		sl->alive = false; /* gone (EAGAIN, a full signal queue, only skips this tick) */
+}
+
+uint32_t sigsampler_collect(FunctionID *pool, uint32_t pool_size, struct sig_walk *walks, uint32_t max_walks,
+			    uint32_t depth_max, ThreadID *unmanaged, uint32_t *nunmanaged, uint32_t max_unmanaged)
 {
 	uint64_t now = agent_mono_ns();
-	if (now - g.last_refresh_ns >= REFRESH_EVERY_NS) {
-		g.last_refresh_ns = now;
-		refresh_threads();
-	}
 	if (now - g.last_flush_ns >= IP_CACHE_FLUSH_NS) {
 		g.last_flush_ns = now;
 		memset(g.cache, 0, IP_CACHE * sizeof *g.cache);
 	}
-	/* 1. what the handlers caught since the last tick */
+	/* threads that ended give their slots back (sigsampler_tick's thread
+	 * list does that in signal mode) */
+	if (nunmanaged && now - g.last_refresh_ns >= REFRESH_EVERY_NS) {
+		g.last_refresh_ns = now;
+		for (uint32_t i = 0; i < g.nslots; i++) {
+			bool ok = false;
+			if (g.slots[i].alive) {
+				cpu_ns(g.slots[i].clock, &ok);
+				g.slots[i].alive = ok;
+			}
+		}
+	}
 	uint32_t nwalks = 0, used = 0;
+	if (nunmanaged)
+		*nunmanaged = 0;
 	for (uint32_t i = 0; i < g.nslots; i++) {
 		struct slot *sl = &g.slots[i];
 		if (sl->alive && !atomic_load(&sl->hi) && atomic_load(&sl->last_rsp))
@@ -284,12 +313,36 @@ uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint32_t pool_size,
 			}
 			if (!managed) {
 				used = start;
+				if (nunmanaged && *nunmanaged < max_unmanaged)
+					unmanaged[(*nunmanaged)++] = sl->thread;
 				continue;
 			}
 			walks[nwalks++] = (struct sig_walk){sl->thread, start, n, c->n == SIG_DEPTH};
 		}
 		atomic_store_explicit(&sl->tail, t, memory_order_release);
 	}
+	return nwalks;
+}
+
+bool sigsampler_signal(uint32_t os_tid, ThreadID thread)
+{
+	struct slot *sl = slot_for((pid_t)os_tid, thread);
+	if (!sl)
+		return false;
+	send_to(sl);
+	return sl->alive;
+}
+
+uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint32_t pool_size, struct sig_walk *walks,
+			 uint32_t max_walks, uint32_t depth_max)
+{
+	uint64_t now = agent_mono_ns();
+	if (now - g.last_refresh_ns >= REFRESH_EVERY_NS) {
+		g.last_refresh_ns = now;
+		refresh_threads();
+	}
+	/* 1. what the handlers caught since the last tick */
+	uint32_t nwalks = sigsampler_collect(pool, pool_size, walks, max_walks, depth_max, NULL, NULL, 0);
 	/* 2. signal each thread that has used a period's worth of CPU since its
 	 * last sample: one sample per period of CPU time, however many threads
 	 * share the cores (a handler costs microseconds: it cannot keep an idle
@@ -310,15 +363,7 @@ uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint32_t pool_size,
 		if (sl->owed < period)
 			continue;
 		sl->owed = sl->owed >= 2 * period ? period : sl->owed - period; /* a backlog is not made up */
-		siginfo_t si;
-		memset(&si, 0, sizeof si);
-		si.si_signo = g.signo;
-		si.si_code = SI_QUEUE;
-		si.si_pid = g.pid;
-		si.si_uid = getuid();
-		si.si_value.sival_int = (int)i;
-		if (syscall(SYS_rt_tgsigqueueinfo, g.pid, sl->tid, g.signo, &si) != 0 && errno == ESRCH)
-			sl->alive = false; /* gone (EAGAIN, a full signal queue, only skips this tick) */
+		send_to(sl);
 	}
 	return nwalks;
 }

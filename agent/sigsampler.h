@@ -23,6 +23,12 @@ void sigsampler_reset(void) AGENT_HIDDEN;
  * then signals the busy threads; returns the number of walks. */
 uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint32_t pool_size, struct sig_walk *walks,
 			 uint32_t max_walks, uint32_t depth_max) AGENT_HIDDEN;
+/* The parts of a tick, for the mixed sampler: what the handlers caught
+ * since the last call (threads whose capture held no managed frame go to
+ * unmanaged, when given), and a signal to one thread. */
+uint32_t sigsampler_collect(FunctionID *pool, uint32_t pool_size, struct sig_walk *walks, uint32_t max_walks,
+			    uint32_t depth_max, ThreadID *unmanaged, uint32_t *nunmanaged, uint32_t max_unmanaged) AGENT_HIDDEN;
+bool sigsampler_signal(uint32_t os_tid, ThreadID thread) AGENT_HIDDEN;
 uint64_t sigsampler_overflowed(void) AGENT_HIDDEN;
 
 #endif

@@ -10,11 +10,18 @@ static struct {
 	struct still_thread a[STILL_MAX], b[STILL_MAX];
 	struct still_thread *cur, *next;
 	uint32_t n;
+	uint64_t survey_ns, gap_ns;
 } st = {.cur = st.a, .next = st.b};
 
 void still_reset(void)
 {
 	st.n = 0;
+	st.survey_ns = st.gap_ns = 0;
+}
+
+uint64_t still_survey_gap_ns(void)
+{
+	return st.gap_ns;
 }
 
 static int by_thread(const void *x, const void *y)
@@ -62,13 +69,20 @@ int still_survey(void)
 	threads->vtbl->Release(threads);
 	qsort(st.next, n, sizeof *st.next, by_thread);
 
+	uint64_t now = agent_mono_ns();
+	st.gap_ns = st.survey_ns ? now - st.survey_ns : 0;
+	st.survey_ns = now;
 	int moved = 0;
 	for (uint32_t i = 0, j = 0; i < n; i++) {
 		struct still_thread *t = &st.next[i];
 		while (j < st.n && st.cur[j].thread < t->thread)
 			j++;
-		if (j < st.n && st.cur[j].thread == t->thread)
+		if (j < st.n && st.cur[j].thread == t->thread) {
 			*t = st.cur[j];
+			t->cpu_before = t->cpu_now;
+			t->walk_only -= t->walk_only > 0;
+		}
+		t->by_signal = false;
 		/* ThreadIDs are reused by later threads: the OS id tells them apart */
 		DWORD os = 0;
 		if (FAILED(info->vtbl->GetThreadInfo(info, t->thread, &os)))

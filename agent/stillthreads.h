@@ -19,8 +19,12 @@ struct still_thread {
 	uint64_t cpu_now;    /* read by still_survey, before any suspension */
 	uint64_t cpu_walked; /* CPU time at (or before) its last walk */
 	uint64_t stack;      /* the interned stack of that walk; 0: no managed frame */
+	uint64_t cpu_before; /* CPU time at the survey before; 0: not in it */
+	uint32_t walk_only;  /* surveys left in which signals are not used */
+	uint32_t unmanaged_run; /* signal captures without a managed frame in a row */
 	bool walked;         /* stack and cpu_walked hold */
 	bool still;          /* not run since that walk, as of cpu_now */
+	bool by_signal;      /* this tick's sample comes from a signal */
 };
 
 /* Forgets every thread (a new attach: the interned stacks are gone). */
@@ -30,6 +34,8 @@ void still_reset(void) AGENT_HIDDEN;
  * have run since their last walk (or were never walked); -1 when the runtime
  * could not list its threads. */
 int still_survey(void) AGENT_HIDDEN;
+/* Wall time between the last two surveys (0 after the first). */
+uint64_t still_survey_gap_ns(void) AGENT_HIDDEN;
 /* The surveyed threads, sorted by ThreadID. */
 struct still_thread *still_threads(uint32_t *n) AGENT_HIDDEN;
 /* The surveyed thread, or NULL for one that started after the survey. */

@@ -48,7 +48,7 @@ measure() {
 }
 
 echo "clrscope log size benchmark: Workload $iterations at $rate Hz, steady after $warmup s" >&2
-for sampler in suspend signal; do
+for sampler in mixed suspend signal; do
 	echo "  sampler=$sampler" >&2
 	measure "$sampler"
 done

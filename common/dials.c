@@ -23,6 +23,25 @@ static const struct {
 };
 #define NEVENTS (sizeof event_names / sizeof *event_names)
 
+static const char *const sampler_names[] = {
+	[CS_SAMPLER_SUSPEND] = "suspend",
+	[CS_SAMPLER_SIGNAL] = "signal",
+	[CS_SAMPLER_MIXED] = "mixed",
+};
+
+const char *cs_sampler_name(uint8_t sampler)
+{
+	return sampler < sizeof sampler_names / sizeof *sampler_names ? sampler_names[sampler] : "suspend";
+}
+
+int cs_sampler_parse(const char *name)
+{
+	for (size_t i = 0; i < sizeof sampler_names / sizeof *sampler_names; i++)
+		if (!strcmp(name, sampler_names[i]))
+			return (int)i;
+	return -1;
+}
+
 const char *cs_event_name(uint32_t kind)
 {
 	for (size_t i = 0; i < NEVENTS; i++)
@@ -51,7 +70,7 @@ void cs_dials_default(struct cs_dials *d, uint32_t rate_hz)
 {
 	d->generation = 0;
 	d->sampling = true;
-	d->sampler = CS_SAMPLER_SUSPEND;
+	d->sampler = CS_SAMPLER_MIXED;
 	d->rate_hz = rate_hz;
 	d->events = CS_EV_DEFAULT;
 	d->flush_ms = CS_FLUSH_MS_DEFAULT;
@@ -188,14 +207,12 @@ int cs_dials_assign(struct cs_dials *d, const char *assignment, char *err, size_
 		return 0;
 	}
 	if (!strcmp(key, "sampler")) {
-		if (!strcmp(value, "suspend"))
-			d->sampler = CS_SAMPLER_SUSPEND;
-		else if (!strcmp(value, "signal"))
-			d->sampler = CS_SAMPLER_SIGNAL;
-		else {
-			snprintf(err, errlen, "sampler is suspend or signal, not '%s'", value);
+		int sampler = cs_sampler_parse(value);
+		if (sampler < 0) {
+			snprintf(err, errlen, "sampler is mixed, suspend or signal, not '%s'", value);
 			return -1;
 		}
+		d->sampler = (uint8_t)sampler;
 		return 0;
 	}
 	if (!strcmp(key, "rate")) {
@@ -239,7 +256,7 @@ size_t cs_dials_format(const struct cs_dials *d, char *out, size_t n)
 			   "generation %llu\nsampling=%s\nsampler=%s\nrate=%u\nevents=%s\nflush_ms=%u\n"
 			   "instrument=%s\nallocations=%s\nsnapshots=%u\n%s",
 			   (unsigned long long)d->generation, d->sampling ? "on" : "off",
-			   d->sampler == CS_SAMPLER_SIGNAL ? "signal" : "suspend", d->rate_hz, events, d->flush_ms,
+			   cs_sampler_name(d->sampler), d->rate_hz, events, d->flush_ms,
 			   d->instrument ? "on" : "off", d->allocations ? "on" : "off", d->snapshots,
 			   d->detach ? "detach\n" : "");
 	return len < 0 ? 0 : (size_t)len;
@@ -250,7 +267,7 @@ void cs_dials_summary(const struct cs_dials *d, char *out, size_t n)
 	char events[128];
 	cs_events_format(d->events, events, sizeof events);
 	snprintf(out, n, "sampling=%s sampler=%s rate=%u events=%s flush_ms=%u instrument=%s allocations=%s snapshots=%u%s",
-		 d->sampling ? "on" : "off", d->sampler == CS_SAMPLER_SIGNAL ? "signal" : "suspend", d->rate_hz, events,
+		 d->sampling ? "on" : "off", cs_sampler_name(d->sampler), d->rate_hz, events,
 		 d->flush_ms, d->instrument ? "on" : "off", d->allocations ? "on" : "off", d->snapshots,
 		 d->detach ? " detach" : "");
 }

@@ -2,7 +2,7 @@
  * command line (clrscope dial), the TUI's prompt and the dials file:
  *
  *   sampling=on|off   rate=HZ   events=+gc,-jit,...   flush_ms=N
- *   sampler=suspend|signal   instrument=on|off   allocations=on|off
+ *   sampler=mixed|suspend|signal   instrument=on|off   allocations=on|off
  *   snapshot=heap   detach
  *
  * instrument and allocations pause or resume recording of what the program
@@ -50,7 +50,10 @@ const char *cs_event_name(uint32_t kind);
 void cs_events_format(uint32_t kinds, char *out, size_t n);
 
 /* How the agent takes a tick (see agent/sampler.h). */
-enum cs_sampler { CS_SAMPLER_SUSPEND = 0, CS_SAMPLER_SIGNAL = 1 };
+enum cs_sampler { CS_SAMPLER_SUSPEND = 0, CS_SAMPLER_SIGNAL = 1, CS_SAMPLER_MIXED = 2 };
+/* "suspend", "signal", "mixed"; -1 from the parser for anything else. */
+const char *cs_sampler_name(uint8_t sampler);
+int cs_sampler_parse(const char *name);
 
 struct cs_dials {
 	uint64_t generation;

@@ -169,6 +169,7 @@ void cs_status_encode(struct cs_out *o, const struct cs_status *s)
 	cs_put_varint(o, s->suspend_max_ns);
 	cs_put_varint(o, s->truncated_stacks);
 	cs_put_varint(o, s->failed_walks);
+	cs_put_varint(o, s->deferred_walks);
 }
 
 bool cs_status_decode(const uint8_t *p, size_t n, struct cs_status *s)
@@ -185,6 +186,7 @@ bool cs_status_decode(const uint8_t *p, size_t n, struct cs_status *s)
 	s->suspend_max_ns = cs_get_varint(&in);
 	s->truncated_stacks = cs_get_varint(&in);
 	s->failed_walks = cs_get_varint(&in);
+	s->deferred_walks = in.p < in.end ? cs_get_varint(&in) : 0;
 	return !in.bad;
 }
 

@@ -1,6 +1,8 @@
 # The signal sampler: no runtime suspension, busy threads only, and no
 # safe-point bias: the 3:1 callers of one callee keep their ratio, a tight
-# leaf loop gets its own time, and the sampler can be switched live.
+# leaf loop gets its own time, and the sampler can be switched live.  The
+# mixed sampler (the default) signals the busy thread the same way, so the
+# runtime is not suspended for it, and still samples the waiting ones.
 source "$CLRSCOPE_TESTLIB"
 
 expect_status 0 "record CpuRatio with --sampler signal at 1 kHz" -- \
@@ -18,9 +20,21 @@ check "abs(h / max(l, 1) - 3.0) <= 0.6" "Heavy:Light is 3:1 within 20%" h="$heav
 expect_contains "$(clrscope report --format collapsed "$WORK/s")" "Worker.Heavy;Clrscope.TestApps.Program+Worker.Burn" \
 	"callers stand above the callee"
 
+# mixed: the same program, its busy thread by signal (the waiting threads of
+# the mixed sampler: e2e.still_threads)
+expect_status 0 "record CpuRatio with the default (mixed) sampler at 1 kHz" -- \
+	clrscope record -o "$WORK/m" --rate 1000 -- dotnet "$(app CpuRatio)" 3
+clrscope report --format json "$WORK/m" >"$WORK/m.json"
+heavy=$(json "[f['total'] for f in $p['functions'] if f['name'].endswith('Worker.Heavy')][0]" "$WORK/m.json")
+light=$(json "[f['total'] for f in $p['functions'] if f['name'].endswith('Worker.Light')][0]" "$WORK/m.json")
+check "abs(h / max(l, 1) - 3.0) <= 0.6" "mixed: Heavy:Light is 3:1 within 20%" h="$heavy" l="$light"
+check "x == 0" "mixed: the busy thread needs no suspension (median)" \
+	x="$(json "$p['agent']['suspend_us_median']" "$WORK/m.json")"
+check "s > 2000" "mixed: a sample per tick of the busy thread" s="$(json "$p['samples']" "$WORK/m.json")"
+
 # switch live: suspension first, then the signal sampler; a tight leaf loop
 # (Spin's SpinInner) is seen only once the runtime stops choosing where
-"$CLRSCOPE_BIN" record -o "$WORK/live" --rate 500 -- dotnet "$(app Spin)" 5 >"$WORK/out" 2>"$WORK/err" &
+"$CLRSCOPE_BIN" record -o "$WORK/live" --sampler suspend --rate 500 -- dotnet "$(app Spin)" 5 >"$WORK/out" 2>"$WORK/err" &
 rec=$!
 CHILDREN+=($rec)
 for _ in $(seq 100); do grep -q '^tick 10' "$WORK/out" 2>/dev/null && break; sleep 0.1; done

@@ -1,11 +1,11 @@
 # Stress: 200 threads created and destroyed continuously, sampled at 1 kHz,
-# with both samplers (the signal sampler's thread ids come and go and are
+# with each sampler (the signal sampler's thread ids come and go and are
 # reused): no deadlock, no crash, samples from many threads.
 # CLRSCOPE_CHURN_SECONDS sets the length of each run (default 10; the
 # performance issue asks for 60 as a separate run).
 source "$CLRSCOPE_TESTLIB"
 seconds=${CLRSCOPE_CHURN_SECONDS:-10}
-for sampler in suspend signal; do
+for sampler in mixed suspend signal; do
 	expect_status 0 "$sampler sampler, 200 threads churning for ${seconds}s at 1 kHz" -- \
 		timeout $((seconds + 60)) "$CLRSCOPE_BIN" record -o "$WORK/$sampler" --rate 1000 --sampler "$sampler" -- \
 		dotnet "$(app ThreadChurn)" 200 "$seconds"

@@ -33,7 +33,7 @@ static void contrary(const struct cs_dials *d, struct cs_dials *out)
 	*out = *d;
 	out->generation = ~d->generation;
 	out->sampling = !d->sampling;
-	out->sampler = d->sampler == CS_SAMPLER_SIGNAL ? CS_SAMPLER_SUSPEND : CS_SAMPLER_SIGNAL;
+	out->sampler = d->sampler == CS_SAMPLER_SIGNAL ? CS_SAMPLER_MIXED : CS_SAMPLER_SIGNAL;
 	out->rate_hz = d->rate_hz == CS_RATE_MIN ? CS_RATE_MAX : CS_RATE_MIN;
 	out->events = ~d->events & CS_EV_ALL;
 	out->flush_ms = d->flush_ms == CS_FLUSH_MS_MIN ? CS_FLUSH_MS_MAX : CS_FLUSH_MS_MIN;
@@ -59,7 +59,7 @@ static void check_valid(const struct cs_dials *d)
 		fail("flush_ms out of range", d);
 	if (d->events & ~(uint32_t)CS_EV_ALL)
 		fail("unknown event bits", d);
-	if (d->sampler != CS_SAMPLER_SUSPEND && d->sampler != CS_SAMPLER_SIGNAL)
+	if (cs_sampler_parse(cs_sampler_name(d->sampler)) != d->sampler)
 		fail("unknown sampler", d);
 }
 

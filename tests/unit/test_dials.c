@@ -6,6 +6,7 @@ static void assignments(void)
 	struct cs_dials d;
 	char err[300];
 	cs_dials_default(&d, 200);
+	CHECK(d.sampler == CS_SAMPLER_MIXED); /* the default */
 	CHECK(cs_dials_assign(&d, "rate=1000", err, sizeof err) == 0 && d.rate_hz == 1000);
 	CHECK(cs_dials_assign(&d, "rate=0", err, sizeof err) == -1 && d.rate_hz == 1000);
 	CHECK(strstr(err, "rate is a whole number") != NULL);
@@ -14,7 +15,10 @@ static void assignments(void)
 	CHECK(cs_dials_assign(&d, "sampling=off", err, sizeof err) == 0 && !d.sampling);
 	CHECK(cs_dials_assign(&d, "sampling=maybe", err, sizeof err) == -1);
 	CHECK(cs_dials_assign(&d, "sampler=signal", err, sizeof err) == 0 && d.sampler == CS_SAMPLER_SIGNAL);
-	CHECK(cs_dials_assign(&d, "sampler=fast", err, sizeof err) == -1);
+	CHECK(cs_dials_assign(&d, "sampler=fast", err, sizeof err) == -1 && d.sampler == CS_SAMPLER_SIGNAL);
+	CHECK(strstr(err, "mixed, suspend or signal") != NULL);
+	CHECK(cs_dials_assign(&d, "sampler=suspend", err, sizeof err) == 0 && d.sampler == CS_SAMPLER_SUSPEND);
+	CHECK(cs_dials_assign(&d, "sampler=mixed", err, sizeof err) == 0 && d.sampler == CS_SAMPLER_MIXED);
 	CHECK(cs_dials_assign(&d, "flush_ms=9", err, sizeof err) == -1);
 	CHECK(cs_dials_assign(&d, "flush_ms=50", err, sizeof err) == 0 && d.flush_ms == 50);
 	CHECK(cs_dials_assign(&d, "detach", err, sizeof err) == 0 && d.detach);

@@ -50,9 +50,10 @@ void cmd_record_usage(FILE *f)
 		   "                      not with --pid)\n"
 		   "  -A, --allocations   count allocations by type (not with --pid)\n"
 		   "  -p, --pid PID       attach to the running process PID (then detach at the end)\n"
-		   "      --sampler MODE  suspend (the default: the runtime is suspended, every managed\n"
-		   "                      thread walked) or signal (busy threads signalled; cheaper,\n"
-		   "                      no safe-point bias, CPU time only)\n"
+		   "      --sampler MODE  mixed (the default: every thread each tick; running ones\n"
+		   "                      signalled, others walked in a suspension only when they\n"
+		   "                      ran), suspend (the runtime suspended for every tick in\n"
+		   "                      which a thread ran) or signal (busy threads only; CPU time)\n"
 		   "      --pause         start each .NET runtime of COMMAND paused until clrscope\n"
 		   "                      is ready (off by default: see clrscope(1), CAVEATS)\n"
 		   "  -h, --help          show this help\n",
@@ -337,8 +338,8 @@ int cmd_record(int argc, char **argv)
 			features.allocations = true;
 			break;
 		case 'S':
-			if (strcmp(optarg, "suspend") && strcmp(optarg, "signal"))
-				return cmd_usage_error("record", "--sampler is suspend or signal, not '%s'", optarg);
+			if (cs_sampler_parse(optarg) < 0)
+				return cmd_usage_error("record", "--sampler is mixed, suspend or signal, not '%s'", optarg);
 			sampler = optarg;
 			break;
 		case 'p':

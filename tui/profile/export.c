@@ -393,10 +393,11 @@ static void write_json_process(FILE *f, struct prof_process *p, const struct exp
 	free(idx);
 	const struct cs_status *st = &p->status;
 	fprintf(f, "],\"agent\":{\"dropped\":%" PRIu64 ",\"dropped_bytes\":%" PRIu64 ",\"write_errors\":%" PRIu64
-		   ",\"suspend_us_median\":%.1f,\"suspend_us_max\":%.1f,\"failed_walks\":%" PRIu64
-		   ",\"truncated_stacks\":%" PRIu64 "}",
+		   ",\"suspend_us_median\":%.1f,\"suspend_us_max\":%.1f,\"suspend_ms_total\":%.1f"
+		   ",\"failed_walks\":%" PRIu64 ",\"truncated_stacks\":%" PRIu64 ",\"deferred_walks\":%" PRIu64 "}",
 		st->dropped_records, st->dropped_bytes, st->write_errors, prof_suspend_median_us(p),
-		(double)st->suspend_max_ns / 1000.0, st->failed_walks, st->truncated_stacks);
+		(double)st->suspend_max_ns / 1000.0, (double)st->suspend_total_ns / 1e6, st->failed_walks,
+		st->truncated_stacks, st->deferred_walks);
 	const struct cs_reader *r = &p->reader;
 	fprintf(f, ",\"log\":{\"records\":%" PRIu64 ",\"segments\":%u,\"torn_bytes\":%" PRIu64
 		   ",\"skipped_bytes\":%" PRIu64 ",\"bad_records\":%" PRIu64 ",\"error\":",

@@ -37,7 +37,7 @@ static int run_sampling(struct app *a, int argc, char **argv)
 
 static int run_sampler(struct app *a, int argc, char **argv)
 {
-	return send_dial(a, argc, argv, "sampler", "sampler suspend|signal");
+	return send_dial(a, argc, argv, "sampler", "sampler mixed|suspend|signal");
 }
 
 static int run_events(struct app *a, int argc, char **argv)
@@ -245,7 +245,7 @@ static int run_quit(struct app *a, int argc, char **argv)
 }
 
 static const char *const on_off[] = {"on", "off", NULL};
-static const char *const sampler_args[] = {"suspend", "signal", NULL};
+static const char *const sampler_args[] = {"mixed", "suspend", "signal", NULL};
 static const char *const event_args[] = {"+gc", "-gc", "+exceptions", "-exceptions", "+jit", "-jit",
 					 "+modules", "-modules", "+threads", "-threads", "all", "none", NULL};
 static const char *const export_args[] = {"collapsed", "json", "speedscope", "text", NULL};
@@ -257,7 +257,7 @@ static const char *const rate_args[] = {"50", "100", "200", "500", "1000", NULL}
 const struct ui_command ui_commands[] = {
 	{"rate", "HZ", "+ -", "samples per second (+ doubles, - halves)", run_rate, rate_args},
 	{"sampling", "on|off", "p", "take stack samples or pause them", run_sampling, on_off},
-	{"sampler", "suspend|signal", "", "suspend the runtime per tick, or signal busy threads", run_sampler, sampler_args},
+	{"sampler", "mixed|suspend|signal", "", "how ticks are taken (see clrscope(1))", run_sampler, sampler_args},
 	{"events", "+KIND|-KIND...", "G X J M T", "record or stop gc, exceptions, jit, modules, threads", run_events, event_args},
 	{"detach", "", "d", "the agent leaves the process; it keeps running", run_detach, NULL},
 	{"snapshot", "[heap]", "h", "take a heap snapshot (a full GC; see the Heap view)", run_snapshot, snapshot_args},
