@@ -60,7 +60,9 @@ for case in sys.argv[2:]:
             json.load(open(path, encoding="utf-8"))
 EOF
 expect_contains "$(cat "$WORK/garbage.text")" "damaged bytes skipped" "random bytes are counted as damage"
-expect_contains "$(cat "$WORK/cut-at-$((segsize / 2)).text")" "torn tail" "a cut segment ends in a torn tail"
+# 3 bytes off a whole segment always cut its last record (a cut in the
+# middle may fall between two records)
+expect_contains "$(cat "$WORK/cut-at-$((segsize - 3)).text")" "torn tail" "a cut segment ends in a torn tail"
 expect_contains "$(cat "$WORK/forged-hostile.text")" "undecodable records" "undecodable records are counted"
 expect_contains "$(cat "$WORK/directory-segment.text.err")" "seg-000001.clog is a directory" "a directory for a segment is named"
 expect_contains "$(cat "$WORK/fifo-segment.text.err")" "seg-000001.clog is a FIFO" "so is a FIFO"
