@@ -24,7 +24,7 @@
 
 #define SIG_THREADS 512
 #define SIG_DEPTH 128
-#define SIG_RING 16
+#define SIG_RING 4 /* captures are collected every tick, a signal per tick at most */
 #define IP_CACHE 65536
 #define REFRESH_EVERY_NS 10000000ull     /* the thread list: short-lived threads matter */
 #define IP_CACHE_FLUSH_NS 10000000000ull /* code may be unloaded: forget names */
@@ -58,6 +58,7 @@ static struct {
 		uint64_t ip;
 		FunctionID fn;
 	} *cache;
+	bool cache_dirty;
 	_Atomic uint64_t handled, overflowed;
 } g;
 
@@ -138,12 +139,20 @@ int sigsampler_init(char *why, size_t whylen)
 	return -1;
 }
 
+/* Only what was used is cleared: the rest is still calloc's untouched
+ * zero pages, which cost no memory. */
+static void forget_names(void)
+{
+	if (g.cache && g.cache_dirty)
+		memset(g.cache, 0, IP_CACHE * sizeof *g.cache);
+	g.cache_dirty = false;
+}
+
 void sigsampler_reset(void)
 {
 	if (g.slots)
-		memset(g.slots, 0, SIG_THREADS * sizeof *g.slots);
-	if (g.cache)
-		memset(g.cache, 0, IP_CACHE * sizeof *g.cache);
+		memset(g.slots, 0, g.nslots * sizeof *g.slots);
+	forget_names();
 	g.nslots = 0;
 	g.last_refresh_ns = g.last_flush_ns = 0;
 }
@@ -247,6 +256,7 @@ static FunctionID function_at(uint64_t ip)
 				fn = 0;
 			g.cache[j].ip = ip;
 			g.cache[j].fn = fn;
+			g.cache_dirty = true;
 			return fn;
 		}
 	}
@@ -275,7 +285,7 @@ uint32_t sigsampler_collect(FunctionID *pool, uint32_t pool_size, struct sig_wal
 	uint64_t now = agent_mono_ns();
 	if (now - g.last_flush_ns >= IP_CACHE_FLUSH_NS) {
 		g.last_flush_ns = now;
-		memset(g.cache, 0, IP_CACHE * sizeof *g.cache);
+		forget_names();
 	}
 	/* threads that ended give their slots back (sigsampler_tick's thread
 	 * list does that in signal mode) */
