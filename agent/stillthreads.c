@@ -94,6 +94,12 @@ int still_survey(void)
 			if (os)
 				t->clock = (clockid_t)(((unsigned)~os << 3) | 6);
 		}
+		if (!os) {
+			/* not started, or gone: no stack to take */
+			t->still = true;
+			t->stack = 0;
+			continue;
+		}
 		bool known = read_cpu(t->clock, &t->cpu_now);
 		t->still = known && t->walked && t->cpu_now == t->cpu_walked;
 		if (!known)
