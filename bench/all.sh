@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Every benchmark in one command, each printing its table beside its goals:
+# overhead against the reference samplers, runtime suspension per sample,
+# log bytes per sample, report ingest speed, the terminal UI's latency and
+# CPU, instrumentation and heap snapshot costs, and the agent's memory over
+# a session.  The runs are the shorter ones the issue notes quote (about 20
+# minutes on a 2-core machine with a 3-minute soak).  Not a test: nothing
+# is asserted.
+#
+#   bench/all.sh [-m SOAK_MINUTES] [BUILD_DIR]
+#
+#   -m SOAK_MINUTES  length of the memory soak (default 3; the notes also
+#                    quote a 10-minute run: bench/soak.sh --tui 10)
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+soak=3
+bench_opt() {
+	case $1 in
+	m) bench_uint soak -m "$2" ;;
+	esac
+}
+bench_options "m:" "" "$@"
+set -- "${bench_args[@]}"
+(($# <= 1)) || bench_usage_error "one build directory at most"
+build=("$@") # empty: each script's default (build/)
+here=$(dirname "$0")
+
+section() { printf '\n== %s\n' "$*"; }
+section "overhead: bench/overhead.sh -n 9"
+"$here/overhead.sh" -n 9 "${build[@]}"
+section "suspension per sample: bench/suspension.sh -s 4 -b 1"
+"$here/suspension.sh" -s 4 -b 1 "${build[@]}"
+section "log bytes per sample: bench/logbytes.sh"
+"$here/logbytes.sh" "${build[@]}"
+section "report ingest: bench/ingest.sh"
+"$here/ingest.sh" "${build[@]}"
+section "terminal UI: bench/tui.sh"
+"$here/tui.sh" "${build[@]}"
+section "instrumentation and heap snapshots: bench/memory.sh -n 5"
+"$here/memory.sh" -n 5 "${build[@]}"
+section "memory over a session: bench/soak.sh $soak"
+"$here/soak.sh" "$soak" "${build[@]}"
