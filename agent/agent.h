@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "corprof.h"
 
@@ -34,6 +35,9 @@ struct agent {
 extern struct agent g_agent AGENT_HIDDEN;
 
 uint64_t agent_mono_ns(void) AGENT_HIDDEN;
+/* The CPU-time clock of any thread of this process, by its OS id (the
+ * kernel's MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED)). */
+clockid_t agent_thread_cpu_clock(uint32_t os_tid) AGENT_HIDDEN;
 /* Microseconds since the agent started: the time axis of the log. */
 uint64_t agent_now_us(void) AGENT_HIDDEN;
 

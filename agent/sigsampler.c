@@ -210,8 +210,7 @@ static struct slot *slot_for(pid_t os, ThreadID thread)
 	atomic_store(&sl->last_rsp, 0);
 	sl->tid = os;
 	sl->thread = thread;
-	/* the CPU clock of any thread of this process (MAKE_THREAD_CPUCLOCK) */
-	sl->clock = (clockid_t)(((unsigned)~os << 3) | 6);
+	sl->clock = agent_thread_cpu_clock((uint32_t)os);
 	bool ok;
 	sl->last_cpu = cpu_ns(sl->clock, &ok);
 	sl->owed = 0;

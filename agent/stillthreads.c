@@ -89,10 +89,8 @@ int still_survey(void)
 			os = 0;
 		if (os != t->os_tid || !t->clock) {
 			*t = (struct still_thread){.thread = t->thread, .os_tid = os};
-			/* the CPU clock of a thread of this process by its OS id (the
-			 * kernel's MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED)) */
 			if (os)
-				t->clock = (clockid_t)(((unsigned)~os << 3) | 6);
+				t->clock = agent_thread_cpu_clock(os);
 		}
 		if (!os) {
 			/* not started, or gone: no stack to take */

@@ -15,6 +15,11 @@ struct agent g_agent = {.lock_fd = -1};
 
 static int debug_fd = -1;
 
+clockid_t agent_thread_cpu_clock(uint32_t os_tid)
+{
+	return (clockid_t)((~os_tid << 3) | 6);
+}
+
 uint64_t agent_mono_ns(void)
 {
 	struct timespec ts;
