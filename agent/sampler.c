@@ -220,8 +220,9 @@ static bool suspension_allowed(void)
 }
 
 /* Suspends the runtime and walks the threads that ran (but for those a
- * signal samples), after the nslots slots and used frames already taken. */
-static uint32_t walk_suspended(uint32_t nslots, uint32_t used, uint64_t *suspend_ns)
+ * signal samples), after the *nslots slots and used frames already taken;
+ * false when the runtime could not be suspended. */
+static bool walk_suspended(uint32_t *nslots, uint32_t used, uint64_t *suspend_ns)
 {
 	ICorProfilerInfo10 *info = g_agent.info;
 	uint64_t t0 = agent_mono_ns();
@@ -230,11 +231,10 @@ static uint32_t walk_suspended(uint32_t nslots, uint32_t used, uint64_t *suspend
 		/* e.g. a GC is suspending right now, or the runtime is not up yet */
 		if (s.failed_suspends++ == 0)
 			agent_debug("SuspendRuntime failed: 0x%08x", (unsigned)hr);
-		*suspend_ns = 0;
-		return nslots;
+		return false;
 	}
 	uint32_t failed = 0;
-	nslots = walk_moved_threads(nslots, used, &failed);
+	*nslots = walk_moved_threads(*nslots, used, &failed);
 	info->vtbl->ResumeRuntime(info);
 	uint64_t t1 = agent_mono_ns();
 	*suspend_ns = t1 - t0;
@@ -243,7 +243,7 @@ static uint32_t walk_suspended(uint32_t nslots, uint32_t used, uint64_t *suspend
 	if (*suspend_ns > s.stats.suspend_max_ns)
 		s.stats.suspend_max_ns = *suspend_ns;
 	s.stats.failed_walks += failed;
-	return nslots;
+	return true;
 }
 
 /* A tick of the suspending sampler: every thread's stack, walked while the
@@ -253,19 +253,17 @@ static void take_tick_suspend(void)
 {
 	uint64_t t0 = agent_mono_ns();
 	uint64_t suspend_ns = 0;
-	uint32_t nslots;
+	uint32_t nslots = 0;
 	int moved = still_survey();
-	if (moved == 0) {
-		nslots = reuse_still_stacks(0);
-	} else if (!suspension_allowed()) {
+	if (moved != 0 && !suspension_allowed()) {
 		s.stats.deferred_walks += moved > 0 ? (uint64_t)moved : 0;
 		lw_set_sampler_stats(&s.stats);
 		return; /* the whole tick, not a tick of the still threads only */
-	} else {
-		nslots = walk_suspended(0, 0, &suspend_ns);
-		if (suspend_ns == 0)
-			return; /* not suspended: no tick */
 	}
+	if (moved == 0)
+		nslots = reuse_still_stacks(0);
+	else if (!walk_suspended(&nslots, 0, &suspend_ns))
+		return; /* not suspended: no tick */
 	record_tick(nslots, (t0 - g_agent.start_mono_ns) / 1000, suspend_ns, agent_mono_ns());
 	lw_set_sampler_stats(&s.stats);
 }
@@ -304,10 +302,10 @@ static void take_tick_mixed(void)
 			t->unmanaged_run = 0;
 		}
 	}
-	uint64_t suspend_ns = 0;
+	uint32_t walks = 0;
 	if (still_survey() != 0) {
 		uint64_t gap = still_survey_gap_ns();
-		uint32_t n, walks = 0;
+		uint32_t n;
 		struct still_thread *all = still_threads(&n);
 		for (uint32_t i = 0; i < n; i++) {
 			struct still_thread *t = &all[i];
@@ -318,20 +316,15 @@ static void take_tick_mixed(void)
 			t->by_signal = running && sigsampler_signal(t->os_tid, t->thread);
 			walks += !t->by_signal;
 		}
-		if (walks && !suspension_allowed()) {
-			s.stats.deferred_walks += walks;
-			nslots = reuse_still_stacks(nslots);
-		} else if (walks) {
-			uint32_t before = nslots;
-			nslots = walk_suspended(nslots, used, &suspend_ns);
-			if (suspend_ns == 0 && nslots == before)
-				nslots = reuse_still_stacks(nslots); /* could not suspend */
-		} else {
-			nslots = reuse_still_stacks(nslots);
-		}
-	} else {
-		nslots = reuse_still_stacks(nslots);
 	}
+	uint64_t suspend_ns = 0;
+	bool walked = false; /* a walk takes the still threads' stacks too */
+	if (walks && !suspension_allowed())
+		s.stats.deferred_walks += walks;
+	else if (walks)
+		walked = walk_suspended(&nslots, used, &suspend_ns);
+	if (!walked)
+		nslots = reuse_still_stacks(nslots);
 	record_tick(nslots, (t0 - g_agent.start_mono_ns) / 1000, suspend_ns, agent_mono_ns());
 	lw_set_sampler_stats(&s.stats);
 }

@@ -286,9 +286,9 @@ uint32_t sigsampler_collect(FunctionID *pool, uint32_t pool_size, struct sig_wal
 		g.last_flush_ns = now;
 		forget_names();
 	}
-	/* threads that ended give their slots back (sigsampler_tick's thread
-	 * list does that in signal mode) */
-	if (nunmanaged && now - g.last_refresh_ns >= REFRESH_EVERY_NS) {
+	/* threads that ended give their slots back (in signal mode the thread
+	 * list sigsampler_tick has just refreshed does it first) */
+	if (now - g.last_refresh_ns >= REFRESH_EVERY_NS) {
 		g.last_refresh_ns = now;
 		for (uint32_t i = 0; i < g.nslots; i++) {
 			bool ok = false;
