@@ -106,6 +106,8 @@ int control_apply(const struct cs_dials *want, char *error, size_t errlen)
 		sampler_set_rate(want->rate_hz);
 	if (want->sampling != c.current.sampling)
 		sampler_set_sampling(want->sampling);
+	if (want->validate != c.current.validate)
+		sampler_set_validate(want->validate);
 	if (want->flush_ms != c.current.flush_ms)
 		lw_set_flush_ms(want->flush_ms);
 	uint8_t sampler = c.current.sampler;

@@ -183,7 +183,7 @@ static void config_from_env(struct agent_config *cfg)
 	static const struct {
 		const char *env, *key;
 	} settings[] = {{CS_ENV_RATE, "rate"}, {CS_ENV_EVENTS, "events"}, {CS_ENV_SAMPLING, "sampling"},
-			{CS_ENV_SAMPLER, "sampler"}};
+			{CS_ENV_SAMPLER, "sampler"}, {CS_ENV_VALIDATE, "validate"}};
 	for (size_t i = 0; i < sizeof settings / sizeof *settings; i++) {
 		const char *v = getenv(settings[i].env);
 		if (!v || !*v)
@@ -325,6 +325,7 @@ static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct age
 		agent_message(CS_LEVEL_WARNING, "signal sampling is not available (%s): suspending instead", mode_why);
 	if (!control)
 		agent_message(CS_LEVEL_WARNING, "no control semaphore: dials cannot reach this process");
+	sampler_set_validate(cfg->dials.validate);
 	if (sampler_start(cfg->dials.rate_hz, cfg->dials.sampling) < 0)
 		agent_message(CS_LEVEL_ERROR, "the sampler could not start (out of memory?)");
 	if (control && control_start() < 0)

@@ -245,6 +245,8 @@ static void append_status(void)
 	st.truncated_stacks = lw.stats.truncated_stacks;
 	st.failed_walks = lw.stats.failed_walks;
 	st.deferred_walks = lw.stats.deferred_walks;
+	st.stack_checks = lw.stats.stack_checks;
+	st.stack_mismatches = lw.stats.stack_mismatches;
 	pthread_mutex_unlock(&lw.stats_mu);
 	st.time_us = agent_now_us();
 	st.dropped_records = atomic_load(&lw.dropped_records) + evq_dropped();

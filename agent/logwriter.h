@@ -17,6 +17,7 @@
 struct lw_sampler_stats {
 	uint64_t ticks, samples, suspend_total_ns, suspend_max_ns;
 	uint64_t truncated_stacks, failed_walks, deferred_walks;
+	uint64_t stack_checks, stack_mismatches;
 };
 
 int lw_start(const char *proc_dir, uint32_t flush_ms) AGENT_HIDDEN;

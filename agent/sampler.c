@@ -20,6 +20,8 @@
 #include "stackwalk.h"
 #include "stillthreads.h"
 #include "symbols.h"
+#include "unwind.h"
+#include "codemap.h"
 
 #define MAX_THREADS 2048
 #define MAX_DEPTH 1024
@@ -29,6 +31,27 @@
 #define STAGE_COMMIT_NS (50u * 1000000u)
 #define DEFS_BYTES (64u << 10)
 #define IDLE_WAKE_NS (50u * 1000000u)
+#define MAX_CHECKS 4                /* exact-vs-fast comparisons per tick */
+#define CHECK_STACK (64u << 10)     /* stack bytes copied for one, as the signal handler does */
+
+/* A thread walked exactly whose walk is repeated the fast way: the
+ * registers of its innermost managed frame (DoStackSnapshot's context)
+ * and a copy of its stack from there, taken while the runtime is
+ * suspended, unwound after it resumes. */
+struct check {
+	uint32_t slot;  /* its exact walk in s.slots */
+	uint32_t first; /* where the innermost managed frame is in that walk */
+	struct unwind_regs regs;
+	uint32_t len;
+	uint8_t *stack;
+};
+
+struct check_walk {
+	struct walk w; /* first: walk_frame sees a struct walk */
+	bool got;
+	uint32_t first;
+	struct unwind_regs regs;
+};
 
 static struct {
 	pthread_t thread;
@@ -38,12 +61,13 @@ static struct {
 	_Atomic uint32_t rate_hz;
 	atomic_bool sampling;
 	_Atomic int mode; /* enum sampler_mode */
+	_Atomic uint32_t validate; /* fast walks per exact check, 0: none */
 
 	/* sampler-thread only */
 	FunctionID *pool;
 	struct sig_walk *slots;
 	struct still_thread **known; /* per slot: what is known of its thread, or NULL */
-	ThreadID *unmanaged;         /* threads whose signal capture held no managed frame */
+	ThreadID *unmanaged;         /* threads whose signal capture gave no sample */
 	struct lw_sampler_stats stats;
 	uint8_t *stage_buf, *frames_buf, *stacks_buf;
 	struct cs_out stage;
@@ -52,11 +76,48 @@ static struct {
 	uint64_t stage_open_ns;  /* when it was opened */
 	bool stage_open;
 	uint32_t failed_suspends;
+	struct check checks[MAX_CHECKS];
+	uint32_t nchecks;
+	FunctionID *check_frames;
 	int64_t budget_ns;        /* suspension time that may be spent now */
 	uint64_t budget_at_ns;    /* when it was last topped up */
 } s = {
 	.mu = PTHREAD_MUTEX_INITIALIZER,
 };
+
+/* The StackSnapshotCallback of a checked walk: walk_frame, and the
+ * registers of the innermost managed frame (the CONTEXT is the AMD64
+ * layout: Rsp at 0x98, Rbp at 0xA0, Rip at 0xF8). */
+static HRESULT check_frame(FunctionID fn, UINT_PTR ip, COR_PRF_FRAME_INFO frame, ULONG32 context_size, BYTE context[],
+			   void *client)
+{
+	struct check_walk *cw = client;
+	if (fn && !cw->got && context && context_size >= 0x100) {
+		uint64_t rsp, rbp, rip;
+		memcpy(&rsp, context + 0x98, 8);
+		memcpy(&rbp, context + 0xA0, 8);
+		memcpy(&rip, context + 0xF8, 8);
+		cw->regs = (struct unwind_regs){rip, rsp, rbp};
+		cw->first = cw->w.n; /* where walk_frame puts it */
+		cw->got = true;
+	}
+	return walk_frame(fn, ip, frame, context_size, context, &cw->w);
+}
+
+/* Copies the stack from sp, page by page until one is unreadable. */
+static uint32_t copy_stack(uint64_t sp, uint8_t *buf, uint32_t cap)
+{
+	uint32_t len = 0;
+	while (len < cap) {
+		uint32_t chunk = 4096 - (uint32_t)((sp + len) & 4095);
+		if (chunk > cap - len)
+			chunk = cap - len;
+		if (codemap_read(sp + len, buf + len, chunk) != 0)
+			break;
+		len += chunk;
+	}
+	return len;
+}
 
 /* The part that runs while every managed thread is stopped: copy only, and
  * only the stacks of threads that ran since their last walk (the others
@@ -83,8 +144,26 @@ static uint32_t walk_moved_threads(uint32_t nslots, uint32_t used, uint32_t *fai
 			continue;
 		}
 		uint32_t room = FRAME_POOL - used;
-		struct walk w = {s.pool + used, 0, room < MAX_DEPTH ? room : MAX_DEPTH, false};
-		HRESULT hr = info->vtbl->DoStackSnapshot(info, tid, walk_frame, COR_PRF_SNAPSHOT_DEFAULT, &w, NULL, 0);
+		struct check_walk cw = {{s.pool + used, 0, room < MAX_DEPTH ? room : MAX_DEPTH, false}, false, 0, {0}};
+		struct walk w;
+		HRESULT hr;
+		bool checked = known && known->check_now && s.nchecks < MAX_CHECKS;
+		if (checked) {
+			hr = info->vtbl->DoStackSnapshot(info, tid, check_frame, COR_PRF_SNAPSHOT_REGISTER_CONTEXT, &cw,
+							 NULL, 0);
+			if (cw.got && SUCCEEDED(hr) && !cw.w.truncated) {
+				struct check *c = &s.checks[s.nchecks++];
+				c->slot = nslots;
+				c->first = cw.first;
+				c->regs = cw.regs;
+				c->len = copy_stack(cw.regs.sp, c->stack, CHECK_STACK);
+			}
+		} else {
+			hr = info->vtbl->DoStackSnapshot(info, tid, walk_frame, COR_PRF_SNAPSHOT_DEFAULT, &cw.w, NULL, 0);
+		}
+		if (known)
+			known->check_now = false;
+		w = cw.w;
 		if ((FAILED(hr) && !w.truncated) || !walk_has_managed(&w)) {
 			/* a thread that cannot be walked, or has not run managed code
 			 * (the runtime's own waiting threads): nothing to attribute,
@@ -120,6 +199,35 @@ static void stage_open(uint64_t now_ns)
 	s.stage_last_us = 0; /* the first tick carries its absolute time */
 	s.stage_open_ns = now_ns;
 	s.stage_open = true;
+}
+
+/* The checks of this tick, with the runtime running again: each exact
+ * walk's managed part against the fast unwinder's walk of the same stack
+ * from the same registers. */
+static void run_checks(void)
+{
+	for (uint32_t i = 0; i < s.nchecks; i++) {
+		const struct check *c = &s.checks[i];
+		const struct sig_walk *exact = &s.slots[c->slot];
+		struct stack_copy copy = {c->regs.sp, c->len, c->stack};
+		struct unwind_out out = {s.check_frames, 0, MAX_DEPTH, UNWIND_EXACT, 0};
+		unwind_stack(&c->regs, true, &copy, &out);
+		if (c->first >= exact->n)
+			continue;
+		const FunctionID *want = s.pool + exact->start + c->first;
+		uint32_t nwant = exact->n - c->first;
+		bool same = out.verdict != UNWIND_TRUNCATED && out.n == nwant &&
+			    memcmp(out.frames, want, nwant * sizeof *want) == 0;
+		s.stats.stack_checks++;
+		if (!same && s.stats.stack_mismatches++ < 20) {
+			agent_debug("stack check: fast walk differs (%u frames, verdict %d; exact %u frames from ip %#lx)",
+				    out.n, out.verdict, nwant, (unsigned long)c->regs.ip);
+			for (uint32_t k = 0; k < out.n || k < nwant; k++)
+				agent_debug("  %3u fast %#lx exact %#lx", k, k < out.n ? (unsigned long)out.frames[k] : 0ul,
+					    k < nwant ? (unsigned long)want[k] : 0ul);
+		}
+	}
+	s.nchecks = 0;
 }
 
 /* After ResumeRuntime: turn the copied FunctionIDs into ids and log them. */
@@ -234,6 +342,7 @@ static bool walk_suspended(uint32_t *nslots, uint32_t used, uint64_t *suspend_ns
 		return false;
 	}
 	uint32_t failed = 0;
+	s.nchecks = 0;
 	*nslots = walk_moved_threads(*nslots, used, &failed);
 	info->vtbl->ResumeRuntime(info);
 	uint64_t t1 = agent_mono_ns();
@@ -272,9 +381,10 @@ static void take_tick_suspend(void)
  * tick's time on a CPU, at least) are signalled, their captures arriving by
  * the next tick; still threads keep their stacks; the others (they ran,
  * then stopped, or just started) are walked in a suspension, which a tick
- * without them does not need.  A capture without a managed frame is no
- * sample (the thread was in native code the frame pointers do not cross,
- * or waiting in the runtime's own suspension); after a few in a row the
+ * without them does not need.  A capture that gives no sample (no managed
+ * frame: native code, or waiting in the runtime's own suspension; or a
+ * managed frame the unwinder could not place) has its thread walked
+ * exactly in this tick's suspension instead; after a few in a row the
  * thread is walked instead of signalled for a while. */
 #define RUNNING_SHARE 10
 #define UNMANAGED_RUN_LIMIT 4
@@ -282,9 +392,9 @@ static void take_tick_suspend(void)
 static void take_tick_mixed(void)
 {
 	uint64_t t0 = agent_mono_ns();
-	uint32_t nunmanaged = 0;
+	uint32_t nretry = 0;
 	uint32_t nslots = sigsampler_collect(s.pool, FRAME_POOL, s.slots, MAX_THREADS, MAX_DEPTH, s.unmanaged,
-					     &nunmanaged, MAX_THREADS);
+					     &nretry, MAX_THREADS);
 	uint32_t used = 0;
 	for (uint32_t t = 0; t < nslots; t++) {
 		s.known[t] = NULL;
@@ -294,10 +404,13 @@ static void take_tick_mixed(void)
 		if (known)
 			known->unmanaged_run = 0;
 	}
-	s.stats.failed_walks += nunmanaged;
-	for (uint32_t i = 0; i < nunmanaged; i++) {
+	s.stats.failed_walks += nretry;
+	for (uint32_t i = 0; i < nretry; i++) {
 		struct still_thread *t = still_find(s.unmanaged[i]);
-		if (t && ++t->unmanaged_run >= UNMANAGED_RUN_LIMIT) {
+		if (!t)
+			continue;
+		t->walk_now = true;
+		if (++t->unmanaged_run >= UNMANAGED_RUN_LIMIT) {
 			t->walk_only = WALK_ONLY_SURVEYS;
 			t->unmanaged_run = 0;
 		}
@@ -309,10 +422,19 @@ static void take_tick_mixed(void)
 		struct still_thread *all = still_threads(&n);
 		for (uint32_t i = 0; i < n; i++) {
 			struct still_thread *t = &all[i];
-			if (t->still)
+			bool walk_now = t->walk_now;
+			t->walk_now = false;
+			if (t->still && !walk_now)
 				continue;
-			bool running = gap && t->cpu_before && !t->walk_only &&
+			t->still = false;
+			bool running = gap && t->cpu_before && !t->walk_only && !walk_now &&
 				       (t->cpu_now - t->cpu_before) * RUNNING_SHARE >= gap;
+			uint32_t every = atomic_load(&s.validate);
+			if (running && every && ++t->fast_walks >= every) {
+				t->fast_walks = 0;
+				t->check_now = true; /* this tick: walked exactly, and checked */
+				running = false;
+			}
 			t->by_signal = running && sigsampler_signal(t->os_tid, t->thread);
 			walks += !t->by_signal;
 		}
@@ -325,6 +447,7 @@ static void take_tick_mixed(void)
 		walked = walk_suspended(&nslots, used, &suspend_ns);
 	if (!walked)
 		nslots = reuse_still_stacks(nslots);
+	run_checks();
 	record_tick(nslots, (t0 - g_agent.start_mono_ns) / 1000, suspend_ns, agent_mono_ns());
 	lw_set_sampler_stats(&s.stats);
 }
@@ -422,6 +545,11 @@ int sampler_set_mode(int mode, char *why, size_t whylen)
 	return 0;
 }
 
+void sampler_set_validate(uint32_t n)
+{
+	atomic_store(&s.validate, n);
+}
+
 void sampler_set_sampling(bool on)
 {
 	atomic_store(&s.sampling, on);
@@ -443,8 +571,15 @@ int sampler_start(uint32_t rate_hz, bool sampling)
 		s.frames_buf = malloc(DEFS_BYTES);
 	if (!s.stacks_buf)
 		s.stacks_buf = malloc(DEFS_BYTES);
-	if (!s.pool || !s.slots || !s.known || !s.unmanaged || !s.stage_buf || !s.frames_buf || !s.stacks_buf)
+	if (!s.check_frames)
+		s.check_frames = malloc(MAX_DEPTH * sizeof *s.check_frames);
+	for (uint32_t i = 0; i < MAX_CHECKS; i++)
+		if (!s.checks[i].stack)
+			s.checks[i].stack = malloc(CHECK_STACK);
+	if (!s.pool || !s.slots || !s.known || !s.unmanaged || !s.stage_buf || !s.frames_buf || !s.stacks_buf ||
+	    !s.check_frames || !s.checks[MAX_CHECKS - 1].stack || codemap_init() != 0)
 		return -1;
+	s.nchecks = 0;
 	cs_out_init(&s.stage, s.stage_buf, STAGE_BYTES);
 	s.stage_open = false;
 	memset(&s.stats, 0, sizeof s.stats);

@@ -19,6 +19,9 @@ int sampler_start(uint32_t rate_hz, bool sampling) AGENT_HIDDEN;
 int sampler_stop(uint32_t wait_ms) AGENT_HIDDEN;
 void sampler_set_rate(uint32_t rate_hz) AGENT_HIDDEN;
 void sampler_set_sampling(bool on) AGENT_HIDDEN;
+/* Every nth fast walk of a thread (mixed sampler) is instead repeated
+ * exactly in a suspension and compared (0: never). */
+void sampler_set_validate(uint32_t n) AGENT_HIDDEN;
 /* How ticks are taken: suspending the runtime (exact stacks of every
  * managed thread, at GC safe points), signalling busy threads (cheaper,
  * unbiased, CPU only), or mixed: every thread every tick, the running ones

@@ -1,14 +1,16 @@
 /* The signal sampler: instead of suspending the runtime, send a real-time
  * signal to each managed thread that used CPU since the last tick; its
- * handler copies the interrupted IP and the frame-pointer chain (bounded to
- * the thread's own stack) into a per-thread ring; the sampler thread maps
- * the addresses to FunctionIDs (GetFunctionFromIP) on its next tick.
+ * handler copies the interrupted registers and a bounded window of the
+ * thread's stack (process_vm_readv on our own pid: an unreadable page is an
+ * error, never a fault) into a per-thread ring.  On its next tick the
+ * sampler thread unwinds each copy (unwind.c) the way the runtime's own
+ * unwinder would: managed frames by their code's prolog and epilog, so
+ * frameless and OSR methods keep their callers.
  *
- * Cheaper than a suspension and without the safe-point bias, but blind to
- * the callers of methods the JIT compiled without a frame, and to threads
- * that wait (they use no CPU, so they are not signalled).  The handler is
- * async-signal-safe: no locks, no allocation, no runtime calls, errno kept,
- * and no read outside [rsp, top of the thread's stack mapping). */
+ * Cheaper than a suspension and without the safe-point bias.  The handler
+ * is async-signal-safe: no locks, no allocation, no runtime calls, errno
+ * kept, one system call.  A thread gets at most one signal in flight, and
+ * only while the handler is still ours. */
 #include "sigsampler.h"
 
 #include <errno.h>
@@ -19,19 +21,24 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <sys/uio.h>
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "codemap.h"
+#include "unwind.h"
+
 #define SIG_THREADS 512
-#define SIG_DEPTH 128
-#define SIG_RING 4 /* captures are collected every tick, a signal per tick at most */
-#define IP_CACHE 65536
-#define REFRESH_EVERY_NS 10000000ull     /* the thread list: short-lived threads matter */
-#define IP_CACHE_FLUSH_NS 10000000000ull /* code may be unloaded: forget names */
+#define SIG_RING 2 /* captures are collected every tick, one signal in flight at most */
+#define STACK_COPY (64u << 10) /* deep enough for hundreds of frames */
+#define PAGE 4096u
+#define REFRESH_EVERY_NS 10000000ull  /* the thread list: short-lived threads matter */
+#define CODE_FLUSH_NS 10000000000ull  /* code may be unloaded: forget what is where */
 
 struct capture {
-	uint32_t n;
-	uint64_t ip[SIG_DEPTH];
+	uint64_t ip, sp, fp;
+	uint32_t len; /* stack bytes copied from sp */
+	uint8_t stack[STACK_COPY];
 };
 
 struct slot {
@@ -42,8 +49,10 @@ struct slot {
 	uint64_t owed; /* CPU time since its last sample */
 	bool alive;
 	bool seen; /* in the latest thread list */
-	_Atomic uint64_t lo, hi, last_rsp; /* the stack mapping, learnt from a first rsp */
+	_Atomic uint64_t hi, last_rsp; /* the top of the stack mapping, learnt from a first rsp:
+					 only a bound on how much to copy, the copy itself cannot fault */
 	_Atomic uint32_t head, tail;
+	_Atomic uint32_t sent, answered; /* signals sent to this slot, and handled */
 	struct capture ring[SIG_RING];
 };
 
@@ -54,12 +63,8 @@ static struct {
 	pid_t pid;
 	bool installed;
 	uint64_t last_refresh_ns, last_flush_ns;
-	struct {
-		uint64_t ip;
-		FunctionID fn;
-	} *cache;
-	bool cache_dirty;
 	_Atomic uint64_t handled, overflowed;
+	struct sig_stats stats;
 } g;
 
 static void on_signal(int sig, siginfo_t *si, void *context)
@@ -71,10 +76,9 @@ static void on_signal(int sig, siginfo_t *si, void *context)
 	struct slot *sl = &g.slots[si->si_value.sival_int];
 	if (sl->tid != (pid_t)syscall(SYS_gettid))
 		goto out; /* a stale slot: the id went to another thread */
+	atomic_fetch_add_explicit(&sl->answered, 1, memory_order_relaxed);
 	ucontext_t *uc = context;
-	uint64_t rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
 	uint64_t rsp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
-	uint64_t fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
 	atomic_store_explicit(&sl->last_rsp, rsp, memory_order_relaxed);
 	uint32_t h = atomic_load_explicit(&sl->head, memory_order_relaxed);
 	if (h - atomic_load_explicit(&sl->tail, memory_order_acquire) >= SIG_RING) {
@@ -82,22 +86,25 @@ static void on_signal(int sig, siginfo_t *si, void *context)
 		goto out;
 	}
 	struct capture *c = &sl->ring[h % SIG_RING];
-	uint32_t n = 0;
-	c->ip[n++] = rip;
-	uint64_t lo = atomic_load_explicit(&sl->lo, memory_order_relaxed);
+	c->ip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	c->sp = rsp;
+	c->fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
 	uint64_t hi = atomic_load_explicit(&sl->hi, memory_order_relaxed);
-	if (hi && rsp >= lo && rsp < hi) {
-		while (n < SIG_DEPTH && fp >= rsp && fp <= hi - 16 && !(fp & 7)) {
-			uint64_t next = ((const uint64_t *)fp)[0], ret = ((const uint64_t *)fp)[1];
-			if (!ret)
-				break;
-			c->ip[n++] = ret;
-			if (next <= fp)
-				break; /* frames only go up the stack */
-			fp = next;
-		}
+	uint64_t want = hi > rsp && hi - rsp < STACK_COPY ? hi - rsp : STACK_COPY;
+	/* page by page, so that an unreadable page ends the copy there */
+	struct iovec local[STACK_COPY / PAGE + 1], remote[STACK_COPY / PAGE + 1];
+	int niov = 0;
+	for (uint64_t at = 0; at < want && niov < (int)(STACK_COPY / PAGE + 1); niov++) {
+		uint64_t chunk = PAGE - ((rsp + at) & (PAGE - 1));
+		if (chunk > want - at)
+			chunk = want - at;
+		local[niov] = (struct iovec){c->stack + at, chunk};
+		remote[niov] = (struct iovec){(void *)(uintptr_t)(rsp + at), chunk};
+		at += chunk;
 	}
-	c->n = n;
+	/* syscall() is variadic: every argument a full long */
+	long got = syscall(SYS_process_vm_readv, (long)g.pid, local, (unsigned long)niov, remote, (unsigned long)niov, 0ul);
+	c->len = got > 0 ? (uint32_t)got : 0;
 	atomic_store_explicit(&sl->head, h + 1, memory_order_release);
 	atomic_fetch_add_explicit(&g.handled, 1, memory_order_relaxed);
 out:
@@ -109,8 +116,7 @@ int sigsampler_init(char *why, size_t whylen)
 	if (g.installed)
 		return 0;
 	g.slots = calloc(SIG_THREADS, sizeof *g.slots);
-	g.cache = calloc(IP_CACHE, sizeof *g.cache);
-	if (!g.slots || !g.cache) {
+	if (!g.slots || codemap_init() != 0) {
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
@@ -139,22 +145,14 @@ int sigsampler_init(char *why, size_t whylen)
 	return -1;
 }
 
-/* Only what was used is cleared: the rest is still calloc's untouched
- * zero pages, which cost no memory. */
-static void forget_names(void)
-{
-	if (g.cache && g.cache_dirty)
-		memset(g.cache, 0, IP_CACHE * sizeof *g.cache);
-	g.cache_dirty = false;
-}
-
 void sigsampler_reset(void)
 {
 	if (g.slots)
 		memset(g.slots, 0, g.nslots * sizeof *g.slots);
-	forget_names();
+	codemap_forget();
 	g.nslots = 0;
 	g.last_refresh_ns = g.last_flush_ns = 0;
+	memset(&g.stats, 0, sizeof g.stats);
 }
 
 static uint64_t cpu_ns(clockid_t clock, bool *ok)
@@ -176,10 +174,8 @@ static void learn_stack(struct slot *sl)
 		unsigned long a, b;
 		char perms[8];
 		if (sscanf(line, "%lx-%lx %7s", &a, &b, perms) == 3 && rsp >= a && rsp < b) {
-			if (perms[0] == 'r') {
-				atomic_store(&sl->lo, a);
+			if (perms[0] == 'r')
 				atomic_store(&sl->hi, b);
-			}
 			break;
 		}
 	}
@@ -205,7 +201,7 @@ static struct slot *slot_for(pid_t os, ThreadID thread)
 		return NULL;
 	struct slot *sl = free_slot;
 	atomic_store(&sl->tail, atomic_load(&sl->head)); /* forget a former thread's captures */
-	atomic_store(&sl->lo, 0);
+	atomic_store(&sl->sent, atomic_load(&sl->answered));
 	atomic_store(&sl->hi, 0);
 	atomic_store(&sl->last_rsp, 0);
 	sl->tid = os;
@@ -242,31 +238,26 @@ static void refresh_threads(void)
 			g.slots[i].alive = false; /* ended: its id may be reused */
 }
 
-static FunctionID function_at(uint64_t ip)
+/* Whether the handler on our signal is still ours: a program may install
+ * its own later, and our signal would then reach code that does not
+ * expect it. */
+static bool handler_is_ours(void)
 {
-	uint64_t h = (ip * 0x9E3779B97F4A7C15ull) >> 48;
-	for (uint32_t k = 0; k < 8; k++) {
-		uint32_t j = (uint32_t)(h + k) & (IP_CACHE - 1);
-		if (g.cache[j].ip == ip)
-			return g.cache[j].fn;
-		if (!g.cache[j].ip) {
-			FunctionID fn = 0;
-			if (FAILED(g_agent.info->vtbl->GetFunctionFromIP(g_agent.info, (LPCBYTE)ip, &fn)))
-				fn = 0;
-			g.cache[j].ip = ip;
-			g.cache[j].fn = fn;
-			g.cache_dirty = true;
-			return fn;
-		}
-	}
-	FunctionID fn = 0;
-	if (FAILED(g_agent.info->vtbl->GetFunctionFromIP(g_agent.info, (LPCBYTE)ip, &fn)))
-		fn = 0;
-	return fn;
+	struct sigaction cur;
+	return sigaction(g.signo, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_signal;
 }
 
-static void send_to(struct slot *sl)
+/* Signals the slot's thread, unless a signal is still in flight to it (a
+ * queued real-time signal counts against the user's limit, and its
+ * capture is still to come); false when it could not be sent. */
+static bool send_to(struct slot *sl)
 {
+	if (atomic_load(&sl->sent) != atomic_load(&sl->answered))
+		return true;
+	if (!handler_is_ours()) {
+		g.stats.handler_lost++;
+		return false;
+	}
 	siginfo_t si;
 	memset(&si, 0, sizeof si);
 	si.si_signo = g.signo;
@@ -274,17 +265,63 @@ static void send_to(struct slot *sl)
 	si.si_pid = g.pid;
 	si.si_uid = getuid();
 	si.si_value.sival_int = (int)(sl - g.slots);
-	if (syscall(SYS_rt_tgsigqueueinfo, g.pid, sl->tid, g.signo, &si) != 0 && errno == ESRCH)
-		sl->alive = false; /* gone (EAGAIN, a full signal queue, only skips this tick) */
+	atomic_fetch_add(&sl->sent, 1);
+	if (syscall(SYS_rt_tgsigqueueinfo, g.pid, sl->tid, g.signo, &si) != 0) {
+		atomic_fetch_sub(&sl->sent, 1);
+		if (errno == ESRCH)
+			sl->alive = false; /* gone (EAGAIN, a full signal queue, only skips this tick) */
+		return false;
+	}
+	return true;
+}
+
+/* Unwinds one capture into pool[*used..]; a walk, or false when it gives
+ * no sample (no managed frame, or a managed frame it could not place: the
+ * thread is then listed for an exact walk). */
+static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID *pool, uint32_t room,
+			   struct sig_walk *walk, uint32_t used)
+{
+	struct unwind_regs r = {c->ip, c->sp, c->fp};
+	struct stack_copy copy = {c->sp, c->len, c->stack};
+	struct unwind_out out = {pool + used, 0, room, UNWIND_EXACT, 0};
+	unwind_stack(&r, true, &copy, &out);
+	g.stats.fast_walks++;
+	bool managed = false;
+	for (uint32_t k = 0; k < out.n; k++)
+		managed |= out.frames[k] != 0;
+	if (!managed) {
+		if (g.stats.no_managed++ < 20)
+			agent_debug("no managed frame: ip %#lx sp %#lx fp %#lx len %u frames %u", (unsigned long)c->ip,
+				    (unsigned long)c->sp, (unsigned long)c->fp, c->len, out.n);
+		return false;
+	}
+	switch (out.verdict) {
+	case UNWIND_BROKEN:
+		if (g.stats.broken++ < 20)
+			agent_debug("unwind broken: ip %#lx sp %#lx fp %#lx len %u frames %u last fn %#lx",
+				    (unsigned long)c->ip, (unsigned long)c->sp, (unsigned long)c->fp, c->len, out.n,
+				    (unsigned long)out.frames[out.n - 1]);
+		return false;
+	case UNWIND_NATIVE:
+		g.stats.native_frames++;
+		break;
+	case UNWIND_TRUNCATED:
+		g.stats.truncated++;
+		break;
+	default:
+		break;
+	}
+	*walk = (struct sig_walk){thread, used, out.n, out.verdict == UNWIND_TRUNCATED};
+	return true;
 }
 
 uint32_t sigsampler_collect(FunctionID *pool, uint32_t pool_size, struct sig_walk *walks, uint32_t max_walks,
-			    uint32_t depth_max, ThreadID *unmanaged, uint32_t *nunmanaged, uint32_t max_unmanaged)
+			    uint32_t depth_max, ThreadID *retry, uint32_t *nretry, uint32_t max_retry)
 {
 	uint64_t now = agent_mono_ns();
-	if (now - g.last_flush_ns >= IP_CACHE_FLUSH_NS) {
+	if (now - g.last_flush_ns >= CODE_FLUSH_NS) {
 		g.last_flush_ns = now;
-		forget_names();
+		codemap_forget();
 	}
 	/* threads that ended give their slots back (in signal mode the thread
 	 * list sigsampler_tick has just refreshed does it first) */
@@ -299,34 +336,22 @@ uint32_t sigsampler_collect(FunctionID *pool, uint32_t pool_size, struct sig_wal
 		}
 	}
 	uint32_t nwalks = 0, used = 0;
-	if (nunmanaged)
-		*nunmanaged = 0;
+	if (nretry)
+		*nretry = 0;
 	for (uint32_t i = 0; i < g.nslots; i++) {
 		struct slot *sl = &g.slots[i];
 		if (sl->alive && !atomic_load(&sl->hi) && atomic_load(&sl->last_rsp))
 			learn_stack(sl);
 		uint32_t t = atomic_load_explicit(&sl->tail, memory_order_relaxed);
 		uint32_t h = atomic_load_explicit(&sl->head, memory_order_acquire);
-		for (; t != h && nwalks < max_walks && used + SIG_DEPTH <= pool_size; t++) {
+		for (; t != h && nwalks < max_walks && used + depth_max <= pool_size; t++) {
 			const struct capture *c = &sl->ring[t % SIG_RING];
-			uint32_t start = used, n = 0;
-			bool managed = false;
-			for (uint32_t k = 0; k < c->n && n < depth_max; k++) {
-				/* a return address points after its call: look one byte back */
-				FunctionID fn = function_at(k ? c->ip[k] - 1 : c->ip[k]);
-				if (!fn && n && pool[used - 1] == 0)
-					continue; /* one [native] per run */
-				pool[used++] = fn;
-				n++;
-				managed |= fn != 0;
+			if (unwind_capture(c, sl->thread, pool, depth_max, &walks[nwalks], used)) {
+				used += walks[nwalks].n;
+				nwalks++;
+			} else if (nretry && *nretry < max_retry) {
+				retry[(*nretry)++] = sl->thread;
 			}
-			if (!managed) {
-				used = start;
-				if (nunmanaged && *nunmanaged < max_unmanaged)
-					unmanaged[(*nunmanaged)++] = sl->thread;
-				continue;
-			}
-			walks[nwalks++] = (struct sig_walk){sl->thread, start, n, c->n == SIG_DEPTH};
 		}
 		atomic_store_explicit(&sl->tail, t, memory_order_release);
 	}
@@ -336,10 +361,7 @@ uint32_t sigsampler_collect(FunctionID *pool, uint32_t pool_size, struct sig_wal
 bool sigsampler_signal(uint32_t os_tid, ThreadID thread)
 {
 	struct slot *sl = slot_for((pid_t)os_tid, thread);
-	if (!sl)
-		return false;
-	send_to(sl);
-	return sl->alive;
+	return sl && send_to(sl) && sl->alive;
 }
 
 uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint32_t pool_size, struct sig_walk *walks,
@@ -380,4 +402,9 @@ uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint32_t pool_size,
 uint64_t sigsampler_overflowed(void)
 {
 	return atomic_load(&g.overflowed);
+}
+
+struct sig_stats sigsampler_stats(void)
+{
+	return g.stats;
 }

@@ -15,6 +15,16 @@ struct sig_walk {
 	bool truncated;
 };
 
+/* What became of the captures (sampler thread). */
+struct sig_stats {
+	uint64_t fast_walks;    /* captures unwound */
+	uint64_t native_frames; /* ... through native frames, followed by frame pointers */
+	uint64_t truncated;     /* ... deeper than the copy */
+	uint64_t broken;        /* ... with a managed frame that could not be placed: walked exactly instead */
+	uint64_t no_managed;    /* ... with no managed frame at all */
+	uint64_t handler_lost;  /* signals not sent: the program replaced our handler */
+};
+
 /* Installs the handler on a free real-time signal (once per process). */
 int sigsampler_init(char *why, size_t whylen) AGENT_HIDDEN;
 /* Forgets threads and names (a new attach). */
@@ -24,11 +34,13 @@ void sigsampler_reset(void) AGENT_HIDDEN;
 uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint32_t pool_size, struct sig_walk *walks,
 			 uint32_t max_walks, uint32_t depth_max) AGENT_HIDDEN;
 /* The parts of a tick, for the mixed sampler: what the handlers caught
- * since the last call (threads whose capture held no managed frame go to
- * unmanaged, when given), and a signal to one thread. */
+ * since the last call, unwound (threads whose capture gave no sample go
+ * to retry, when given, for an exact walk), and a signal to one thread
+ * (false: not sent, walk it instead). */
 uint32_t sigsampler_collect(FunctionID *pool, uint32_t pool_size, struct sig_walk *walks, uint32_t max_walks,
-			    uint32_t depth_max, ThreadID *unmanaged, uint32_t *nunmanaged, uint32_t max_unmanaged) AGENT_HIDDEN;
+			    uint32_t depth_max, ThreadID *retry, uint32_t *nretry, uint32_t max_retry) AGENT_HIDDEN;
 bool sigsampler_signal(uint32_t os_tid, ThreadID thread) AGENT_HIDDEN;
 uint64_t sigsampler_overflowed(void) AGENT_HIDDEN;
+struct sig_stats sigsampler_stats(void) AGENT_HIDDEN;
 
 #endif

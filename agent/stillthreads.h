@@ -25,6 +25,9 @@ struct still_thread {
 	bool walked;         /* stack and cpu_walked hold */
 	bool still;          /* not run since that walk, as of cpu_now */
 	bool by_signal;      /* this tick's sample comes from a signal */
+	bool walk_now;       /* its capture gave no sample: walk it in this tick's suspension */
+	bool check_now;      /* walk it exactly and repeat the walk the fast way (validate dial) */
+	uint32_t fast_walks; /* signal samples since its last check */
 };
 
 /* Forgets every thread (a new attach: the interned stacks are gone). */

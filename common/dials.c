@@ -77,6 +77,7 @@ void cs_dials_default(struct cs_dials *d, uint32_t rate_hz)
 	d->instrument = true;
 	d->allocations = true;
 	d->snapshots = 0;
+	d->validate = CS_VALIDATE_DEFAULT;
 	d->detach = false;
 }
 
@@ -206,6 +207,16 @@ int cs_dials_assign(struct cs_dials *d, const char *assignment, char *err, size_
 		d->snapshots = v;
 		return 0;
 	}
+	if (!strcmp(key, "validate")) {
+		uint32_t v;
+		if (parse_number(value, 0, CS_VALIDATE_MAX, &v) < 0) {
+			snprintf(err, errlen, "validate is how many fast walks per exact check, from 0 (never) to %d, not '%s'",
+				 CS_VALIDATE_MAX, value);
+			return -1;
+		}
+		d->validate = v;
+		return 0;
+	}
 	if (!strcmp(key, "sampler")) {
 		int sampler = cs_sampler_parse(value);
 		if (sampler < 0) {
@@ -243,7 +254,7 @@ int cs_dials_assign(struct cs_dials *d, const char *assignment, char *err, size_
 		return 0;
 	}
 	snprintf(err, errlen,
-		 "unknown dial '%s' (sampling, sampler, rate, events, flush_ms, instrument, allocations, snapshot, detach)",
+		 "unknown dial '%s' (sampling, sampler, rate, events, flush_ms, instrument, allocations, snapshot, validate, detach)",
 		 key);
 	return -1;
 }
@@ -254,10 +265,10 @@ size_t cs_dials_format(const struct cs_dials *d, char *out, size_t n)
 	cs_events_format(d->events, events, sizeof events);
 	int len = snprintf(out, n,
 			   "generation %llu\nsampling=%s\nsampler=%s\nrate=%u\nevents=%s\nflush_ms=%u\n"
-			   "instrument=%s\nallocations=%s\nsnapshots=%u\n%s",
+			   "instrument=%s\nallocations=%s\nsnapshots=%u\nvalidate=%u\n%s",
 			   (unsigned long long)d->generation, d->sampling ? "on" : "off",
 			   cs_sampler_name(d->sampler), d->rate_hz, events, d->flush_ms,
-			   d->instrument ? "on" : "off", d->allocations ? "on" : "off", d->snapshots,
+			   d->instrument ? "on" : "off", d->allocations ? "on" : "off", d->snapshots, d->validate,
 			   d->detach ? "detach\n" : "");
 	return len < 0 ? 0 : (size_t)len;
 }
@@ -266,9 +277,10 @@ void cs_dials_summary(const struct cs_dials *d, char *out, size_t n)
 {
 	char events[128];
 	cs_events_format(d->events, events, sizeof events);
-	snprintf(out, n, "sampling=%s sampler=%s rate=%u events=%s flush_ms=%u instrument=%s allocations=%s snapshots=%u%s",
+	snprintf(out, n,
+		 "sampling=%s sampler=%s rate=%u events=%s flush_ms=%u instrument=%s allocations=%s snapshots=%u validate=%u%s",
 		 d->sampling ? "on" : "off", cs_sampler_name(d->sampler), d->rate_hz, events,
-		 d->flush_ms, d->instrument ? "on" : "off", d->allocations ? "on" : "off", d->snapshots,
+		 d->flush_ms, d->instrument ? "on" : "off", d->allocations ? "on" : "off", d->snapshots, d->validate,
 		 d->detach ? " detach" : "");
 }
 

@@ -3,7 +3,7 @@
  *
  *   sampling=on|off   rate=HZ   events=+gc,-jit,...   flush_ms=N
  *   sampler=mixed|suspend|signal   instrument=on|off   allocations=on|off
- *   snapshot=heap   detach
+ *   snapshot=heap   validate=N   detach
  *
  * instrument and allocations pause or resume recording of what the program
  * was started with (--instrument, --allocations).  snapshot=heap is a
@@ -32,6 +32,8 @@
 #define CS_FLUSH_MS_MIN 10
 #define CS_FLUSH_MS_MAX 10000
 #define CS_FLUSH_MS_DEFAULT 100
+#define CS_VALIDATE_MAX 1000000
+#define CS_VALIDATE_DEFAULT 200
 
 /* Runtime event kinds, as bits. */
 enum cs_event_kind {
@@ -65,6 +67,7 @@ struct cs_dials {
 	bool instrument;    /* record calls of instrumented functions */
 	bool allocations;   /* count allocations by type */
 	uint32_t snapshots; /* heap snapshots asked for so far */
+	uint32_t validate;  /* every Nth fast walk of a thread repeated exactly (0: never) */
 	bool detach;
 };
 

@@ -170,6 +170,8 @@ void cs_status_encode(struct cs_out *o, const struct cs_status *s)
 	cs_put_varint(o, s->truncated_stacks);
 	cs_put_varint(o, s->failed_walks);
 	cs_put_varint(o, s->deferred_walks);
+	cs_put_varint(o, s->stack_checks);
+	cs_put_varint(o, s->stack_mismatches);
 }
 
 bool cs_status_decode(const uint8_t *p, size_t n, struct cs_status *s)
@@ -187,6 +189,8 @@ bool cs_status_decode(const uint8_t *p, size_t n, struct cs_status *s)
 	s->truncated_stacks = cs_get_varint(&in);
 	s->failed_walks = cs_get_varint(&in);
 	s->deferred_walks = in.p < in.end ? cs_get_varint(&in) : 0;
+	s->stack_checks = in.p < in.end ? cs_get_varint(&in) : 0;
+	s->stack_mismatches = in.p < in.end ? cs_get_varint(&in) : 0;
 	return !in.bad;
 }
 

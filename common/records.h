@@ -118,13 +118,14 @@ bool cs_next_sample(struct cs_list *l, uint64_t *thread_ref, uint64_t *stack_id)
 
 /* STATUS: u64 time_us, then varints: dropped_records, dropped_bytes,
  *         write_errors, ticks, samples, suspend_total_ns, suspend_max_ns,
- *         truncated_stacks, failed_walks, deferred_walks (absent in logs
- *         of older agents: 0) */
+ *         truncated_stacks, failed_walks, deferred_walks, stack_checks,
+ *         stack_mismatches (each absent in logs of older agents: 0) */
 struct cs_status {
 	uint64_t time_us;
 	uint64_t dropped_records, dropped_bytes, write_errors;
 	uint64_t ticks, samples, suspend_total_ns, suspend_max_ns;
 	uint64_t truncated_stacks, failed_walks, deferred_walks;
+	uint64_t stack_checks, stack_mismatches; /* fast walks repeated exactly, and how many differed */
 };
 void cs_status_encode(struct cs_out *o, const struct cs_status *s);
 bool cs_status_decode(const uint8_t *p, size_t n, struct cs_status *s);

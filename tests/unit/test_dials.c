@@ -34,6 +34,13 @@ static void assignments(void)
 	CHECK(cs_dials_assign(&d, "snapshot=stack", err, sizeof err) == -1 && d.snapshots == before + 1);
 	CHECK(cs_dials_assign(&d, "snapshots=7", err, sizeof err) == 0 && d.snapshots == 7);
 	CHECK(cs_dials_assign(&d, "snapshots=-1", err, sizeof err) == -1 && d.snapshots == 7);
+	/* the fast walks' check: a count, 0 for never, bounded */
+	CHECK(d.validate == CS_VALIDATE_DEFAULT);
+	CHECK(cs_dials_assign(&d, "validate=0", err, sizeof err) == 0 && d.validate == 0);
+	CHECK(cs_dials_assign(&d, "validate=50", err, sizeof err) == 0 && d.validate == 50);
+	CHECK(cs_dials_assign(&d, "validate=2000000", err, sizeof err) == -1 && d.validate == 50 &&
+	      strstr(err, "validate is how many"));
+	CHECK(cs_dials_assign(&d, "validate=often", err, sizeof err) == -1 && d.validate == 50);
 }
 
 static void events_lists(void)
@@ -78,7 +85,7 @@ static void file_round_trip(void)
 	CHECK_EQ_U(back.snapshots, 2);
 	cs_dials_summary(&back, summary, sizeof summary);
 	CHECK_STR(summary, "sampling=on sampler=signal rate=750 events=gc,threads flush_ms=100 instrument=off "
-			   "allocations=on snapshots=2");
+			   "allocations=on snapshots=2 validate=200");
 
 	/* a bad line names itself and changes nothing */
 	const char *bad = "generation 3\nrate=5\n# a comment\n\nrate=banana\n";

@@ -42,6 +42,8 @@ void cmd_dial_usage(FILE *f)
 		   "  instrument=on|off    record or pause the calls of instrumented functions\n"
 		   "  allocations=on|off   count allocations or pause (programs started with -A)\n"
 		   "  snapshot=heap        take a heap snapshot: live objects by type (a full GC)\n"
+		   "  validate=N           repeat every Nth fast walk of a thread with the runtime's\n"
+		   "                       unwinder and count the differences (0: never)\n"
 		   "  detach               the agent stops and leaves the process (it keeps running)\n"
 		   "\n"
 		   "  -t, --timeout SEC    how long to wait for the acknowledgement (default %.0f)\n"

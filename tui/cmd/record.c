@@ -54,6 +54,8 @@ void cmd_record_usage(FILE *f)
 		   "                      signalled, others walked in a suspension only when they\n"
 		   "                      ran), suspend (the runtime suspended for every tick in\n"
 		   "                      which a thread ran) or signal (busy threads only; CPU time)\n"
+		   "      --validate N    repeat every Nth fast walk of a thread exactly and count\n"
+		   "                      the differences (0: never; default 200)\n"
 		   "      --pause         start each .NET runtime of COMMAND paused until clrscope\n"
 		   "                      is ready (off by default: see clrscope(1), CAVEATS)\n"
 		   "  -h, --help          show this help\n",
@@ -289,7 +291,7 @@ int cmd_record(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'}, {"rate", required_argument, NULL, 'r'},
 		{"duration", required_argument, NULL, 'd'}, {"events", required_argument, NULL, 'e'},
 		{"pid", required_argument, NULL, 'p'}, {"pause", no_argument, NULL, 'P'},
-		{"sampler", required_argument, NULL, 'S'}, {"instrument", required_argument, NULL, 'i'},
+		{"sampler", required_argument, NULL, 'S'}, {"validate", required_argument, NULL, 'V'}, {"instrument", required_argument, NULL, 'i'},
 		{"allocations", no_argument, NULL, 'A'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -303,7 +305,7 @@ int cmd_record(int argc, char **argv)
 	const char *events = cfg.events[0] ? cfg.events : NULL;
 	unsigned pid = 0;
 	bool pause = false;
-	const char *sampler = NULL;
+	const char *sampler = NULL, *validate = NULL;
 	struct startup_features features = {.patterns = ""};
 	int c;
 	optind = 0;
@@ -342,6 +344,16 @@ int cmd_record(int argc, char **argv)
 				return cmd_usage_error("record", "--sampler is mixed, suspend or signal, not '%s'", optarg);
 			sampler = optarg;
 			break;
+		case 'V': {
+			struct cs_dials probe;
+			char assignment[64], why[160];
+			cs_dials_default(&probe, CS_RATE_DEFAULT);
+			snprintf(assignment, sizeof assignment, "validate=%s", optarg);
+			if (cs_dials_assign(&probe, assignment, why, sizeof why) < 0)
+				return cmd_usage_error("record", "--validate: %s", why);
+			validate = optarg;
+			break;
+		}
 		case 'p':
 			if (parse_u32(optarg, 1, 0x7fffffff, &pid) < 0)
 				return cmd_usage_error("record", "--pid wants a process id, not '%s'", optarg);
@@ -394,7 +406,7 @@ int cmd_record(int argc, char **argv)
 	struct paused_start ps;
 	bool paused = pause && paused_start_open(&ps, session);
 	struct launch_request req = {.argv = command, .agent_path = agent, .session_dir = session, .rate_hz = rate,
-				     .events = events, .sampler = sampler, .diagnostic_port = paused ? ps.path : NULL,
+				     .events = events, .sampler = sampler, .validate = validate, .diagnostic_port = paused ? ps.path : NULL,
 				     .instrument = features.patterns, .allocations = features.allocations};
 	pid_t child = launch_spawn(&req, &old, err, sizeof err);
 	if (child < 0) {

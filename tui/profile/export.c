@@ -181,6 +181,11 @@ static void write_text(FILE *f, struct prof_process *p, const struct export_opti
 	if (p->have_status)
 		fprintf(f, "  agent: %" PRIu64 " records dropped, %" PRIu64 " write errors\n", p->status.dropped_records,
 			p->status.write_errors);
+	if (p->have_status && p->status.stack_checks)
+		fprintf(f, "  stacks: %" PRIu64 " fast walks checked against the runtime's unwinder, %" PRIu64
+			   " differed (%.1f%%)\n",
+			p->status.stack_checks, p->status.stack_mismatches,
+			100.0 * (double)p->status.stack_mismatches / (double)p->status.stack_checks);
 	describe_log(f, p);
 	if (p->ended) {
 		const char *reason = end_reason_name(p->end_reason);
@@ -394,10 +399,11 @@ static void write_json_process(FILE *f, struct prof_process *p, const struct exp
 	const struct cs_status *st = &p->status;
 	fprintf(f, "],\"agent\":{\"dropped\":%" PRIu64 ",\"dropped_bytes\":%" PRIu64 ",\"write_errors\":%" PRIu64
 		   ",\"suspend_us_median\":%.1f,\"suspend_us_max\":%.1f,\"suspend_ms_total\":%.1f"
-		   ",\"failed_walks\":%" PRIu64 ",\"truncated_stacks\":%" PRIu64 ",\"deferred_walks\":%" PRIu64 "}",
+		   ",\"failed_walks\":%" PRIu64 ",\"truncated_stacks\":%" PRIu64 ",\"deferred_walks\":%" PRIu64
+		   ",\"stack_checks\":%" PRIu64 ",\"stack_mismatches\":%" PRIu64 "}",
 		st->dropped_records, st->dropped_bytes, st->write_errors, prof_suspend_median_us(p),
 		(double)st->suspend_max_ns / 1000.0, (double)st->suspend_total_ns / 1e6, st->failed_walks,
-		st->truncated_stacks, st->deferred_walks);
+		st->truncated_stacks, st->deferred_walks, st->stack_checks, st->stack_mismatches);
 	const struct cs_reader *r = &p->reader;
 	fprintf(f, ",\"log\":{\"records\":%" PRIu64 ",\"segments\":%u,\"torn_bytes\":%" PRIu64
 		   ",\"skipped_bytes\":%" PRIu64 ",\"bad_records\":%" PRIu64 ",\"error\":",

@@ -22,7 +22,7 @@ static bool replaced(const char *entry)
 		"CORECLR_PROFILER_PATH_64", "CORECLR_PROFILER_PATH_32", "CORECLR_PROFILER_PATH_ARM64",
 		"CORECLR_PROFILER_PATH_ARM32", "DOTNET_ENABLE_PROFILING", "DOTNET_PROFILER",
 		"DOTNET_PROFILER_PATH", "DOTNET_PROFILER_PATH_64", "DOTNET_PROFILER_PATH_32",
-		"DOTNET_PROFILER_PATH_ARM64", "DOTNET_PROFILER_PATH_ARM32", CS_ENV_SESSION_DIR, CS_ENV_RATE, CS_ENV_SAMPLER,
+		"DOTNET_PROFILER_PATH_ARM64", "DOTNET_PROFILER_PATH_ARM32", CS_ENV_SESSION_DIR, CS_ENV_RATE, CS_ENV_SAMPLER, CS_ENV_VALIDATE,
 		CS_ENV_INSTRUMENT, CS_ENV_ALLOCATIONS,
 	};
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
@@ -70,6 +70,8 @@ char **launch_env_build(const struct launch_request *r)
 	}
 	if (r->sampler)
 		env[k++] = assign(CS_ENV_SAMPLER, r->sampler);
+	if (r->validate)
+		env[k++] = assign(CS_ENV_VALIDATE, r->validate);
 	if (r->instrument && r->instrument[0])
 		env[k++] = assign(CS_ENV_INSTRUMENT, r->instrument);
 	if (r->allocations)

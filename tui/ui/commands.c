@@ -40,6 +40,11 @@ static int run_sampler(struct app *a, int argc, char **argv)
 	return send_dial(a, argc, argv, "sampler", "sampler mixed|suspend|signal");
 }
 
+static int run_validate(struct app *a, int argc, char **argv)
+{
+	return send_dial(a, argc, argv, "validate", "validate N (0: never)");
+}
+
 static int run_events(struct app *a, int argc, char **argv)
 {
 	if (argc < 2) {
@@ -253,11 +258,14 @@ static const char *const view_args[] = {"functions", "tree",  "callers", "events
 					"calls",     "heap",  "allocs",  "gc",     NULL};
 static const char *const snapshot_args[] = {"heap", NULL};
 static const char *const rate_args[] = {"50", "100", "200", "500", "1000", NULL};
+static const char *const validate_args[] = {"0", "20", "200", "1000", NULL};
 
 const struct ui_command ui_commands[] = {
 	{"rate", "HZ", "+ -", "samples per second (+ doubles, - halves)", run_rate, rate_args},
 	{"sampling", "on|off", "p", "take stack samples or pause them", run_sampling, on_off},
 	{"sampler", "mixed|suspend|signal", "", "how ticks are taken (see clrscope(1))", run_sampler, sampler_args},
+	{"validate", "N", "", "repeat every Nth fast walk of a thread exactly and count the differences", run_validate,
+	 validate_args},
 	{"events", "+KIND|-KIND...", "G X J M T", "record or stop gc, exceptions, jit, modules, threads", run_events, event_args},
 	{"detach", "", "d", "the agent leaves the process; it keeps running", run_detach, NULL},
 	{"snapshot", "[heap]", "h", "take a heap snapshot (a full GC; see the Heap view)", run_snapshot, snapshot_args},

@@ -76,13 +76,19 @@ void screen_status_text(struct ui_session *s, char *out, size_t n)
 	if (s->dial_requested)
 		snprintf(dials, sizeof dials, " | dials %" PRIu64 "/%" PRIu64 "%s", acked, s->dial_requested,
 			 acked >= s->dial_requested ? "" : " pending");
+	/* the fast unwinder's own check (the validate dial): how many of its
+	 * walks the runtime's unwinder repeated, and the share that differed */
+	char checks[48] = "";
+	if (p->status.stack_checks)
+		snprintf(checks, sizeof checks, " | stacks checked %" PRIu64 ", %.1f%% differ", p->status.stack_checks,
+			 100.0 * (double)p->status.stack_mismatches / (double)p->status.stack_checks);
 	char who[32] = "";
 	if (p->have_hello)
 		snprintf(who, sizeof who, " pid %" PRIu32, p->pid);
 	snprintf(out, n, "%s %s%s | %" PRIu64 " samples/s | %" PRIu64 " samples | dropped %" PRIu64
-			 " | suspend %.0f us%s%s%s%s",
+			 " | suspend %.0f us%s%s%s%s%s",
 		 who, st, p->features & CS_FEATURE_INSTRUMENT ? " instrumented (no detach)" : p->features & CS_FEATURE_ALLOCATIONS ? " counting allocations (no detach)" : "",
-		 rate, p->samples, p->status.dropped_records, prof_suspend_recent_us(p), dials,
+		 rate, p->samples, p->status.dropped_records, prof_suspend_recent_us(p), checks, dials,
 		 p->reader.torn_bytes || p->reader.skipped_bytes || p->reader.refused_segments ? " | damaged log" : "", s->filter[0] ? " | filter: " : "",
 		 s->filter);
 }

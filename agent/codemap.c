@@ -1,0 +1,237 @@
+#include "codemap.h"
+
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define IP_SLOTS 65536 /* power of two */
+#define IP_PROBES 8
+#define BODIES 16384 /* power of two */
+#define BODY_PROBES 16
+#define STARTS_MAX 16    /* native bodies asked for per function */
+#define PROLOG_BYTES 96  /* the longest prolog the JIT writes is far shorter */
+#define EPILOG_BYTES 48
+#define MODULES 1024
+#define MODULE_REFRESH_NS 200000000ull /* an unknown address rescans the modules at most this often */
+
+enum { IP_KNOWN = 1, IP_EPILOG_CHECKED = 2, IP_EPILOG = 4 };
+
+struct ip_entry {
+	uint64_t ip;
+	FunctionID fn;
+	int32_t body; /* index in bodies, -1: unknown */
+	uint32_t flags;
+	bool native_known;
+	struct eh_rule rule;
+};
+
+/* An executable segment of a loaded module, and its .eh_frame_hdr. */
+struct module {
+	uint64_t lo, hi, eh_hdr;
+};
+
+static struct {
+	struct ip_entry *ips;
+	struct code_body *bodies;
+	bool dirty;
+	pid_t pid;
+	struct module *modules;
+	uint32_t nmodules;
+	uint64_t modules_ns;
+} m;
+
+int codemap_init(void)
+{
+	if (!m.ips)
+		m.ips = calloc(IP_SLOTS, sizeof *m.ips);
+	if (!m.bodies)
+		m.bodies = calloc(BODIES, sizeof *m.bodies);
+	if (!m.modules)
+		m.modules = calloc(MODULES, sizeof *m.modules);
+	m.pid = getpid();
+	return m.ips && m.bodies && m.modules ? 0 : -1;
+}
+
+/* Only what was used is cleared: the rest is still calloc's untouched
+ * zero pages, which cost no memory. */
+void codemap_forget(void)
+{
+	if (!m.dirty)
+		return;
+	memset(m.ips, 0, IP_SLOTS * sizeof *m.ips);
+	memset(m.bodies, 0, BODIES * sizeof *m.bodies);
+	m.dirty = false;
+	m.nmodules = 0;
+	m.modules_ns = 0;
+}
+
+int codemap_read(uint64_t addr, void *buf, size_t n)
+{
+	struct iovec local = {buf, n}, remote = {(void *)(uintptr_t)addr, n};
+	return process_vm_readv(m.pid, &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -1;
+}
+
+static uint32_t hash(uint64_t v)
+{
+	return (uint32_t)((v * 0x9E3779B97F4A7C15ull) >> 40);
+}
+
+/* The body that starts at start, asked of the runtime on first sight. */
+static int32_t body_at_start(uint64_t start, FunctionID fn)
+{
+	uint32_t h = hash(start);
+	for (uint32_t k = 0; k < BODY_PROBES; k++) {
+		uint32_t j = (h + k) & (BODIES - 1);
+		struct code_body *b = &m.bodies[j];
+		if (b->start == start && b->fn == fn)
+			return (int32_t)j;
+		if (b->start)
+			continue;
+		COR_PRF_CODE_INFO info[4];
+		ULONG32 n = 0;
+		ICorProfilerInfo10 *pi = g_agent.info;
+		if (FAILED(pi->vtbl->GetCodeInfo4(pi, (UINT_PTR)start, 4, &n, info)) || n == 0)
+			return -1;
+		/* x64 bodies are one range; a split body is not one we unwind */
+		if (n != 1 || info[0].startAddress != start)
+			return -1;
+		b->start = start;
+		b->end = start + info[0].size;
+		b->fn = fn;
+		uint8_t code[PROLOG_BYTES];
+		size_t len = info[0].size < sizeof code ? info[0].size : sizeof code;
+		b->decoded = codemap_read(start, code, len) == 0 && x64_decode_prolog(code, len, &b->prolog);
+		m.dirty = true;
+		return (int32_t)j;
+	}
+	return -1;
+}
+
+static int32_t body_containing(FunctionID fn, uint64_t ip)
+{
+	UINT_PTR starts[STARTS_MAX];
+	ULONG32 n = 0;
+	ICorProfilerInfo10 *pi = g_agent.info;
+	if (FAILED(pi->vtbl->GetNativeCodeStartAddresses(pi, fn, 0, STARTS_MAX, &n, starts)))
+		n = 0;
+	if (n > STARTS_MAX)
+		n = STARTS_MAX;
+	for (ULONG32 i = 0; i < n; i++) {
+		if (starts[i] > ip)
+			continue;
+		int32_t b = body_at_start(starts[i], fn);
+		if (b >= 0 && ip >= m.bodies[b].start && ip < m.bodies[b].end)
+			return b;
+	}
+	/* the entry point's body (ReadyToRun code is not a code version) */
+	COR_PRF_CODE_INFO info[4];
+	ULONG32 ni = 0;
+	if (SUCCEEDED(pi->vtbl->GetCodeInfo2(pi, fn, 4, &ni, info)) && ni >= 1 && ip >= info[0].startAddress) {
+		int32_t b = body_at_start(info[0].startAddress, fn);
+		if (b >= 0 && ip >= m.bodies[b].start && ip < m.bodies[b].end)
+			return b;
+	}
+	return -1;
+}
+
+static int list_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size, (void)arg;
+	uint64_t hdr = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
+			hdr = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+	for (int i = 0; i < info->dlpi_phnum && hdr && m.nmodules < MODULES; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X))
+			m.modules[m.nmodules++] = (struct module){info->dlpi_addr + ph->p_vaddr,
+								  info->dlpi_addr + ph->p_vaddr + ph->p_memsz, hdr};
+	}
+	return 0;
+}
+
+static const struct module *module_of(uint64_t ip)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t i = 0; i < m.nmodules; i++)
+			if (ip >= m.modules[i].lo && ip < m.modules[i].hi)
+				return &m.modules[i];
+		uint64_t now = agent_mono_ns();
+		if (pass || (m.modules_ns && now - m.modules_ns < MODULE_REFRESH_NS))
+			return NULL;
+		m.modules_ns = now;
+		m.nmodules = 0;
+		dl_iterate_phdr(list_module, NULL);
+		m.dirty = true;
+	}
+	return NULL;
+}
+
+static int read_for_eh(uint64_t addr, void *buf, uint32_t n)
+{
+	return codemap_read(addr, buf, n);
+}
+
+static bool in_epilog(uint64_t ip, const struct code_body *b)
+{
+	uint8_t code[EPILOG_BYTES];
+	uint64_t left = b->end - ip;
+	size_t len = left < sizeof code ? (size_t)left : sizeof code;
+	struct x64_epilog e;
+	return len && codemap_read(ip, code, len) == 0 && x64_decode_epilog(code, len, &e);
+}
+
+/* Where user-space code can be (x86-64, 4-level page tables): a word read
+ * off a stack may be anything, and only such addresses go to the runtime. */
+#define USER_CODE_MIN 0x10000ull
+#define USER_CODE_END (1ull << 47)
+
+static struct ip_entry resolve(uint64_t ip)
+{
+	struct ip_entry e = {ip, 0, -1, IP_KNOWN};
+	if (ip < USER_CODE_MIN || ip >= USER_CODE_END)
+		return e;
+	ICorProfilerInfo10 *pi = g_agent.info;
+	if (FAILED(pi->vtbl->GetFunctionFromIP(pi, (LPCBYTE)ip, &e.fn)))
+		e.fn = 0;
+	BOOL dynamic = FALSE;
+	if (e.fn && SUCCEEDED(pi->vtbl->IsFunctionDynamic(pi, e.fn, &dynamic)) && dynamic) {
+		/* IL stubs and dynamic methods have no code versions to ask
+		 * about: named, but not unwound by their layout */
+	} else if (e.fn) {
+		e.body = body_containing(e.fn, ip);
+	} else {
+		const struct module *mod = module_of(ip);
+		e.native_known = mod && eh_rule_at(mod->eh_hdr, ip, read_for_eh, &e.rule);
+	}
+	return e;
+}
+
+struct code_at codemap_at(uint64_t ip, bool check_epilog)
+{
+	struct ip_entry *e = NULL, tmp;
+	uint32_t h = hash(ip);
+	for (uint32_t k = 0; k < IP_PROBES && !e; k++) {
+		struct ip_entry *s = &m.ips[(h + k) & (IP_SLOTS - 1)];
+		if (s->flags && s->ip == ip) {
+			e = s;
+		} else if (!s->flags) {
+			*s = resolve(ip);
+			m.dirty = true;
+			e = s;
+		}
+	}
+	if (!e) { /* a full neighbourhood: answer without keeping it */
+		tmp = resolve(ip);
+		e = &tmp;
+	}
+	struct code_at at = {e->fn, e->body >= 0 ? &m.bodies[e->body] : NULL, false, e->native_known, e->rule};
+	if (check_epilog && at.body) {
+		if (!(e->flags & IP_EPILOG_CHECKED))
+			e->flags |= IP_EPILOG_CHECKED | (in_epilog(ip, at.body) ? IP_EPILOG : 0);
+		at.epilog = (e->flags & IP_EPILOG) != 0;
+	}
+	return at;
+}

@@ -1,0 +1,42 @@
+/* Code by address.  Managed code: which function an instruction belongs
+ * to (GetFunctionFromIP), which of its native bodies (Tier0, OSR, Tier1,
+ * ReadyToRun: GetNativeCodeStartAddresses + GetCodeInfo4) holds it, and
+ * that body's decoded prolog.  Native code: the unwind rule its module's
+ * .eh_frame gives for the instruction (modules listed by dl_iterate_phdr).  Everything is cached by address, so the
+ * runtime is asked once per distinct address.  Sampler thread only. */
+#ifndef CLRSCOPE_AGENT_CODEMAP_H
+#define CLRSCOPE_AGENT_CODEMAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "agent.h"
+#include "ehframe.h"
+#include "x64frame.h"
+
+struct code_body {
+	uint64_t start, end;
+	FunctionID fn;
+	bool decoded; /* the prolog is one x64frame understands */
+	struct x64_prolog prolog;
+};
+
+struct code_at {
+	FunctionID fn;                /* 0: not managed code */
+	const struct code_body *body; /* NULL: the body is not known */
+	bool epilog;                  /* the instruction at the address starts or is inside an epilog */
+	bool native_known;            /* native code whose unwind rule is in rule */
+	struct eh_rule rule;
+};
+
+int codemap_init(void) AGENT_HIDDEN;
+/* Forgets every address and body (code may have been unloaded, or a new
+ * attach). */
+void codemap_forget(void) AGENT_HIDDEN;
+/* What is at ip; check_epilog asks whether ip is inside an epilog (only
+ * meaningful for an interrupted instruction, not a return address). */
+struct code_at codemap_at(uint64_t ip, bool check_epilog) AGENT_HIDDEN;
+/* Reads n bytes of this process at addr without faulting (0 or -1). */
+int codemap_read(uint64_t addr, void *buf, size_t n) AGENT_HIDDEN;
+
+#endif

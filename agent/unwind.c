@@ -1,0 +1,213 @@
+#include "unwind.h"
+
+#include "codemap.h"
+#include "x64frame.h"
+
+#define EPILOG_BYTES 48
+
+static bool read_word(const struct stack_copy *s, uint64_t addr, uint64_t *v)
+{
+	if (addr < s->base || addr - s->base > (uint64_t)s->len - 8 || s->len < 8 || (addr & 7))
+		return false;
+	const uint8_t *p = s->bytes + (addr - s->base);
+	uint64_t x = 0;
+	for (int i = 7; i >= 0; i--)
+		x = x << 8 | p[i];
+	*v = x;
+	return true;
+}
+
+static void emit(struct unwind_out *out, FunctionID fn)
+{
+	if (fn == 0 && out->n && out->frames[out->n - 1] == 0)
+		return; /* one [native] per run */
+	if (out->n == out->cap) {
+		out->verdict = UNWIND_TRUNCATED;
+		return;
+	}
+	out->frames[out->n++] = fn;
+}
+
+struct frame {
+	uint64_t ip, sp, fp;
+};
+
+/* The caller of a frame stopped inside an epilog: run the rest of it. */
+static bool step_epilog(const struct stack_copy *s, const struct code_body *b, struct frame *f)
+{
+	uint8_t code[EPILOG_BYTES];
+	uint64_t left = b->end - f->ip;
+	size_t len = left < sizeof code ? (size_t)left : sizeof code;
+	struct x64_epilog e;
+	if (!len || codemap_read(f->ip, code, len) != 0 || !x64_decode_epilog(code, len, &e))
+		return false;
+	uint64_t sp = f->sp, fp = f->fp;
+	for (uint8_t i = 0; i < e.nops; i++) {
+		switch (e.op[i].kind) {
+		case X64_ADD_RSP:
+			sp += (uint64_t)(int64_t)e.op[i].imm;
+			break;
+		case X64_LEA_RSP_FP:
+			sp = fp + (uint64_t)(int64_t)e.op[i].imm;
+			break;
+		case X64_MOV_RSP_FP:
+			sp = fp;
+			break;
+		case X64_POP_FP:
+			if (!read_word(s, sp, &fp))
+				return false;
+			sp += 8;
+			break;
+		case X64_POP_OTHER:
+			sp += 8;
+			break;
+		default: /* ret, or a tail call: the return address is at sp */
+			if (!read_word(s, sp, &f->ip))
+				return false;
+			f->sp = sp + 8;
+			f->fp = fp;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The caller of a managed frame from its body's prolog: where the frame
+ * started (from rbp when the body set it, else from rsp), the return
+ * address there, the caller's rbp where the prolog saved it.  An OSR body
+ * sits on its method's Tier0 frame, whose caller is the real one. */
+static bool step_managed(const struct stack_copy *s, const struct code_body *b, bool interrupted, struct frame *f)
+{
+	uint64_t off = f->ip - b->start;
+	const struct x64_frame_state *body = &b->prolog.step[b->prolog.nsteps - 1];
+	if (!interrupted && off < body->end)
+		return false; /* a call inside a prolog: not a shape the JIT writes */
+	const struct x64_frame_state *st = x64_prolog_state_at(&b->prolog, (uint32_t)off);
+	uint64_t entry = st->fp_set ? f->fp - (uint64_t)(int64_t)st->fp : f->sp - (uint64_t)(int64_t)st->sp;
+	uint64_t caller_fp = f->fp;
+	if (st->fp_saved && !read_word(s, entry + (uint64_t)(int64_t)st->fp_slot, &caller_fp))
+		return false;
+	if (b->prolog.osr) {
+		/* entry holds the stale return address of the Tier0 code's call
+		 * to the patchpoint helper: it names the Tier0 body */
+		uint64_t stale;
+		if (!read_word(s, entry, &stale))
+			return false;
+		struct code_at t0 = codemap_at(stale - 1, false);
+		if (t0.fn != b->fn || !t0.body || !t0.body->decoded || t0.body->prolog.osr)
+			return false;
+		const struct x64_frame_state *t0s = &t0.body->prolog.step[t0.body->prolog.nsteps - 1];
+		if (!t0s->fp_saved)
+			return false;
+		uint64_t t0_entry = entry + 8 - (uint64_t)(int64_t)t0s->sp;
+		if (!read_word(s, t0_entry + (uint64_t)(int64_t)t0s->fp_slot, &caller_fp))
+			return false;
+		entry = t0_entry;
+	}
+	if (!read_word(s, entry, &f->ip))
+		return false;
+	f->sp = entry + 8;
+	f->fp = caller_fp;
+	return true;
+}
+
+/* A native frame: by its module's unwind rule where it has one (exact,
+ * frame pointer or not); else, for an interrupted leaf called straight
+ * from managed code with nothing pushed yet, the return address at the
+ * stack pointer; else its frame pointer. */
+static bool step_native(const struct stack_copy *s, const struct code_at *at, bool interrupted, struct frame *f,
+			bool *guessed)
+{
+	*guessed = false;
+	if (at->native_known) {
+		uint64_t cfa = (at->rule.cfa_reg == EH_REG_RSP ? f->sp : f->fp) + (uint64_t)(int64_t)at->rule.cfa_off;
+		uint64_t ret, fp = f->fp;
+		if (!read_word(s, cfa + (uint64_t)(int64_t)at->rule.ra_off, &ret))
+			return false;
+		if (at->rule.rbp_saved && !read_word(s, cfa + (uint64_t)(int64_t)at->rule.rbp_off, &fp))
+			return false;
+		f->ip = ret;
+		f->sp = cfa;
+		f->fp = fp;
+		return true;
+	}
+	*guessed = true;
+	if (interrupted) {
+		uint64_t ret;
+		if (read_word(s, f->sp, &ret) && ret > 8) {
+			struct code_at caller = codemap_at(ret - 1, false);
+			uint8_t before[8];
+			if (caller.fn && caller.body && codemap_read(ret - sizeof before, before, sizeof before) == 0 &&
+			    x64_follows_call(before + sizeof before - 1, sizeof before)) {
+				f->ip = ret;
+				f->sp += 8;
+				return true;
+			}
+		}
+	}
+	if (f->fp < f->sp || (f->fp & 7))
+		return false;
+	uint64_t next_fp, ret;
+	if (!read_word(s, f->fp, &next_fp) || !read_word(s, f->fp + 8, &ret))
+		return false;
+	f->sp = f->fp + 16;
+	f->fp = next_fp;
+	f->ip = ret;
+	return true;
+}
+
+void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const struct stack_copy *s,
+		  struct unwind_out *out)
+{
+	out->n = 0;
+	out->verdict = UNWIND_EXACT;
+	out->first_managed_sp = 0;
+	struct frame f = {r->ip, r->sp, r->fp};
+	bool interrupted = leaf_interrupted;
+	for (;;) {
+		/* a return address points after its call: name the call */
+		struct code_at at = codemap_at(interrupted ? f.ip : f.ip - 1, interrupted);
+		emit(out, at.fn);
+		if (out->verdict == UNWIND_TRUNCATED)
+			return;
+		struct frame next = f;
+		bool ok;
+		if (at.fn) {
+			if (!out->first_managed_sp)
+				out->first_managed_sp = f.sp;
+			if (!at.body || !at.body->decoded)
+				ok = false;
+			else if (interrupted && at.epilog)
+				ok = step_epilog(s, at.body, &next);
+			else
+				ok = step_managed(s, at.body, interrupted, &next);
+		} else {
+			bool guessed;
+			ok = step_native(s, &at, interrupted, &next, &guessed);
+			if (ok && guessed && out->verdict == UNWIND_EXACT)
+				out->verdict = UNWIND_NATIVE;
+		}
+		if (!ok) {
+			/* native frames whose frame pointers end (the outermost
+			 * frame's is 0) are the root, as the runtime reports it:
+			 * one native frame; a managed frame that cannot be placed
+			 * leaves the walk incomplete */
+			if (at.fn)
+				out->verdict = UNWIND_BROKEN;
+			return;
+		}
+		if (next.ip == 0)
+			return; /* the outermost frame */
+		if (next.sp <= f.sp) {
+			out->verdict = UNWIND_BROKEN;
+			return;
+		}
+		if (next.sp >= s->base + s->len) {
+			emit(out, codemap_at(next.ip - 1, false).fn);
+			out->verdict = UNWIND_TRUNCATED;
+			return;
+		}
+		f = next;
+		interrupted = false;
+	}
+}

@@ -1,0 +1,45 @@
+/* Unwinding a thread's stack from a copy of it, as the runtime's own
+ * unwinder would report its frames: managed frames by their bodies'
+ * decoded prologs and epilogs (frame-pointer, frameless and OSR bodies
+ * alike, at any instruction), native frames by their frame pointers.
+ * Works on a copy taken in a signal handler or during a suspension, after
+ * the thread has moved on; code is read without faulting.  Sampler thread
+ * only (it names code through codemap). */
+#ifndef CLRSCOPE_AGENT_UNWIND_H
+#define CLRSCOPE_AGENT_UNWIND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "agent.h"
+
+struct unwind_regs {
+	uint64_t ip, sp, fp;
+};
+
+struct stack_copy {
+	uint64_t base;        /* the address of bytes[0] (the stack pointer then) */
+	uint32_t len;
+	const uint8_t *bytes;
+};
+
+enum unwind_verdict {
+	UNWIND_EXACT,     /* every frame placed by its code's own layout, up to the root */
+	UNWIND_NATIVE,    /* native frames between managed ones followed by frame pointers */
+	UNWIND_BROKEN,    /* stopped before the root: a frame it could not place */
+	UNWIND_TRUNCATED, /* the copy or the frame buffer ended first */
+};
+
+struct unwind_out {
+	FunctionID *frames; /* innermost first; one 0 per run of native frames */
+	uint32_t n, cap;
+	enum unwind_verdict verdict;
+	uint64_t first_managed_sp; /* the stack pointer in the innermost managed frame (0: none) */
+};
+
+/* Unwinds from r (the interrupted instruction when leaf_interrupted, else
+ * a frame already at a call) over the copy. */
+void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const struct stack_copy *s,
+		  struct unwind_out *out) AGENT_HIDDEN;
+
+#endif

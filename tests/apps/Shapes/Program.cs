@@ -1,0 +1,257 @@
+// Shapes SHAPE SECONDS
+//
+// Keeps the main thread busy for SECONDS of wall time in one stack shape whose
+// frames are known, so that a profiler's stacks can be checked frame by frame.
+// Every shape starts in a driver loop called once (Main -> Shape.Run), which the
+// runtime turns into on-stack-replacement code; below it:
+//   osr        Run -> Step -> Spin            (Step is frameless at tier 1)
+//   frameless  Run -> Mix                     (Mix: a tiny leaf without a frame)
+//   funclet    Run -> Catcher -> Spin, from inside a catch block
+//   recursion  Run -> Recurse x300 -> Spin
+//   generic    Run -> Box<Item>.Apply<long> -> lambda -> Spin
+//   pinvoke    Run -> libc qsort -> Compare (a managed callback) -> Spin
+// Spin is a busy loop: nearly all samples land there (or in Mix).
+//
+// stdout: "tid <OS thread id>", then "done <rounds>".
+using System.Diagnostics;
+using System.Globalization;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+
+namespace Clrscope.TestApps;
+
+internal static unsafe class Program
+{
+    public static double Sink;
+
+    private static int Main(string[] args)
+    {
+        if (args.Length != 2
+            || !double.TryParse(args[1], NumberStyles.Float, CultureInfo.InvariantCulture, out double seconds))
+        {
+            Console.Error.WriteLine("usage: Shapes osr|frameless|funclet|recursion|generic|pinvoke SECONDS");
+            return 2;
+        }
+        Console.Out.WriteLine("tid " + gettid().ToString(CultureInfo.InvariantCulture));
+        Console.Out.Flush();
+        long deadline = Stopwatch.GetTimestamp() + (long)(seconds * Stopwatch.Frequency);
+        long rounds = args[0] switch
+        {
+            "osr" => Osr.Run(deadline),
+            "frameless" => Frameless.Run(deadline),
+            "funclet" => Funclet.Run(deadline),
+            "recursion" => Recursion.Run(deadline),
+            "generic" => Generic.Run(deadline),
+            "pinvoke" => PInvoke.Run(deadline),
+            _ => -1,
+        };
+        if (rounds < 0)
+        {
+            Console.Error.WriteLine("unknown shape " + args[0]);
+            return 2;
+        }
+        Console.Out.WriteLine("done " + rounds.ToString(CultureInfo.InvariantCulture));
+        return 0;
+    }
+
+    [DllImport("libc", EntryPoint = "gettid")]
+    private static extern int gettid();
+
+    // About 50 microseconds of arithmetic with no call in it.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void Spin()
+    {
+        uint x = 2463534242u;
+        double d = Sink;
+        for (int i = 0; i < 10000; i++)
+        {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            d = d * 0.999999 + (x & 0xFF) * 1e-3;
+        }
+        Sink = d + x;
+    }
+
+    internal static class Osr
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long Run(long deadline)
+        {
+            long rounds = 0;
+            do
+            {
+                for (int k = 0; k < 64; k++)
+                    Step();
+                rounds += 64;
+            }
+            while (Stopwatch.GetTimestamp() < deadline);
+            return rounds;
+        }
+
+        // One call, no loop: the JIT gives it no frame pointer at tier 1.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Step() => Spin();
+    }
+
+    internal static class Frameless
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long Run(long deadline)
+        {
+            long rounds = 0;
+            uint x = 1;
+            do
+            {
+                for (int k = 0; k < 100000; k++)
+                    x = Mix(x);
+                rounds++;
+            }
+            while (Stopwatch.GetTimestamp() < deadline);
+            Sink = x;
+            return rounds;
+        }
+
+        // A leaf with no loop and no call: no frame at all.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static uint Mix(uint x)
+        {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x = x * 2654435761u + 0x9E3779B9u;
+            x ^= x >> 15;
+            return x * 2246822519u;
+        }
+    }
+
+    internal static class Funclet
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long Run(long deadline)
+        {
+            long rounds = 0;
+            do
+            {
+                rounds += Catcher();
+            }
+            while (Stopwatch.GetTimestamp() < deadline);
+            return rounds;
+        }
+
+        // The work is done inside the catch block: a funclet of Catcher.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long Catcher()
+        {
+            try
+            {
+                throw new InvalidOperationException("shape");
+            }
+            catch (InvalidOperationException)
+            {
+                for (int k = 0; k < 2000; k++)
+                    Spin();
+                return 2000;
+            }
+        }
+    }
+
+    internal static class Recursion
+    {
+        public const int Depth = 300;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long Run(long deadline)
+        {
+            long rounds = 0;
+            do
+            {
+                rounds += Recurse(Depth);
+            }
+            while (Stopwatch.GetTimestamp() < deadline);
+            return rounds;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long Recurse(int depth)
+        {
+            if (depth > 1)
+                return Recurse(depth - 1) + 1;
+            for (int k = 0; k < 200; k++)
+                Spin();
+            return 1;
+        }
+    }
+
+    internal struct Item
+    {
+        public long Value;
+    }
+
+    internal sealed class Box<T>
+    {
+        public T? Content;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public long Apply<TResult>(Func<T?, TResult> f, int times)
+        {
+            long n = 0;
+            for (int k = 0; k < times; k++)
+            {
+                f(Content);
+                n++;
+            }
+            return n;
+        }
+    }
+
+    internal static class Generic
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long Run(long deadline)
+        {
+            var box = new Box<Item> { Content = new Item { Value = 7 } };
+            Func<Item, long> work = item =>
+            {
+                Spin();
+                return item.Value;
+            };
+            long rounds = 0;
+            do
+            {
+                rounds += box.Apply(work, 64);
+            }
+            while (Stopwatch.GetTimestamp() < deadline);
+            return rounds;
+        }
+    }
+
+    internal static class PInvoke
+    {
+        [DllImport("libc", EntryPoint = "qsort")]
+        private static extern void qsort(int* items, nint count, nint size, delegate* unmanaged<int*, int*, int> compare);
+
+        [UnmanagedCallersOnly]
+        private static int Compare(int* a, int* b)
+        {
+            Spin();
+            return *a < *b ? -1 : *a > *b ? 1 : 0;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long Run(long deadline)
+        {
+            int* items = stackalloc int[16];
+            long rounds = 0;
+            do
+            {
+                for (int i = 0; i < 16; i++)
+                    items[i] = (i * 7919) % 16;
+                qsort(items, 16, sizeof(int), &Compare);
+                rounds++;
+            }
+            while (Stopwatch.GetTimestamp() < deadline);
+            return rounds;
+        }
+    }
+}

@@ -1,0 +1,102 @@
+# Exact stacks: on programs of known shape, every sampler's samples of the
+# busy thread carry the frames the runtime's own unwinder reports, root
+# first, none lost and none invented: an OSR'd driver loop, a frameless
+# caller and a frameless leaf, a catch funclet (attributed to its method),
+# recursion 300 deep, a generic method calling a lambda, and a P/Invoke
+# calling back into managed code.  The validation dial repeats fast walks
+# exactly and finds them equal, and time splits keep their true ratio.
+source "$CLRSCOPE_TESTLIB"
+
+# shape -> the expected chain below Main (each sample must follow it from
+# the root for as long as it goes; frames outside it, such as the runtime's
+# throw machinery, may end a sample, but an expected frame out of place
+# means one was lost)
+declare -A chain=(
+	[osr]="Osr.Run Osr.Step Spin"
+	[frameless]="Frameless.Run Frameless.Mix"
+	[funclet]="Funclet.Run Funclet.Catcher Spin"
+	[recursion]="Recursion.Run $(printf 'Recursion.Recurse %.0s' $(seq 300))Spin"
+	[generic]="Generic.Run Box\`1.Apply Generic+<>c.<Run>b__0_0 Spin"
+	[pinvoke]="PInvoke.Run [native] PInvoke.Compare Spin"
+)
+
+# exact_share FOLDED CHAIN: the share of samples that follow the chain, and
+# of those how many reach its end (printed as "share deep")
+exact_share() {
+	python3 - "$1" "$2" <<'PY'
+import sys
+want = ["Main"] + sys.argv[2].split()
+names = set(want) - {"[native]"}  # native code may end any sample
+good = total = deep = 0
+for line in open(sys.argv[1]):
+    stack, n = line.rsplit(" ", 1)
+    n = int(n)
+    frames = [f.replace("Clrscope.TestApps.Program.", "").replace("Clrscope.TestApps.Program+", "")
+              for f in stack.split(";")]
+    if frames and frames[0].startswith("pid_"):
+        frames = frames[1:]
+    if frames and frames[0] == "[native]":
+        frames = frames[1:]   # the thread's native root
+    total += n
+    ok = len(frames) > 0
+    for i, f in enumerate(frames):
+        if i < len(want) and f == want[i]:
+            continue
+        # a callee outside the chain may end the sample; an expected name
+        # out of place (or anything after the chain's end) may not
+        ok = f not in names and (i < len(want) or f == "[native]") and all(g not in names for g in frames[i:])
+        break
+    good += n if ok else 0
+    deep += n if ok and frames[:len(want)] == want else 0
+print(good / max(total, 1), deep / max(total, 1), total)
+PY
+}
+
+for sampler in mixed signal suspend; do
+	for shape in osr frameless funclet recursion generic pinvoke; do
+		s="$WORK/$shape-$sampler"
+		expect_status 0 "$shape under --sampler $sampler" -- \
+			clrscope record -o "$s" --rate 1000 --validate 20 --sampler "$sampler" -- dotnet "$(app Shapes)" "$shape" 2
+		tid=$(awk '/^tid/{print $2}' "$WORK/out")
+		clrscope report --format collapsed --thread "$tid" "$s" >"$WORK/folded"
+		read -r share deep total < <(exact_share "$WORK/folded" "${chain[$shape]}")
+		check "x >= 0.97" "$shape/$sampler: samples carry exactly the expected frames" x="$share"
+		# the suspending sampler stops threads where they can stop (safe
+		# points: never in a frameless leaf, mostly at the P/Invoke's
+		# transition), and its suspensions are limited to a tenth of the time
+		if [[ $sampler == suspend ]]; then
+			check "t > 100" "$shape/$sampler: the busy thread was sampled" t="$total"
+		else
+			check "t > 300" "$shape/$sampler: the busy thread was sampled" t="$total"
+			check "x >= 0.85" "$shape/$sampler: most samples reach the busy leaf" x="$deep"
+		fi
+		if [[ $sampler == mixed ]]; then
+			clrscope report --format json "$s" >"$WORK/r.json"
+			checks=$(json "d['processes'][0]['agent']['stack_checks']" "$WORK/r.json")
+			bad=$(json "d['processes'][0]['agent']['stack_mismatches']" "$WORK/r.json")
+			check "c >= 10" "$shape: the validation dial repeated fast walks exactly" c="$checks"
+			check "m < 0.01 * c" "$shape: fast walks equal the runtime's walks (under 1% differ)" m="$bad" c="$checks"
+		fi
+	done
+done
+
+# time splits: CpuRatio's callers of one callee, 3:1, within 10% for each sampler
+for sampler in mixed signal suspend; do
+	expect_status 0 "CpuRatio under --sampler $sampler" -- \
+		clrscope record -o "$WORK/ratio-$sampler" --rate 1000 --sampler "$sampler" -- dotnet "$(app CpuRatio)" 3
+	clrscope report --format json "$WORK/ratio-$sampler" >"$WORK/r.json"
+	p='d["processes"][0]'
+	heavy=$(json "[f['total'] for f in $p['functions'] if f['name'].endswith('Worker.Heavy')][0]" "$WORK/r.json")
+	light=$(json "[f['total'] for f in $p['functions'] if f['name'].endswith('Worker.Light')][0]" "$WORK/r.json")
+	main=$(json "[f['total'] for f in $p['functions'] if f['name'].endswith('Program.Main')][0]" "$WORK/r.json")
+	check "abs(h / max(l, 1) - 3.0) <= 0.3" "$sampler: Heavy:Light is 3:1 within 10%" h="$heavy" l="$light"
+	check "m >= 0.97 * (h + l)" "$sampler: Main is above every sample of Heavy and Light" m="$main" h="$heavy" l="$light"
+done
+
+# the dial: off, and bad values refused
+expect_status 2 "--validate refuses a negative count" -- clrscope record --validate -1 -- true
+expect_status 0 "--validate 0 turns the checks off" -- \
+	clrscope record -o "$WORK/off" --rate 500 --validate 0 -- dotnet "$(app CpuRatio)" 1
+clrscope report --format json "$WORK/off" >"$WORK/r.json"
+check "c == 0" "no checks with validate=0" c="$(json "d['processes'][0]['agent']['stack_checks']" "$WORK/r.json")"
+finish
