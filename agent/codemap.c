@@ -1,5 +1,7 @@
 #include "codemap.h"
 
+#include "r2r.h"
+
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #define PROLOG_BYTES 96  /* the longest prolog the JIT writes is far shorter */
 #define EPILOG_BYTES 48
 #define MODULES 1024
+#define IMAGES 512 /* managed modules whose ReadyToRun tables are known */
 #define MODULE_REFRESH_NS 200000000ull /* an unknown address rescans the modules at most this often */
 
 enum { IP_KNOWN = 1, IP_EPILOG_CHECKED = 2, IP_EPILOG = 4 };
@@ -23,6 +26,7 @@ struct ip_entry {
 	FunctionID fn;
 	int32_t body; /* index in bodies, -1: unknown */
 	uint32_t flags;
+	bool in_module;
 	bool native_known;
 	struct eh_rule rule;
 };
@@ -32,8 +36,15 @@ struct module {
 	uint64_t lo, hi, eh_hdr;
 };
 
+struct image {
+	ModuleID module;
+	struct r2r_image r2r;
+};
+
 static struct {
 	struct ip_entry *ips;
+	struct image *images;
+	uint32_t nimages;
 	struct code_body *bodies;
 	bool dirty;
 	pid_t pid;
@@ -50,8 +61,10 @@ int codemap_init(void)
 		m.bodies = calloc(BODIES, sizeof *m.bodies);
 	if (!m.modules)
 		m.modules = calloc(MODULES, sizeof *m.modules);
+	if (!m.images)
+		m.images = calloc(IMAGES, sizeof *m.images);
 	m.pid = getpid();
-	return m.ips && m.bodies && m.modules ? 0 : -1;
+	return m.ips && m.bodies && m.modules && m.images ? 0 : -1;
 }
 
 /* Only what was used is cleared: the rest is still calloc's untouched
@@ -65,6 +78,7 @@ void codemap_forget(void)
 	m.dirty = false;
 	m.nmodules = 0;
 	m.modules_ns = 0;
+	m.nimages = 0;
 }
 
 int codemap_read(uint64_t addr, void *buf, size_t n)
@@ -78,8 +92,9 @@ static uint32_t hash(uint64_t v)
 	return (uint32_t)((v * 0x9E3779B97F4A7C15ull) >> 40);
 }
 
-/* The body that starts at start, asked of the runtime on first sight. */
-static int32_t body_at_start(uint64_t start, FunctionID fn)
+/* The body that starts at start, asked of the runtime on first sight
+ * (or, for ReadyToRun code, known to end at known_end). */
+static int32_t body_at_start(uint64_t start, FunctionID fn, uint64_t known_end)
 {
 	uint32_t h = hash(start);
 	for (uint32_t k = 0; k < BODY_PROBES; k++) {
@@ -89,10 +104,10 @@ static int32_t body_at_start(uint64_t start, FunctionID fn)
 			return (int32_t)j;
 		if (b->start)
 			continue;
-		COR_PRF_CODE_INFO info[4];
-		ULONG32 n = 0;
+		COR_PRF_CODE_INFO info[4] = {{start, known_end - start}};
+		ULONG32 n = 1;
 		ICorProfilerInfo10 *pi = g_agent.info;
-		if (FAILED(pi->vtbl->GetCodeInfo4(pi, (UINT_PTR)start, 4, &n, info)) || n == 0)
+		if (!known_end && (FAILED(pi->vtbl->GetCodeInfo4(pi, (UINT_PTR)start, 4, &n, info)) || n == 0))
 			return -1;
 		/* x64 bodies are one range; a split body is not one we unwind */
 		if (n != 1 || info[0].startAddress != start)
@@ -103,10 +118,56 @@ static int32_t body_at_start(uint64_t start, FunctionID fn)
 		uint8_t code[PROLOG_BYTES];
 		size_t len = info[0].size < sizeof code ? info[0].size : sizeof code;
 		b->decoded = codemap_read(start, code, len) == 0 && x64_decode_prolog(code, len, &b->prolog);
+		if (!b->decoded && len >= 8)
+			agent_debug("a prolog the unwinder does not know at %#lx: %02x %02x %02x %02x %02x %02x %02x %02x",
+				    (unsigned long)start, code[0], code[1], code[2], code[3], code[4], code[5], code[6],
+				    code[7]);
 		m.dirty = true;
 		return (int32_t)j;
 	}
 	return -1;
+}
+
+static int read_for_r2r(uint64_t addr, void *buf, uint32_t n)
+{
+	return codemap_read(addr, buf, n);
+}
+
+/* The ReadyToRun tables of fn's module, read on first sight. */
+static const struct r2r_image *image_of(FunctionID fn)
+{
+	ICorProfilerInfo10 *pi = g_agent.info;
+	ClassID cls;
+	ModuleID module = 0;
+	mdToken token;
+	if (FAILED(pi->vtbl->GetFunctionInfo(pi, fn, &cls, &module, &token)) || !module)
+		return NULL;
+	for (uint32_t i = 0; i < m.nimages; i++)
+		if (m.images[i].module == module)
+			return m.images[i].r2r.functions ? &m.images[i].r2r : NULL;
+	if (m.nimages == IMAGES)
+		return NULL;
+	LPCBYTE base = NULL;
+	ULONG len = 0;
+	AssemblyID assembly;
+	struct image *img = &m.images[m.nimages++];
+	img->module = module;
+	img->r2r.functions = 0;
+	m.dirty = true;
+	if (FAILED(pi->vtbl->GetModuleInfo(pi, module, &base, 0, &len, NULL, &assembly)) || !base ||
+	    !r2r_open((uint64_t)(uintptr_t)base, read_for_r2r, &img->r2r))
+		return NULL;
+	return &img->r2r;
+}
+
+static int32_t r2r_body(FunctionID fn, uint64_t ip)
+{
+	const struct r2r_image *img = image_of(fn);
+	uint64_t start, end;
+	if (!img || !r2r_range_of(img, ip, read_for_r2r, &start, &end))
+		return -1;
+	int32_t b = body_at_start(start, fn, end);
+	return b >= 0 && ip >= m.bodies[b].start && ip < m.bodies[b].end ? b : -1;
 }
 
 static int32_t body_containing(FunctionID fn, uint64_t ip)
@@ -121,15 +182,19 @@ static int32_t body_containing(FunctionID fn, uint64_t ip)
 	for (ULONG32 i = 0; i < n; i++) {
 		if (starts[i] > ip)
 			continue;
-		int32_t b = body_at_start(starts[i], fn);
+		int32_t b = body_at_start(starts[i], fn, 0);
 		if (b >= 0 && ip >= m.bodies[b].start && ip < m.bodies[b].end)
 			return b;
 	}
-	/* the entry point's body (ReadyToRun code is not a code version) */
+	/* ReadyToRun code: its image's table of code ranges (the runtime
+	 * reports such code's body only while it is the entry point) */
+	int32_t b = r2r_body(fn, ip);
+	if (b >= 0)
+		return b;
 	COR_PRF_CODE_INFO info[4];
 	ULONG32 ni = 0;
 	if (SUCCEEDED(pi->vtbl->GetCodeInfo2(pi, fn, 4, &ni, info)) && ni >= 1 && ip >= info[0].startAddress) {
-		int32_t b = body_at_start(info[0].startAddress, fn);
+		b = body_at_start(info[0].startAddress, fn, 0);
 		if (b >= 0 && ip >= m.bodies[b].start && ip < m.bodies[b].end)
 			return b;
 	}
@@ -204,6 +269,7 @@ static struct ip_entry resolve(uint64_t ip)
 		e.body = body_containing(e.fn, ip);
 	} else {
 		const struct module *mod = module_of(ip);
+		e.in_module = mod != NULL;
 		e.native_known = mod && eh_rule_at(mod->eh_hdr, ip, read_for_eh, &e.rule);
 	}
 	return e;
@@ -227,7 +293,8 @@ struct code_at codemap_at(uint64_t ip, bool check_epilog)
 		tmp = resolve(ip);
 		e = &tmp;
 	}
-	struct code_at at = {e->fn, e->body >= 0 ? &m.bodies[e->body] : NULL, false, e->native_known, e->rule};
+	struct code_at at = {e->fn, e->body >= 0 ? &m.bodies[e->body] : NULL, false, e->in_module, e->native_known,
+			     e->rule};
 	if (check_epilog && at.body) {
 		if (!(e->flags & IP_EPILOG_CHECKED))
 			e->flags |= IP_EPILOG_CHECKED | (in_epilog(ip, at.body) ? IP_EPILOG : 0);

@@ -25,6 +25,8 @@ struct code_at {
 	FunctionID fn;                /* 0: not managed code */
 	const struct code_body *body; /* NULL: the body is not known */
 	bool epilog;                  /* the instruction at the address starts or is inside an epilog */
+	bool in_module;               /* native code of a loaded module (else: code the runtime
+					 generated, such as stubs, which its unwinder does not report) */
 	bool native_known;            /* native code whose unwind rule is in rule */
 	struct eh_rule rule;
 };

@@ -100,7 +100,9 @@ static bool load(eh_read_fn *read, uint64_t addr, uint8_t *buf, uint32_t *n)
 struct regs_state {
 	uint8_t cfa_reg;
 	int64_t cfa_off;
-	int8_t rbp_how, ra_how; /* 0 unchanged, 1 saved at CFA+off, -1 not followed */
+	bool cfa_deref;
+	int64_t cfa_add;
+	int8_t rbp_how, ra_how; /* 0 unchanged, 1 saved at CFA+off, 2 undefined, -1 not followed */
 	int64_t rbp_off, ra_off;
 };
 
@@ -122,6 +124,42 @@ static void set_reg(struct regs_state *st, uint64_t reg, int8_t how, int64_t off
 		st->ra_how = how;
 		st->ra_off = off;
 	}
+}
+
+/* DW_CFA_def_cfa_expression: only "DW_OP_breg(rsp|rbp) off; DW_OP_deref;
+ * [DW_OP_plus_uconst k]" is followed (the CFA saved on a realigned stack);
+ * any other expression leaves the CFA unknown. */
+static void def_cfa_expression(struct cur *c, struct regs_state *st)
+{
+	uint64_t n = uleb(c);
+	const uint8_t *end = c->p + n;
+	st->cfa_reg = 0xFF;
+	if (n < 3 || end > c->end) {
+		c->p = end;
+		c->addr += n;
+		return;
+	}
+	struct cur e = {c->p, end, c->addr, false};
+	uint8_t op = u8(&e);
+	if (op == 0x70 + EH_REG_RSP || op == 0x70 + EH_REG_RBP) {
+		int64_t off = sleb(&e);
+		if (u8(&e) == 0x06) { /* deref */
+			int64_t add = 0;
+			bool ok = e.p == e.end;
+			if (!ok && u8(&e) == 0x23) { /* plus_uconst */
+				add = (int64_t)uleb(&e);
+				ok = e.p == e.end;
+			}
+			if (ok && !e.bad) {
+				st->cfa_reg = (uint8_t)(op - 0x70);
+				st->cfa_off = off;
+				st->cfa_deref = true;
+				st->cfa_add = add;
+			}
+		}
+	}
+	c->p = end;
+	c->addr += n;
 }
 
 /* Runs CFA instructions until the location passes pc (stop_at), or to the
@@ -153,7 +191,7 @@ static bool run(struct cur *c, const struct cie *cie, struct regs_state *st, con
 		case 0x05: reg = uleb(c); set_reg(st, reg, 1, (int64_t)uleb(c) * cie->data_align); continue;
 		case 0x06:
 		case 0x08: reg = uleb(c); set_reg(st, reg, 0, 0); continue; /* restore (approx.), same value */
-		case 0x07: reg = uleb(c); set_reg(st, reg, -1, 0); continue; /* undefined */
+		case 0x07: reg = uleb(c); set_reg(st, reg, 2, 0); continue; /* undefined */
 		case 0x09: reg = uleb(c); uleb(c); set_reg(st, reg, -1, 0); continue; /* in another register */
 		case 0x0A:
 			if (depth == STATE_STACK)
@@ -165,15 +203,15 @@ static bool run(struct cur *c, const struct cie *cie, struct regs_state *st, con
 				return false;
 			*st = stack[--depth];
 			continue;
-		case 0x0C: st->cfa_reg = (uint8_t)uleb(c); st->cfa_off = (int64_t)uleb(c); continue;
-		case 0x0D: st->cfa_reg = (uint8_t)uleb(c); continue;
-		case 0x0E: st->cfa_off = (int64_t)uleb(c); continue;
-		case 0x0F: { uint64_t n = uleb(c); c->p += n; c->addr += n; st->cfa_reg = 0xFF; continue; }
+		case 0x0C: st->cfa_reg = (uint8_t)uleb(c); st->cfa_off = (int64_t)uleb(c); st->cfa_deref = false; continue;
+		case 0x0D: st->cfa_reg = (uint8_t)uleb(c); st->cfa_deref = false; continue;
+		case 0x0E: st->cfa_off = (int64_t)uleb(c); st->cfa_deref = false; continue;
+		case 0x0F: def_cfa_expression(c, st); continue;
 		case 0x10:
 		case 0x16: { reg = uleb(c); uint64_t n = uleb(c); c->p += n; c->addr += n; set_reg(st, reg, -1, 0); continue; }
 		case 0x11: reg = uleb(c); set_reg(st, reg, 1, sleb(c) * cie->data_align); continue;
-		case 0x12: st->cfa_reg = (uint8_t)uleb(c); st->cfa_off = sleb(c) * cie->data_align; continue;
-		case 0x13: st->cfa_off = sleb(c) * cie->data_align; continue;
+		case 0x12: st->cfa_reg = (uint8_t)uleb(c); st->cfa_off = sleb(c) * cie->data_align; st->cfa_deref = false; continue;
+		case 0x13: st->cfa_off = sleb(c) * cie->data_align; st->cfa_deref = false; continue;
 		case 0x14: reg = uleb(c); uleb(c); set_reg(st, reg, -1, 0); continue;
 		case 0x15: reg = uleb(c); sleb(c); set_reg(st, reg, -1, 0); continue;
 		case 0x2E: uleb(c); continue; /* GNU_args_size */
@@ -311,7 +349,7 @@ bool eh_rule_at(uint64_t hdr, uint64_t pc, eh_read_fn *read, struct eh_rule *out
 		c.p += alen;
 		c.addr += alen;
 	}
-	struct regs_state st = {EH_REG_RSP, 8, 0, 1, 0, -8}, initial;
+	struct regs_state st = {.cfa_reg = EH_REG_RSP, .cfa_off = 8, .ra_how = 1, .ra_off = -8}, initial;
 	uint64_t loc = start;
 	struct cur ci = {cie.insns, cie.insns_end, cie.insns_addr, false};
 	if (!run(&ci, &cie, &st, &st, &loc, UINT64_MAX) || ci.bad)
@@ -320,9 +358,14 @@ bool eh_rule_at(uint64_t hdr, uint64_t pc, eh_read_fn *read, struct eh_rule *out
 	loc = start;
 	if (!run(&c, &cie, &st, &initial, &loc, pc) || c.bad)
 		return false;
-	if ((st.cfa_reg != EH_REG_RSP && st.cfa_reg != EH_REG_RBP) || st.ra_how != 1 || st.rbp_how < 0)
+	if (st.ra_how == 2) { /* by convention, the outermost frame (clone, _start) */
+		*out = (struct eh_rule){.outermost = true};
+		return true;
+	}
+	if ((st.cfa_reg != EH_REG_RSP && st.cfa_reg != EH_REG_RBP) || st.ra_how != 1 || st.rbp_how < 0 ||
+	    st.rbp_how == 2)
 		return false;
-	*out = (struct eh_rule){st.cfa_reg, (int32_t)st.cfa_off, st.rbp_how == 1, (int32_t)st.rbp_off,
-				(int32_t)st.ra_off};
+	*out = (struct eh_rule){st.cfa_reg, (int32_t)st.cfa_off, st.cfa_deref, (int32_t)st.cfa_add, st.rbp_how == 1,
+				(int32_t)st.rbp_off, (int32_t)st.ra_off, false};
 	return true;
 }

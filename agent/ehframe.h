@@ -19,9 +19,13 @@
 struct eh_rule {
 	uint8_t cfa_reg;   /* EH_REG_RSP or EH_REG_RBP */
 	int32_t cfa_off;   /* CFA = reg + cfa_off */
+	bool cfa_deref;    /* CFA = [reg + cfa_off] + cfa_add (a realigned stack that saved
+			      its entry stack pointer, as OpenSSL's AVX2 code does) */
+	int32_t cfa_add;
 	bool rbp_saved;    /* rbp was saved at CFA + rbp_off */
 	int32_t rbp_off;
 	int32_t ra_off;    /* the return address is at CFA + ra_off */
+	bool outermost;    /* the return address is undefined: the thread's first frame */
 };
 
 /* Reads n bytes at addr; 0 on success. */

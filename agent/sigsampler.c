@@ -290,9 +290,13 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 	for (uint32_t k = 0; k < out.n; k++)
 		managed |= out.frames[k] != 0;
 	if (!managed) {
-		if (g.stats.no_managed++ < 20)
-			agent_debug("no managed frame: ip %#lx sp %#lx fp %#lx len %u frames %u", (unsigned long)c->ip,
-				    (unsigned long)c->sp, (unsigned long)c->fp, c->len, out.n);
+		if (g.stats.no_managed++ < 20) {
+			struct code_at at = codemap_at(c->ip, true);
+			agent_debug("no managed frame: ip %#lx sp %#lx fp %#lx len %u frames %u (in module %d, rule %d: cfa %d%+d%s ra %+d)",
+				    (unsigned long)c->ip, (unsigned long)c->sp, (unsigned long)c->fp, c->len, out.n,
+				    at.in_module, at.native_known, at.rule.cfa_reg, at.rule.cfa_off,
+				    at.rule.cfa_deref ? " deref" : "", at.rule.ra_off);
+		}
 		return false;
 	}
 	switch (out.verdict) {

@@ -119,8 +119,17 @@ static bool step_native(const struct stack_copy *s, const struct code_at *at, bo
 			bool *guessed)
 {
 	*guessed = false;
+	if (at->native_known && at->rule.outermost) {
+		f->ip = 0; /* the thread's first frame: the walk is complete */
+		return true;
+	}
 	if (at->native_known) {
 		uint64_t cfa = (at->rule.cfa_reg == EH_REG_RSP ? f->sp : f->fp) + (uint64_t)(int64_t)at->rule.cfa_off;
+		if (at->rule.cfa_deref) {
+			if (!read_word(s, cfa, &cfa))
+				return false;
+			cfa += (uint64_t)(int64_t)at->rule.cfa_add;
+		}
 		uint64_t ret, fp = f->fp;
 		if (!read_word(s, cfa + (uint64_t)(int64_t)at->rule.ra_off, &ret))
 			return false;
@@ -167,7 +176,11 @@ void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const stru
 	for (;;) {
 		/* a return address points after its call: name the call */
 		struct code_at at = codemap_at(interrupted ? f.ip : f.ip - 1, interrupted);
-		emit(out, at.fn);
+		/* the runtime's unwinder reports no frame for its own stubs
+		 * (code outside every module), but one for the leaf or the
+		 * root, whatever runs there */
+		if (at.fn || at.in_module || interrupted)
+			emit(out, at.fn);
 		if (out->verdict == UNWIND_TRUNCATED)
 			return;
 		struct frame next = f;

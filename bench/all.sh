@@ -29,6 +29,8 @@ here=$(dirname "$0")
 section() { printf '\n== %s\n' "$*"; }
 section "overhead: bench/overhead.sh -n 9"
 "$here/overhead.sh" -n 9 "${build[@]}"
+section "server: bench/server.sh -n 5"
+"$here/server.sh" -n 5 "${build[@]}"
 section "suspension per sample: bench/suspension.sh -s 4 -b 1"
 "$here/suspension.sh" -s 4 -b 1 "${build[@]}"
 section "log bytes per sample: bench/logbytes.sh"

@@ -8,6 +8,7 @@ packages=(
 	clang libclang-rt-14-dev                # fuzzers and sanitizers
 	libncursesw5-dev libreadline-dev libinotifytools0-dev  # the terminal UI
 	mandoc tmux python3 binutils            # tests: man page lint, TUI driving, JSON checks, nm/readelf
+	wrk                                     # tests and benchmarks: load on a web app over the loopback
 	dpkg-dev                                # cpack -G DEB: dpkg-shlibdeps computes Depends
 )
 

@@ -93,6 +93,30 @@ for sampler in mixed signal suspend; do
 	check "m >= 0.97 * (h + l)" "$sampler: Main is above every sample of Heavy and Light" m="$main" h="$heavy" l="$light"
 done
 
+# a real web stack under load (ASP.NET Core, Kestrel, the thread pool,
+# async state machines, OpenSSL): the fast walks of its busy threads equal
+# the runtime's own walks
+port=$((20000 + RANDOM % 20000))
+"$CLRSCOPE_BIN" record -o "$WORK/web" --rate 1000 --validate 10 -- dotnet "$(app WebHash)" "$port" 8 \
+	>"$WORK/web.out" 2>"$WORK/web.err" &
+rec=$!
+CHILDREN+=($rec)
+if wait_line "$WORK/web.out" '^listening' 30; then
+	wrk -t2 -c16 -d4s "http://127.0.0.1:$port/hash?n=16" >"$WORK/wrk.out" 2>&1 || true
+	requests=$(awk '/requests in/ {print $1}' "$WORK/wrk.out")
+	check "r > 1000" "the web app served the load" r="${requests:-0}"
+else
+	fail "WebHash did not start: $(cat "$WORK/web.err")"
+fi
+rc=0
+wait "$rec" || rc=$?
+check "rc == 0" "the web app ran to its end under the profiler" rc="$rc"
+clrscope report --format json "$WORK/web" >"$WORK/r.json"
+checks=$(json "d['processes'][0]['agent']['stack_checks']" "$WORK/r.json")
+bad=$(json "d['processes'][0]['agent']['stack_mismatches']" "$WORK/r.json")
+check "c >= 50" "web app: the validation dial repeated fast walks exactly" c="$checks"
+check "m < 0.01 * c" "web app: fast walks equal the runtime's walks (under 1% differ)" m="$bad" c="$checks"
+
 # the dial: off, and bad values refused
 expect_status 2 "--validate refuses a negative count" -- clrscope record --validate -1 -- true
 expect_status 0 "--validate 0 turns the checks off" -- \
