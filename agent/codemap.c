@@ -3,6 +3,7 @@
 #include "r2r.h"
 
 #include <link.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -17,6 +18,8 @@
 #define EPILOG_BYTES 48
 #define MODULES 1024
 #define IMAGES 512 /* managed modules whose ReadyToRun tables are known */
+#define EXEC_REGIONS 8192
+#define EXEC_REFRESH_NS 100000000ull /* an address outside them rereads the maps at most this often */
 #define MODULE_REFRESH_NS 200000000ull /* an unknown address rescans the modules at most this often */
 
 enum { IP_KNOWN = 1, IP_EPILOG_CHECKED = 2, IP_EPILOG = 4 };
@@ -41,6 +44,11 @@ struct image {
 	struct r2r_image r2r;
 };
 
+/* A mapping of this process that holds code (executable), from /proc/self/maps. */
+struct exec_region {
+	uint64_t lo, hi;
+};
+
 static struct {
 	struct ip_entry *ips;
 	struct image *images;
@@ -51,6 +59,9 @@ static struct {
 	struct module *modules;
 	uint32_t nmodules;
 	uint64_t modules_ns;
+	struct exec_region *exec;
+	uint32_t nexec;
+	uint64_t exec_ns;
 } m;
 
 int codemap_init(void)
@@ -63,8 +74,10 @@ int codemap_init(void)
 		m.modules = calloc(MODULES, sizeof *m.modules);
 	if (!m.images)
 		m.images = calloc(IMAGES, sizeof *m.images);
+	if (!m.exec)
+		m.exec = calloc(EXEC_REGIONS, sizeof *m.exec);
 	m.pid = getpid();
-	return m.ips && m.bodies && m.modules && m.images ? 0 : -1;
+	return m.ips && m.bodies && m.modules && m.images && m.exec ? 0 : -1;
 }
 
 /* Only what was used is cleared: the rest is still calloc's untouched
@@ -79,6 +92,8 @@ void codemap_forget(void)
 	m.nmodules = 0;
 	m.modules_ns = 0;
 	m.nimages = 0;
+	m.nexec = 0;
+	m.exec_ns = 0;
 }
 
 int codemap_read(uint64_t addr, void *buf, size_t n)
@@ -248,16 +263,55 @@ static bool in_epilog(uint64_t ip, const struct code_body *b)
 	return len && codemap_read(ip, code, len) == 0 && x64_decode_epilog(code, len, &e);
 }
 
-/* Where user-space code can be (x86-64, 4-level page tables): a word read
- * off a stack may be anything, and only such addresses go to the runtime. */
-#define USER_CODE_MIN 0x10000ull
-#define USER_CODE_END (1ull << 47)
+static void read_exec_regions(void)
+{
+	m.nexec = 0;
+	FILE *f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return;
+	char line[512];
+	while (m.nexec < EXEC_REGIONS && fgets(line, sizeof line, f)) {
+		unsigned long lo, hi;
+		char perms[8];
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 && perms[2] == 'x')
+			m.exec[m.nexec++] = (struct exec_region){lo, hi};
+	}
+	fclose(f);
+}
+
+static bool in_exec_regions(uint64_t ip)
+{
+	uint32_t lo = 0, hi = m.nexec; /* the maps list is sorted by address */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (m.exec[mid].hi <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m.nexec && ip >= m.exec[lo].lo;
+}
+
+/* Whether ip is inside an executable mapping.  The runtime's lookup of an
+ * address in memory it reserved for code but never committed faults, and
+ * a word read off a stack may be anything: only code addresses are asked
+ * about. */
+static bool executable(uint64_t ip)
+{
+	if (in_exec_regions(ip))
+		return true;
+	uint64_t now = agent_mono_ns();
+	if (m.exec_ns && now - m.exec_ns < EXEC_REFRESH_NS)
+		return false;
+	m.exec_ns = now;
+	read_exec_regions();
+	m.dirty = true;
+	return in_exec_regions(ip);
+}
 
 static struct ip_entry resolve(uint64_t ip)
 {
 	struct ip_entry e = {ip, 0, -1, IP_KNOWN};
-	if (ip < USER_CODE_MIN || ip >= USER_CODE_END)
-		return e;
 	ICorProfilerInfo10 *pi = g_agent.info;
 	if (FAILED(pi->vtbl->GetFunctionFromIP(pi, (LPCBYTE)ip, &e.fn)))
 		e.fn = 0;
@@ -277,6 +331,9 @@ static struct ip_entry resolve(uint64_t ip)
 
 struct code_at codemap_at(uint64_t ip, bool check_epilog)
 {
+	/* not kept when not code: the address may be code a moment later */
+	if (!executable(ip))
+		return (struct code_at){0};
 	struct ip_entry *e = NULL, tmp;
 	uint32_t h = hash(ip);
 	for (uint32_t k = 0; k < IP_PROBES && !e; k++) {
@@ -293,8 +350,8 @@ struct code_at codemap_at(uint64_t ip, bool check_epilog)
 		tmp = resolve(ip);
 		e = &tmp;
 	}
-	struct code_at at = {e->fn, e->body >= 0 ? &m.bodies[e->body] : NULL, false, e->in_module, e->native_known,
-			     e->rule};
+	struct code_at at = {true, e->fn, e->body >= 0 ? &m.bodies[e->body] : NULL, false, e->in_module,
+			     e->native_known, e->rule};
 	if (check_epilog && at.body) {
 		if (!(e->flags & IP_EPILOG_CHECKED))
 			e->flags |= IP_EPILOG_CHECKED | (in_epilog(ip, at.body) ? IP_EPILOG : 0);

@@ -22,6 +22,7 @@ struct code_body {
 };
 
 struct code_at {
+	bool code;                    /* in an executable mapping at all */
 	FunctionID fn;                /* 0: not managed code */
 	const struct code_body *body; /* NULL: the body is not known */
 	bool epilog;                  /* the instruction at the address starts or is inside an epilog */

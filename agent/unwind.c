@@ -172,10 +172,18 @@ void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const stru
 	out->verdict = UNWIND_EXACT;
 	out->first_managed_sp = 0;
 	struct frame f = {r->ip, r->sp, r->fp};
-	bool interrupted = leaf_interrupted;
+	bool interrupted = leaf_interrupted, caller_managed = false;
 	for (;;) {
 		/* a return address points after its call: name the call */
 		struct code_at at = codemap_at(interrupted ? f.ip : f.ip - 1, interrupted);
+		if (!at.code && !interrupted) {
+			/* a return address outside all code: a managed frame was
+			 * placed wrongly, or native frames ended (the root) */
+			if (caller_managed)
+				out->verdict = UNWIND_BROKEN;
+			return;
+		}
+		caller_managed = at.fn != 0;
 		/* the runtime's unwinder reports no frame for its own stubs
 		 * (code outside every module), but one for the leaf or the
 		 * root, whatever runs there */
