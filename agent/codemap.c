@@ -19,7 +19,7 @@
 #define MODULES 1024
 #define IMAGES 512 /* managed modules whose ReadyToRun tables are known */
 #define EXEC_REGIONS 8192
-#define EXEC_REFRESH_NS 100000000ull /* an address outside them rereads the maps at most this often */
+#define EXEC_REFRESH_NS 100000000ull /* a return address outside them rereads the maps at most this often */
 #define MODULE_REFRESH_NS 200000000ull /* an unknown address rescans the modules at most this often */
 
 enum { IP_KNOWN = 1, IP_EPILOG_CHECKED = 2, IP_EPILOG = 4 };
@@ -292,21 +292,25 @@ static bool in_exec_regions(uint64_t ip)
 	return lo < m.nexec && ip >= m.exec[lo].lo;
 }
 
-/* Whether ip is inside an executable mapping.  The runtime's lookup of an
- * address in memory it reserved for code but never committed faults, and
- * a word read off a stack may be anything: only code addresses are asked
- * about. */
-static bool executable(uint64_t ip)
+/* Whether ip is inside an executable mapping (1), not (0), or cannot be
+ * told now (-1: not in the maps as last read, and they were read too
+ * recently to read again: new code regions appear as the runtime grows its
+ * code heap).  The runtime's lookup of an address in memory it reserved
+ * for code but never committed faults, and a word read off a stack may be
+ * anything: only code addresses are asked about. */
+static int executable(uint64_t ip, bool executed)
 {
 	if (in_exec_regions(ip))
-		return true;
+		return 1;
 	uint64_t now = agent_mono_ns();
-	if (m.exec_ns && now - m.exec_ns < EXEC_REFRESH_NS)
-		return false;
+	/* an instruction a thread was running is code: the maps are behind,
+	 * read them again now (new code regions are rare) */
+	if (!executed && m.exec_ns && now - m.exec_ns < EXEC_REFRESH_NS)
+		return -1;
 	m.exec_ns = now;
 	read_exec_regions();
 	m.dirty = true;
-	return in_exec_regions(ip);
+	return in_exec_regions(ip) ? 1 : 0;
 }
 
 static struct ip_entry resolve(uint64_t ip)
@@ -332,8 +336,9 @@ static struct ip_entry resolve(uint64_t ip)
 struct code_at codemap_at(uint64_t ip, bool check_epilog)
 {
 	/* not kept when not code: the address may be code a moment later */
-	if (!executable(ip))
-		return (struct code_at){0};
+	int exec = executable(ip, check_epilog);
+	if (exec <= 0)
+		return (struct code_at){.unknown = exec < 0};
 	struct ip_entry *e = NULL, tmp;
 	uint32_t h = hash(ip);
 	for (uint32_t k = 0; k < IP_PROBES && !e; k++) {
@@ -350,7 +355,7 @@ struct code_at codemap_at(uint64_t ip, bool check_epilog)
 		tmp = resolve(ip);
 		e = &tmp;
 	}
-	struct code_at at = {true, e->fn, e->body >= 0 ? &m.bodies[e->body] : NULL, false, e->in_module,
+	struct code_at at = {true, false, e->fn, e->body >= 0 ? &m.bodies[e->body] : NULL, false, e->in_module,
 			     e->native_known, e->rule};
 	if (check_epilog && at.body) {
 		if (!(e->flags & IP_EPILOG_CHECKED))

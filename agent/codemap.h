@@ -23,6 +23,7 @@ struct code_body {
 
 struct code_at {
 	bool code;                    /* in an executable mapping at all */
+	bool unknown;                 /* not code as far as the maps read last say, but they may be behind */
 	FunctionID fn;                /* 0: not managed code */
 	const struct code_body *body; /* NULL: the body is not known */
 	bool epilog;                  /* the instruction at the address starts or is inside an epilog */
@@ -37,7 +38,8 @@ int codemap_init(void) AGENT_HIDDEN;
  * attach). */
 void codemap_forget(void) AGENT_HIDDEN;
 /* What is at ip; check_epilog asks whether ip is inside an epilog (only
- * meaningful for an interrupted instruction, not a return address). */
+ * meaningful for an interrupted instruction, not a return address, and
+ * taken to mean that a thread was running it: code for certain). */
 struct code_at codemap_at(uint64_t ip, bool check_epilog) AGENT_HIDDEN;
 /* Reads n bytes of this process at addr without faulting (0 or -1). */
 int codemap_read(uint64_t addr, void *buf, size_t n) AGENT_HIDDEN;

@@ -176,10 +176,11 @@ void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const stru
 	for (;;) {
 		/* a return address points after its call: name the call */
 		struct code_at at = codemap_at(interrupted ? f.ip : f.ip - 1, interrupted);
-		if (!at.code && !interrupted) {
+		if (!at.code && (!interrupted || at.unknown)) {
 			/* a return address outside all code: a managed frame was
-			 * placed wrongly, or native frames ended (the root) */
-			if (caller_managed)
+			 * placed wrongly, or native frames ended (the root); or one
+			 * that cannot be told apart just now */
+			if (caller_managed || at.unknown)
 				out->verdict = UNWIND_BROKEN;
 			return;
 		}
