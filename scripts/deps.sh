@@ -9,6 +9,8 @@ packages=(
 	libncursesw5-dev libreadline-dev libinotifytools0-dev  # the terminal UI
 	mandoc tmux python3 binutils            # tests: man page lint, TUI driving, JSON checks, nm/readelf
 	dpkg-dev                                # cpack -G DEB: dpkg-shlibdeps computes Depends
+	libprotobuf-c-dev protobuf-c-compiler zlib1g-dev  # report --format pprof: profile.proto, gzip
+	golang-go                               # tests: 'go tool pprof' reads the pprof export
 )
 
 missing=()
