@@ -140,6 +140,8 @@ static void add_process(struct builder *b, const struct prof_process *p, uint32_
 		uint32_t rate = p->current_rate_hz ? p->current_rate_hz : p->rate_hz;
 		b->period_ns = rate ? 1000000000u / rate : 0;
 	}
+	/* each frame id's function, looked up by name once */
+	uint64_t *by_frame = xcalloc(p->nframes ? p->nframes : 1, sizeof *by_frame);
 	for (size_t e = 0; e < m->count; e++) {
 		uint64_t thread = m->keys[e] >> 32;
 		uint32_t stack = (uint32_t)m->keys[e];
@@ -154,8 +156,16 @@ static void add_process(struct builder *b, const struct prof_process *p, uint32_
 
 		size_t depth = prof_stack_path(p, stack, path, PATH_FRAMES);
 		xgrow(&b->location_ids, &b->location_ids_cap, b->nlocation_ids + depth, sizeof *b->location_ids);
-		for (size_t i = depth; i-- > 0;) /* pprof lists the leaf first */
-			b->location_ids[b->nlocation_ids++] = function_id(b, p, path[i]);
+		for (size_t i = depth; i-- > 0;) { /* pprof lists the leaf first */
+			uint32_t frame = path[i];
+			uint64_t id = frame < p->nframes ? by_frame[frame] : 0;
+			if (!id) {
+				id = function_id(b, p, frame);
+				if (frame < p->nframes)
+					by_frame[frame] = id;
+			}
+			b->location_ids[b->nlocation_ids++] = id;
+		}
 		s->n_location_id = depth;
 
 		xgrow(&b->values, &b->values_cap, b->nvalues + NTYPES, sizeof *b->values);
@@ -176,6 +186,7 @@ static void add_process(struct builder *b, const struct prof_process *p, uint32_
 		add_label(b, LABEL_PID, 0, p->pid);
 		s->n_label = nlabels + 1;
 	}
+	free(by_frame);
 }
 
 static void builder_free(struct builder *b)
