@@ -2,7 +2,8 @@
 # 'go tool pprof'.  Its totals equal the JSON report's sample counts
 # exactly, with and without --from/--to and --thread; -top puts CpuRatio's
 # hot method on top with the JSON's share; -traces lists its callers leaf
-# first; samples carry pid, thread id and thread name labels.
+# first; samples carry pid, thread id and thread name labels; the terminal
+# UI's :export pprof writes the same.
 source "$CLRSCOPE_TESTLIB"
 
 command -v go >/dev/null || { fail "go is missing (scripts/deps.sh installs golang-go)"; finish; }
@@ -55,6 +56,17 @@ expect_status 1 "--pid of another process fails" -- clrscope report --format ppr
 expect_contains "$ERR" "no process 1" "and says which"
 expect_status 0 "--pid of the process" -- clrscope report --format pprof --pid "$pid" "$WORK/s"
 expect_status 2 "pprof is refused on a terminal" -- script -qec "$CLRSCOPE_BIN report --format pprof $WORK/s" /dev/null
+
+# the terminal UI's :export pprof writes the same profile
+source "$(dirname "$CLRSCOPE_TESTLIB")/tuilib.sh"
+tui_start "$CLRSCOPE_BIN open $WORK/s"
+expect_screen "1 Functions" 10 "the UI opens the session"
+tm send-keys -t ui : ; sleep 0.2
+tm send-keys -t ui "export pprof $WORK/ui.pb.gz" Enter
+expect_screen "wrote $WORK/ui.pb.gz" 10 ":export pprof says it wrote the file"
+check "t == s" ":export pprof holds every sample" t="$(total "$WORK/ui.pb.gz")" s="$samples"
+tm send-keys -t ui q
+tui_stop
 
 # thread names: Spin's helper thread is named spin-helper
 expect_status 0 "record Spin for 2 s" -- clrscope record -o "$WORK/spin" --sampler suspend -- dotnet "$(app Spin)" 2
