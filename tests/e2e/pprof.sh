@@ -2,7 +2,8 @@
 # 'go tool pprof'.  Its totals equal the JSON report's sample counts
 # exactly, with and without --from/--to and --thread; -top puts CpuRatio's
 # hot method on top with the JSON's share; -traces lists its callers leaf
-# first; samples carry pid, thread id and thread name labels; the terminal
+# first; samples carry pid, thread id and thread name labels, and tell the
+# processes of a session apart; the terminal
 # UI's :export pprof writes the same.
 source "$CLRSCOPE_TESTLIB"
 
@@ -56,6 +57,23 @@ expect_status 1 "--pid of another process fails" -- clrscope report --format ppr
 expect_contains "$ERR" "no process 1" "and says which"
 expect_status 0 "--pid of the process" -- clrscope report --format pprof --pid "$pid" "$WORK/s"
 expect_status 2 "pprof is refused on a terminal" -- script -qec "$CLRSCOPE_BIN report --format pprof $WORK/s" /dev/null
+
+# two processes in one profile, told apart by their pid labels
+expect_status 0 "record Spawner, which runs CpuRatio as a child" -- \
+	clrscope record -o "$WORK/two" -- dotnet "$(app Spawner)" "$(app CpuRatio)"
+clrscope report --format json "$WORK/two" >"$WORK/two.json"
+clrscope report --format pprof "$WORK/two" >"$WORK/two.pb.gz"
+check "t == s" "both processes' samples, exactly" t="$(total "$WORK/two.pb.gz")" \
+	s="$(json 'sum(p["samples"] for p in d["processes"])' "$WORK/two.json")"
+tags=$(pprof -sample_index=samples -tags "$WORK/two.pb.gz" | awk '/^ *pid:/ {on=1; next} /^$/ {on=0} on')
+for p in $(json '" ".join(str(p["pid"]) for p in d["processes"])' "$WORK/two.json"); do
+	n=$(json "[p['samples'] for p in d['processes'] if p['pid'] == $p][0]" "$WORK/two.json")
+	grep -qE "^ +$n\.0 \([ 0-9.]+%\): $p\$" <<<"$tags" && pass "pid $p labels its $n samples" || fail "no '$n.0 (..%): $p' in: $tags"
+done
+child=$(json '[p["pid"] for p in d["processes"] if "Spawner" not in p["command"]][0]' "$WORK/two.json")
+clrscope report --format pprof --pid "$child" "$WORK/two" >"$WORK/child.pb.gz"
+check "t == s" "--pid: the child's samples only" t="$(total "$WORK/child.pb.gz")" \
+	s="$(json "[p['samples'] for p in d['processes'] if p['pid'] == $child][0]" "$WORK/two.json")"
 
 # the terminal UI's :export pprof writes the same profile
 source "$(dirname "$CLRSCOPE_TESTLIB")/tuilib.sh"
