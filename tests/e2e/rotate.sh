@@ -26,6 +26,7 @@ expect_contains "$ERR" "every 1 s to $WORK/s.NNNNNN.pb.gz" "record says where th
 samples=$(clrscope report --format json "$WORK/s" | python3 -c 'import json,sys; print(json.load(sys.stdin)["processes"][0]["samples"])')
 read -r NFILES sum < <(rotated "$WORK/s")
 check "n >= 3 and n <= 5" "one file a second, and the rest at the end" n="$NFILES"
+expect_contains "$ERR" "wrote $NFILES pprof files: $WORK/s.000001.pb.gz to $WORK/s.00000$NFILES.pb.gz" "record says which files it wrote"
 check "t == s" "the files hold every sample once" t="$sum" s="$samples"
 check "m == 600" "the files are 0600" m="$(stat -c %a "$WORK/s.000001.pb.gz")"
 check "a > 0 and b > 0" "the first two files both have samples" a="$(total "$WORK/s.000001.pb.gz")" b="$(total "$WORK/s.000002.pb.gz")"
@@ -34,6 +35,15 @@ t2=$(go tool pprof -raw "$WORK/s.000002.pb.gz" 2>/dev/null | sed -n 's/^Time: *\
 [[ -n $t1 && -n $t2 ]] && check "b - a >= 0.5 and b - a <= 1.5" "the second file starts about a second after the first" \
 	a="$(date -d "$t1" +%s.%N)" b="$(date -d "$t2" +%s.%N)" || fail "no profile times: '$t1' '$t2'"
 expect_status 2 "--rotate wants a number of seconds" -- clrscope record --rotate x -- true
+
+# a file that cannot be written is said, once, and the recording goes on
+mkdir -p "$WORK/f.000001.pb.gz"
+expect_status 0 "record with the first file's name taken by a directory" -- \
+	clrscope record -o "$WORK/f" --rotate 0.5 -- dotnet "$(app CpuRatio)" 1
+expect_contains "$ERR" "--rotate: $WORK/f.000001.pb.gz: cannot rename into place" "the failure names the file and why"
+check "n == 1" "said once: no more files are tried" n="$(grep -c -- '--rotate:' <<<"$ERR")"
+check "n == 0" "no temporary file is left behind" n="$(find "$WORK" -maxdepth 1 -name 'f.*.pb.gz.*' | wc -l)"
+check "s > 0" "the session itself was recorded" s="$(clrscope report --format json "$WORK/f" | python3 -c 'import json,sys; print(json.load(sys.stdin)["processes"][0]["samples"])')"
 
 # attached: the same files, and the program keeps running
 dotnet "$(app Spin)" 15 >"$WORK/spin.out" 2>&1 &

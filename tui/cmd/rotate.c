@@ -62,8 +62,14 @@ void rotator_poll(struct rotator *r)
 
 void rotator_finish(struct rotator *r)
 {
-	if (r->seconds > 0)
+	if (r->seconds > 0) {
 		write_interval(r, true);
+		if (r->seconds > 0 && r->seq == 1) /* (a failure turned it off, and said so) */
+			fprintf(stderr, "clrscope: wrote 1 pprof file: %s.000001.pb.gz\n", r->session);
+		else if (r->seconds > 0)
+			fprintf(stderr, "clrscope: wrote %u pprof files: %s.000001.pb.gz to %s.%06u.pb.gz\n", r->seq,
+				r->session, r->session, r->seq);
+	}
 	if (r->open)
 		prof_session_free(&r->s);
 	r->open = false;
