@@ -3,6 +3,8 @@
  * line it reports is checked against the C# source, found by text.
  *
  *   test_pdb APPS_BUILD_DIR APPS_SOURCE_DIR */
+#include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +200,67 @@ static void missing_and_mismatched(void)
 	unlink(to);
 }
 
+/* System.Private.CoreLib of the dotnet on PATH (wide heap indexes, tens of
+ * thousands of rows); false when there is none. */
+static bool find_corelib(char *out, size_t outlen)
+{
+	const char *path = getenv("PATH");
+	char dir[4096], real[4096];
+	for (const char *p = path ? path : ""; *p;) {
+		size_t n = strcspn(p, ":");
+		snprintf(dir, sizeof dir, "%.*s/dotnet", (int)n, p);
+		p += n + (p[n] == ':');
+		if (!realpath(dir, real))
+			continue;
+		*strrchr(real, '/') = 0;
+		snprintf(dir, sizeof dir, "%s/shared/Microsoft.NETCore.App", real);
+		DIR *d = opendir(dir);
+		if (!d)
+			continue;
+		bool found = false;
+		for (struct dirent *e; !found && (e = readdir(d));) {
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(out, outlen, "%s/%s/System.Private.CoreLib.dll", dir, e->d_name);
+			found = access(out, R_OK) == 0;
+		}
+		closedir(d);
+		if (found)
+			return true;
+	}
+	return false;
+}
+
+static void large_metadata(void)
+{
+	char corelib[8192], err[512];
+	if (!find_corelib(corelib, sizeof corelib)) {
+		printf("note: no System.Private.CoreLib.dll beside a dotnet on PATH; skipped\n");
+		return;
+	}
+	uint8_t *image;
+	size_t len;
+	struct pe_debug d;
+	struct metadata m;
+	CHECK(symfile_read(corelib, SYMFILE_MAX, &image, &len, err, sizeof err) == 0);
+	CHECK(pe_read(image, len, &d, err, sizeof err) == 0);
+	CHECK(md_open(&m, d.metadata.p, d.metadata.len, err, sizeof err) == 0);
+	CHECK(md_string_size(&m) == 4 && md_blob_size(&m) == 4); /* the wide forms */
+	CHECK(m.rows[MD_METHODDEF] > 10000);
+	/* names read through every row size before MethodDef */
+	static const char *const names[] = {"GetTimestamp", "WriteLine", "PollGC", "op_Implicit"};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		uint32_t token = md_find_method(&m, names[i]);
+		CHECK(token >> 24 == MD_METHODDEF && (token & 0xFFFFFF) <= m.rows[MD_METHODDEF]);
+	}
+	CHECK(md_find_method(&m, "NoSuchMethodAnywhere") == 0);
+	CHECK(d.has_codeview); /* it names a PDB that is not shipped */
+	free(image);
+	struct pdb_file f;
+	CHECK(symfile_open(corelib, &f, err, sizeof err) == -1);
+	CHECK(strstr(err, "no PDB for") != NULL);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -213,6 +276,7 @@ int main(int argc, char **argv)
 	RUN(beside_the_assembly);
 	RUN(embedded_in_the_assembly);
 	RUN(missing_and_mismatched);
+	RUN(large_metadata);
 	rmdir(scratch);
 	return CHECK_DONE();
 }
