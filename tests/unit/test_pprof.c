@@ -163,6 +163,9 @@ static void values_labels_and_rotation(void)
 		}
 	}
 	CHECK_STR(str(pr, pr->function[0]->filename), "app.dll");
+	CHECK(pr->n_mapping == 1 && pr->mapping[0]->id == 1 && pr->mapping[0]->has_functions);
+	for (size_t i = 0; i < pr->n_location; i++)
+		CHECK_EQ_U(pr->location[i]->mapping_id, 1);
 	/* from the first tick (1 ms) to the last (219 ms) and one period */
 	CHECK_EQ_U(pr->time_nanos, START_NS + 1000000ull);
 	CHECK_EQ_U(pr->duration_nanos, 218000000ull + 1000000ull);

@@ -254,6 +254,7 @@ int pprof_encode(const struct prof_session *s, uint32_t pid, uint8_t **out, size
 		line_ptrs[i] = &lines[i];
 		perftools__profiles__location__init(&locations[i]);
 		locations[i].id = b.functions[i].id;
+		locations[i].mapping_id = 1;
 		locations[i].n_line = 1;
 		locations[i].line = &line_ptrs[i];
 		location_ptrs[i] = &locations[i];
@@ -272,8 +273,17 @@ int pprof_encode(const struct prof_session *s, uint32_t pid, uint8_t **out, size
 	period_type.unit = cstring_id(&b, "nanoseconds");
 	int64_t comment = cstring_id(&b, "clrscope " CLRSCOPE_VERSION);
 
+	/* One mapping that says the names are final: consumers then do not try
+	 * to symbolize addresses (there are none) from a binary. */
+	Perftools__Profiles__Mapping mapping, *mapping_ptr = &mapping;
+	perftools__profiles__mapping__init(&mapping);
+	mapping.id = 1;
+	mapping.has_functions = true;
+
 	Profile prof;
 	perftools__profiles__profile__init(&prof);
+	prof.n_mapping = 1;
+	prof.mapping = &mapping_ptr;
 	prof.n_sample_type = NTYPES;
 	prof.sample_type = type_ptrs;
 	prof.n_sample = b.nsamples;
