@@ -237,10 +237,11 @@ int pprof_encode(const struct prof_session *s, uint32_t pid, uint8_t **out, size
 	for (size_t i = 0, value = 0, label = 0; i < b.nsamples; i++) {
 		Sample *sm = &b.samples[i];
 		samples[i] = sm;
-		sm->location_id = b.location_ids + b.sample_locations[i];
+		/* (a stack not defined yet has no locations, and the array may not exist) */
+		sm->location_id = sm->n_location_id ? b.location_ids + b.sample_locations[i] : NULL;
 		sm->value = b.values + value;
 		value += sm->n_value;
-		sm->label = labels + label;
+		sm->label = labels + label; /* (every sample has its pid label) */
 		label += sm->n_label;
 	}
 	Location *locations = xcalloc(b.nfunctions ? b.nfunctions : 1, sizeof *locations);
