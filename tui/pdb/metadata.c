@@ -75,6 +75,12 @@ static int read_pdb_stream(struct metadata *m, char *err, size_t errlen)
 	struct bytes b = bytes_at(m->pdb.p, m->pdb.len, 20 + 4);
 	uint64_t referenced = bytes_u32(&b);
 	referenced |= (uint64_t)bytes_u32(&b) << 32;
+	/* only the type system's tables, and none the PDB holds itself */
+	if (referenced >> MD_DOCUMENT || (referenced & m->valid)) {
+		snprintf(err, errlen, "the #Pdb stream refers to tables it may not (0x%016llx)",
+			 (unsigned long long)referenced);
+		return -1;
+	}
 	for (unsigned t = 0; t < MD_TABLES; t++)
 		if (referenced >> t & 1)
 			m->rows[t] = bytes_u32(&b);
@@ -103,9 +109,17 @@ static int read_table_header(struct metadata *m, char *err, size_t errlen)
 		snprintf(err, errlen, "the table stream's header is cut short");
 		return -1;
 	}
-	/* Rows lie table after table; a table can be found while every
-	 * present table before it has a size this reader knows. */
-	size_t at = b.at;
+	m->rows_at = b.at;
+	return 0;
+}
+
+/* Where each table starts: rows lie table after table, so a table can be
+ * found while every present table before it has a size this reader
+ * knows.  After every row count is known (a PDB's from #Pdb too), since
+ * row sizes depend on them. */
+static int lay_out_tables(struct metadata *m, char *err, size_t errlen)
+{
+	size_t at = m->rows_at;
 	for (unsigned t = 0; t < MD_TABLES; t++) {
 		if (!(m->valid >> t & 1))
 			continue;
@@ -184,7 +198,7 @@ int md_open(struct metadata *m, const uint8_t *p, size_t len, char *err, size_t 
 		return -1;
 	if (m->pdb.len && read_pdb_stream(m, err, errlen) < 0)
 		return -1;
-	return 0;
+	return lay_out_tables(m, err, errlen);
 }
 
 const uint8_t *md_row(const struct metadata *m, unsigned table, uint32_t row)

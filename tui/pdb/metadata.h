@@ -28,6 +28,7 @@ struct metadata {
 	uint8_t heap_sizes;            /* HeapSizes: 4-byte #Strings (1), #GUID (2), #Blob (4) indexes */
 	uint64_t valid;                /* tables present */
 	uint32_t rows[MD_TABLES];      /* rows per table; for a PDB, the type system's from #Pdb */
+	size_t rows_at;                /* where the first table's rows start in tables.p */
 	size_t table_offset[MD_TABLES];/* where each present table's rows start in tables.p */
 	unsigned row_size[MD_TABLES];  /* bytes per row, for the tables this reader knows */
 };
