@@ -10,6 +10,8 @@ packages=(
 	mandoc tmux python3 binutils            # tests: man page lint, TUI driving, JSON checks, nm/readelf
 	wrk                                     # tests and benchmarks: load on a web app over the loopback
 	dpkg-dev                                # cpack -G DEB: dpkg-shlibdeps computes Depends
+	libprotobuf-c-dev protobuf-c-compiler zlib1g-dev  # report --format pprof: profile.proto, gzip
+	golang-go                               # tests: 'go tool pprof' reads the pprof export
 )
 
 missing=()

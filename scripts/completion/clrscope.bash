@@ -69,7 +69,7 @@ _clrscope_formats() {
 		printf '%s\n' $f
 		return
 	fi
-	for f in text collapsed json speedscope; do
+	for f in text collapsed json speedscope pprof; do
 		grep -qw -- "$f" <<<"$help" && printf '%s\n' "$f"
 	done
 }

@@ -76,10 +76,10 @@ for c in $commands; do
 	offers "$bin $c --" "clrscope $c --<TAB> offers every long option of clrscope $c --help" $opts
 done
 
-# every format that clrscope report --help names (speedscope only when it does)
+# every format that clrscope report --help names (speedscope and pprof only when it does)
 report_help=$(clrscope report --help)
 formats=()
-for f in text collapsed json speedscope; do
+for f in text collapsed json speedscope pprof; do
 	grep -qw -- "$f" <<<"$report_help" && formats+=("$f")
 done
 [[ " ${formats[*]} " == *" text collapsed json "* ]] || fail "clrscope report --help lacks text, collapsed or json: ${formats[*]}"

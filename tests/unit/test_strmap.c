@@ -2,6 +2,7 @@
 
 #include "check.h"
 #include "strmap.h"
+#include "u64map.h"
 
 static void many_keys_with_nuls(void)
 {
@@ -28,8 +29,36 @@ static void many_keys_with_nuls(void)
 	CHECK(!strmap_get(&m, "x", 1, &v));
 }
 
+/* The per-thread sample counters: keys (thread << 32 | stack) far apart,
+ * entries kept in insertion order across growth and clearing. */
+static void u64_counters(void)
+{
+	struct u64map m;
+	u64map_init(&m, 2);
+	for (uint64_t i = 0; i < 3000; i++) {
+		uint64_t *v = u64map_counters(&m, (i % 5) << 32 | i);
+		CHECK(v[0] == 0 && v[1] == 0);
+		v[0] = i;
+		v[1] = i * 3;
+	}
+	CHECK_EQ_U(m.count, 3000);
+	for (uint64_t i = 0; i < 3000; i++) {
+		CHECK_EQ_U(m.keys[i], (i % 5) << 32 | i);
+		uint64_t *v = u64map_counters(&m, (i % 5) << 32 | i);
+		CHECK(v[0] == i && v[1] == i * 3);
+	}
+	CHECK_EQ_U(m.count, 3000); /* found, not added again */
+	u64map_clear(&m);
+	CHECK_EQ_U(m.count, 0);
+	uint64_t *v = u64map_counters(&m, 7);
+	CHECK(v[0] == 0 && v[1] == 0 && m.count == 1 && m.keys[0] == 7);
+	u64map_free(&m);
+	CHECK_EQ_U(m.count, 0);
+}
+
 int main(void)
 {
 	RUN(many_keys_with_nuls);
+	RUN(u64_counters);
 	return CHECK_DONE();
 }

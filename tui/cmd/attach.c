@@ -14,6 +14,7 @@
 #include "clock.h"
 #include "cmd.h"
 #include "profile.h"
+#include "rotate.h"
 #include "session.h"
 
 #define HELLO_TIMEOUT_S 10.0
@@ -22,13 +23,14 @@
  * target's own exit; returns why it stopped. */
 enum stop_reason { STOP_SIGNAL, STOP_DURATION, STOP_TARGET_EXITED };
 
-static enum stop_reason wait_until_done(pid_t pid, double duration, const sigset_t *watched)
+static enum stop_reason wait_until_done(pid_t pid, double duration, const sigset_t *watched, struct rotator *rot)
 {
 	double deadline = duration > 0 ? clock_now_s() + duration : 0;
 	for (;;) {
 		if (!attacher_process_alive(pid))
 			return STOP_TARGET_EXITED;
-		double wait = 0.2;
+		rotator_poll(rot);
+		double wait = rotator_wait_s(rot, 0.2);
 		if (deadline) {
 			double left = deadline - clock_now_s();
 			if (left <= 0)
@@ -44,7 +46,7 @@ static enum stop_reason wait_until_done(pid_t pid, double duration, const sigset
 	}
 }
 
-int record_attach(int pid, const char *dir, unsigned rate, const char *events, double duration)
+int record_attach(int pid, const char *dir, unsigned rate, const char *events, double duration, double rotate)
 {
 	char err[PATH_MAX + 512], session[PATH_MAX];
 	sigset_t watched, old;
@@ -73,7 +75,9 @@ int record_attach(int pid, const char *dir, unsigned rate, const char *events, d
 		goto out;
 	}
 	fprintf(stderr, "clrscope: attached to pid %d, recording into %s (Ctrl-C to stop and detach)\n", pid, session);
-	enum stop_reason why = wait_until_done(pid, duration, &watched);
+	struct rotator rot;
+	rotator_init(&rot, session, rotate);
+	enum stop_reason why = wait_until_done(pid, duration, &watched, &rot);
 	rc = 0;
 	if (why == STOP_TARGET_EXITED)
 		fprintf(stderr, "clrscope: pid %d has exited\n", pid);
@@ -84,6 +88,7 @@ int record_attach(int pid, const char *dir, unsigned rate, const char *events, d
 		rc = 1;
 	}
 	prof_session_free(&s);
+	rotator_finish(&rot);
 	uint64_t samples;
 	record_summarize(session, &samples);
 	fprintf(stderr, "clrscope: recorded %" PRIu64 " samples into %s\n", samples, session);

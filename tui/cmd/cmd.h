@@ -39,7 +39,7 @@ void cmd_apps_usage(FILE *f);
 
 /* record's two ways in: a new program (record.c) or a running one
  * (attach.c), and what both say at the end. */
-int record_attach(int pid, const char *dir, unsigned rate, const char *events, double duration);
+int record_attach(int pid, const char *dir, unsigned rate, const char *events, double duration, double rotate);
 size_t record_summarize(const char *dir, uint64_t *samples);
 
 /* Message helpers: "clrscope: ..." on stderr. */

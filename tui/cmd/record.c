@@ -22,6 +22,7 @@
 #include "ipc.h"
 #include "launch.h"
 #include "profile.h"
+#include "rotate.h"
 #include "session.h"
 #include "xalloc.h"
 
@@ -29,9 +30,10 @@
 
 void cmd_record_usage(FILE *f)
 {
-	fprintf(f, "usage: clrscope record [-o DIR] [--rate HZ] [--duration SEC] [--events LIST]\n"
+	fprintf(f, "usage: clrscope record [-o DIR] [--rate HZ] [--duration SEC] [--events LIST] [--rotate SEC]\n"
 		   "                       [--instrument PATTERN]... [--allocations] -- COMMAND [ARG...]\n"
 		   "       clrscope record --pid PID [-o DIR] [--rate HZ] [--duration SEC] [--events LIST]\n"
+		   "                       [--rotate SEC]\n"
 		   "\n"
 		   "Runs COMMAND (a .NET program) with the clrscope agent loaded, forwards its\n"
 		   "input, output and exit status, and records its stacks into a session directory.\n"
@@ -56,6 +58,8 @@ void cmd_record_usage(FILE *f)
 		   "                      which a thread ran) or signal (busy threads only; CPU time)\n"
 		   "      --validate N    repeat every Nth fast walk of a thread exactly and count\n"
 		   "                      the differences (0: never; default 200)\n"
+		   "      --rotate SEC    also write a pprof profile of each SEC seconds beside the\n"
+		   "                      session (DIR.000001.pb.gz, ...), for collectors\n"
 		   "      --pause         start each .NET runtime of COMMAND paused until clrscope\n"
 		   "                      is ready (off by default: see clrscope(1), CAVEATS)\n"
 		   "  -h, --help          show this help\n",
@@ -128,12 +132,14 @@ static void serve_port(struct paused_start *ps)
 /* Waits for the child, forwarding the signals meant for it, resuming
  * paused runtimes, and enforcing the duration (SIGINT, then SIGTERM, then
  * SIGKILL after grace periods). */
-static int supervise(pid_t child, double duration, const sigset_t *watched, struct paused_start *ps)
+static int supervise(pid_t child, double duration, const sigset_t *watched, struct paused_start *ps,
+		     struct rotator *rot)
 {
 	int sfd = signalfd(-1, watched, SFD_CLOEXEC | SFD_NONBLOCK);
 	double deadline = duration > 0 ? clock_now_s() + duration : 0;
 	int stage = 0; /* 0 running, 1 sent SIGINT, 2 sent SIGTERM, 3 sent SIGKILL */
 	for (;;) {
+		rotator_poll(rot);
 		int status;
 		pid_t r = waitpid(child, &status, WNOHANG);
 		if (r == child || (r < 0 && errno != EINTR)) {
@@ -141,7 +147,7 @@ static int supervise(pid_t child, double duration, const sigset_t *watched, stru
 				close(sfd);
 			return r == child ? status : 0;
 		}
-		int wait_ms = 1000;
+		int wait_ms = (int)(rotator_wait_s(rot, 1.0) * 1000) + 1;
 		if (deadline) {
 			double left = deadline - clock_now_s();
 			if (left <= 0) {
@@ -291,8 +297,9 @@ int cmd_record(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'}, {"rate", required_argument, NULL, 'r'},
 		{"duration", required_argument, NULL, 'd'}, {"events", required_argument, NULL, 'e'},
 		{"pid", required_argument, NULL, 'p'}, {"pause", no_argument, NULL, 'P'},
-		{"sampler", required_argument, NULL, 'S'}, {"validate", required_argument, NULL, 'V'}, {"instrument", required_argument, NULL, 'i'},
-		{"allocations", no_argument, NULL, 'A'},
+		{"sampler", required_argument, NULL, 'S'}, {"validate", required_argument, NULL, 'V'},
+		{"instrument", required_argument, NULL, 'i'}, {"allocations", no_argument, NULL, 'A'},
+		{"rotate", required_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -301,7 +308,7 @@ int cmd_record(int argc, char **argv)
 	config_load(&cfg, stderr);
 	config_free(&cfg); /* (only the rate and events are wanted) */
 	unsigned rate = cfg.rate;
-	double duration = 0;
+	double duration = 0, rotate = 0;
 	const char *events = cfg.events[0] ? cfg.events : NULL;
 	unsigned pid = 0;
 	bool pause = false;
@@ -331,6 +338,11 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'P':
 			pause = true;
+			break;
+		case 'R':
+			if (parse_seconds(optarg, &rotate) < 0 || rotate < 0.1)
+				return cmd_usage_error("record", "--rotate wants a number of seconds, at least 0.1, not '%s'",
+						       optarg);
 			break;
 		case 'i':
 			if (add_instrument_pattern("record", &features, optarg) != 0)
@@ -379,7 +391,7 @@ int cmd_record(int argc, char **argv)
 			return cmd_usage_error("record", "give --pid or a command to run, not both");
 		if (refuse_features_on_attach("record", &features) != 0)
 			return EXIT_USAGE;
-		return record_attach((int)pid, dir, rate, events, duration);
+		return record_attach((int)pid, dir, rate, events, duration, rotate);
 	}
 	if (optind >= argc)
 		return cmd_usage_error("record", "no command to run: clrscope record [OPTIONS] -- COMMAND [ARG...]");
@@ -416,10 +428,13 @@ int cmd_record(int argc, char **argv)
 		cmd_error("%s", err);
 		return 127;
 	}
-	int status = supervise(child, duration, &watched, paused ? &ps : NULL);
+	struct rotator rot;
+	rotator_init(&rot, session, rotate);
+	int status = supervise(child, duration, &watched, paused ? &ps : NULL, &rot);
 	if (paused)
 		paused_start_close(&ps);
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	rotator_finish(&rot);
 
 	uint64_t samples;
 	size_t processes = record_summarize(session, &samples);

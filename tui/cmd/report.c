@@ -4,9 +4,11 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "export.h"
+#include "pprof.h"
 #include "profile.h"
 
 void cmd_report_usage(FILE *f)
@@ -17,8 +19,9 @@ void cmd_report_usage(FILE *f)
 		   "flushed) and prints its profile.\n"
 		   "\n"
 		   "  -f, --format FMT  text (top functions per process, the default), collapsed\n"
-		   "                    (folded stacks for flamegraph.pl), json (clrscope-session(5))\n"
-		   "                    or speedscope (a file speedscope.app opens)\n"
+		   "                    (folded stacks for flamegraph.pl), json (clrscope-session(5)),\n"
+		   "                    speedscope (a file speedscope.app opens) or pprof (gzipped\n"
+		   "                    profile.proto for go tool pprof, Pyroscope; binary)\n"
 		   "  -n, --top N       functions listed per process (text: 30 by default; json: all)\n"
 		   "  -p, --pid PID     only the process PID\n"
 		   "  -t, --thread TID  only the samples of the thread with OS thread id TID\n"
@@ -58,6 +61,23 @@ static void warn_refused_segments(const struct prof_session *s, const struct exp
 	}
 }
 
+/* The pprof export to stdout: the number of processes selected, or 0 (and
+ * *rc 1, said) when writing failed. */
+static size_t write_pprof(const struct prof_session *s, uint32_t pid, int *rc)
+{
+	size_t selected = 0;
+	for (size_t i = 0; i < s->nprocs; i++)
+		selected += !pid || s->procs[i]->pid == pid;
+	if (!selected)
+		return 0;
+	char err[512];
+	if (pprof_write(stdout, s, pid, err, sizeof err) < 0) {
+		cmd_error("cannot write the pprof profile: %s", err);
+		*rc = 1;
+	}
+	return selected;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -71,13 +91,16 @@ int cmd_report(int argc, char **argv)
 	struct prof_filter filter = {0, 0, 0};
 	unsigned v;
 	double secs;
+	bool pprof = false;
 	int c;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "f:n:p:t:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if (export_format_parse(optarg, &o.format) < 0)
-				return cmd_usage_error("report", "unknown format '%s' (text, collapsed, json or speedscope)", optarg);
+			pprof = strcmp(optarg, "pprof") == 0;
+			if (!pprof && export_format_parse(optarg, &o.format) < 0)
+				return cmd_usage_error("report", "unknown format '%s' (text, collapsed, json, speedscope or pprof)",
+						       optarg);
 			break;
 		case 'n':
 			if (parse_u32(optarg, 1, 1000000, &v) < 0)
@@ -115,6 +138,8 @@ int cmd_report(int argc, char **argv)
 		return cmd_usage_error("report", optind >= argc ? "which session? give its directory"
 								 : "one session directory at a time");
 	const char *dir = argv[optind];
+	if (pprof && isatty(STDOUT_FILENO))
+		return cmd_usage_error("report", "pprof is binary (gzip): redirect it to a file, e.g. > profile.pb.gz");
 	struct prof_session s;
 	char err[1024];
 	if (prof_session_open(&s, dir, err, sizeof err) < 0) {
@@ -126,17 +151,18 @@ int cmd_report(int argc, char **argv)
 		return cmd_usage_error("report", "--to must come after --from");
 	}
 	s.filter = filter;
+	s.by_thread = pprof;
 	prof_session_update(&s, true);
 	int rc = 0;
 	if (!s.nprocs) {
 		cmd_error("%s has no profiled process: the agent never reported in "
 			  "(was the program a .NET program, and did it start?)", dir);
 		rc = 1;
-	} else if (export_session(stdout, &s, &o) == 0) {
+	} else if (pprof ? write_pprof(&s, o.pid, &rc) == 0 : export_session(stdout, &s, &o) == 0) {
 		cmd_error("no process %u in %s (see 'clrscope report %s' for the pids)", o.pid, dir, dir);
 		rc = 1;
 	} else {
-		if (o.format != EXPORT_TEXT)
+		if (pprof || o.format != EXPORT_TEXT)
 			warn_damage(&s, &o);
 		warn_refused_segments(&s, &o);
 		for (size_t i = 0; i < s.nprocs; i++) /* unreadable data fails the command */

@@ -40,6 +40,10 @@ static void process_free(struct prof_process *p)
 {
 	if (p->reader_open)
 		cs_reader_close(&p->reader);
+	if (p->thread_stacks) {
+		u64map_free(p->thread_stacks);
+		free(p->thread_stacks);
+	}
 	memory_free(p);
 	for (size_t i = 0; i < p->nfunctions; i++) {
 		free(p->functions[i].name);
@@ -241,6 +245,8 @@ static void fold_samples(struct prof_process *p, const struct cs_record *rec)
 	struct cs_tick t;
 	cs_list_init(&l, rec->payload, rec->len);
 	const struct prof_filter *f = &p->filter;
+	uint64_t rate = p->current_rate_hz ? p->current_rate_hz : p->rate_hz ? p->rate_hz : CS_RATE_DEFAULT;
+	uint64_t period_ns = 1000000000u / rate;
 	while (cs_next_tick(&l, &t)) {
 		uint64_t thread, stack, n = 0;
 		bool in_window = t.time_us >= f->from_us && (!f->to_us || t.time_us < f->to_us);
@@ -258,10 +264,23 @@ static void fold_samples(struct prof_process *p, const struct cs_record *rec)
 			p->stacks[stack].count++;
 			xgrow(&p->threads, &p->nthreads, thread + 1, sizeof *p->threads);
 			p->threads[thread].samples++;
+			if (p->thread_stacks) {
+				uint64_t *v = u64map_counters(p->thread_stacks, thread << 32 | stack);
+				v[PROF_VALUE_SAMPLES]++;
+				/* a sample stands for one sampling period of its thread */
+				v[PROF_VALUE_CPU_NS] += period_ns;
+			}
 			n++;
 		}
 		if (!in_window)
 			continue;
+		if (p->thread_stacks && n) {
+			if (!p->window_ticks || t.time_us < p->window_first_us)
+				p->window_first_us = t.time_us;
+			if (!p->window_ticks || t.time_us > p->window_last_us)
+				p->window_last_us = t.time_us;
+			p->window_ticks++;
+		}
 		p->ticks++;
 		p->samples += n;
 		count_second(p, t.time_us, n);
@@ -296,6 +315,22 @@ static void log_event(struct prof_process *p, uint64_t time_us, uint8_t kind, co
 	p->log[p->nlog++] = (struct prof_event_line){time_us, kind, xstrdup(text)};
 }
 
+/* The rate in a dials answer's effective line ("... rate=500 ..."); 0 when
+ * it names none. */
+static uint32_t effective_rate(struct cs_str e)
+{
+	static const char key[] = "rate=";
+	for (size_t i = 0; i + sizeof key - 1 < e.len; i++) {
+		if ((i && e.p[i - 1] != ' ') || memcmp(e.p + i, key, sizeof key - 1) != 0)
+			continue;
+		uint32_t r = 0;
+		for (size_t j = i + sizeof key - 1; j < e.len && e.p[j] >= '0' && e.p[j] <= '9' && r <= CS_RATE_MAX; j++)
+			r = r * 10 + (uint32_t)(e.p[j] - '0');
+		return r >= CS_RATE_MIN && r <= CS_RATE_MAX ? r : 0;
+	}
+	return 0;
+}
+
 static void fold_dials(struct prof_process *p, const struct cs_record *rec)
 {
 	struct cs_dials_ack a;
@@ -304,6 +339,9 @@ static void fold_dials(struct prof_process *p, const struct cs_record *rec)
 		return;
 	}
 	fold_note_time(p, a.time_us);
+	uint32_t rate = effective_rate(a.effective);
+	if (rate)
+		p->current_rate_hz = rate;
 	p->dials = xrealloc(p->dials, (p->ndials + 1) * sizeof *p->dials);
 	p->dials[p->ndials++] = (struct prof_dials_ack){a.time_us, a.generation, a.status, dup_str(a.effective),
 							dup_str(a.error)};
@@ -431,6 +469,7 @@ static void fold(struct prof_process *p, const struct cs_record *rec)
 		p->start_unix_ns = h.start_unix_ns;
 		p->load_mode = h.load_mode;
 		p->rate_hz = h.rate_hz;
+		p->current_rate_hz = h.rate_hz;
 		p->agent_version = dup_str(h.agent_version);
 		p->runtime_version = dup_str(h.runtime_version);
 		p->command_line = dup_str(h.command_line);
@@ -551,6 +590,10 @@ void prof_session_update(struct prof_session *s, bool final)
 	for (size_t i = 0; i < s->nprocs; i++) {
 		struct prof_process *p = s->procs[i];
 		p->filter = s->filter;
+		if (s->by_thread && !p->thread_stacks) {
+			p->thread_stacks = xmalloc(sizeof *p->thread_stacks);
+			u64map_init(p->thread_stacks, PROF_VALUES);
+		}
 		if (!p->reader_open)
 			continue;
 		struct cs_record rec;
@@ -563,6 +606,16 @@ void prof_session_update(struct prof_session *s, bool final)
 			p->reader_open = false;
 		}
 		read_status_file(p);
+	}
+}
+
+void prof_thread_stacks_clear(struct prof_session *s)
+{
+	for (size_t i = 0; i < s->nprocs; i++) {
+		struct prof_process *p = s->procs[i];
+		if (p->thread_stacks)
+			u64map_clear(p->thread_stacks);
+		p->window_first_us = p->window_last_us = p->window_ticks = 0;
 	}
 }
 

@@ -13,6 +13,7 @@
 
 #include "logfmt.h"
 #include "records.h"
+#include "u64map.h"
 
 struct prof_frame {
 	uint32_t function; /* index into functions, or UINT32_MAX before its definition */
@@ -130,6 +131,11 @@ struct prof_filter {
 	uint64_t from_us, to_us;  /* time since the agent started; to_us 0 = no end */
 };
 
+/* What a sample is worth, kept per thread and stack when the session asks
+ * (prof_session.by_thread): the pprof export's sample values.  A new kind
+ * of time (wall) is one more entry, filled in fold_samples. */
+enum prof_value { PROF_VALUE_SAMPLES, PROF_VALUE_CPU_NS, PROF_VALUES };
+
 /* One line of the events log (the live Events view). */
 enum prof_event_kind { PEV_GC, PEV_EXCEPTION, PEV_CATCH, PEV_JIT, PEV_MODULE, PEV_THREAD, PEV_DIALS, PEV_MESSAGE };
 struct prof_event_line {
@@ -176,6 +182,13 @@ struct prof_process {
 	uint8_t end_reason;
 	char *end_text;
 
+	/* with prof_session.by_thread: PROF_VALUES counters per (thread ref << 32 |
+	 * stack id) since the last prof_thread_stacks_clear, and the times of
+	 * the first and last tick they hold */
+	struct u64map *thread_stacks;
+	uint64_t window_first_us, window_last_us, window_ticks;
+	uint32_t current_rate_hz; /* the sampling rate now (HELLO, then the dials answers) */
+
 	uint64_t bad_records; /* checksummed but not decodable: a writer bug */
 	struct prof_filter filter; /* the session's */
 	uint64_t filtered_out;     /* samples outside the filter */
@@ -210,6 +223,7 @@ const char *prof_event_kind_name(uint8_t kind);
 
 struct prof_session {
 	struct prof_filter filter; /* set before the first update */
+	bool by_thread;            /* set before the first update: keep thread_stacks */
 	char *dir;
 	bool single_process; /* dir was a process directory, not a session */
 	struct prof_process **procs;
@@ -232,6 +246,10 @@ bool prof_process_log_mtime(const struct prof_process *p, struct timespec *out);
  * and how many samples ended in it. */
 typedef void (*prof_stack_visit)(void *ctx, const uint32_t *functions, size_t depth, uint64_t count);
 void prof_each_stack(const struct prof_process *p, prof_stack_visit visit, void *ctx);
+
+/* Forgets the per-thread counts (thread_stacks) of every process: the
+ * next ones start from here (record --rotate). */
+void prof_thread_stacks_clear(struct prof_session *s);
 
 /* Fills self/total and the call totals of every function of p. */
 void prof_compute(struct prof_process *p);

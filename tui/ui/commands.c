@@ -9,6 +9,7 @@
 
 #include "dials.h"
 #include "export.h"
+#include "pprof.h"
 #include "session.h"
 
 /* A prompt command that is one dial: "rate 500" sends rate=500. */
@@ -136,15 +137,42 @@ static int run_filter(struct app *a, int argc, char **argv)
 	return KEY_REDRAW;
 }
 
+/* pprof needs per-thread counts, which the live model does not keep: a
+ * model of its own, read afresh with the same selection. */
+static void export_pprof(struct app *a, const char *path, uint32_t pid)
+{
+	const struct prof_session *live = &a->session->model;
+	struct prof_session s;
+	char err[1024];
+	if (prof_session_open(&s, live->dir, err, sizeof err) < 0) {
+		app_message(a, true, "%s", err);
+		return;
+	}
+	s.filter = live->filter;
+	s.by_thread = true;
+	prof_session_update(&s, false);
+	if (pprof_write_file(path, &s, pid, err, sizeof err) < 0)
+		app_message(a, true, "%s", err);
+	else
+		app_message(a, false, "wrote %s", path);
+	prof_session_free(&s);
+}
+
 static int run_export(struct app *a, int argc, char **argv)
 {
 	enum export_format format;
-	if (argc != 3 || export_format_parse(argv[1], &format) < 0) {
-		app_message(a, true, "usage: export text|collapsed|json|speedscope FILE");
+	bool pprof = argc == 3 && strcmp(argv[1], "pprof") == 0;
+	if (argc != 3 || (!pprof && export_format_parse(argv[1], &format) < 0)) {
+		app_message(a, true, "usage: export text|collapsed|json|speedscope|pprof FILE");
 		return KEY_REDRAW;
 	}
 	if (!a->session) {
 		app_message(a, true, "export needs a session: open one first");
+		return KEY_REDRAW;
+	}
+	if (pprof) {
+		struct prof_process *p = ui_current(a->session);
+		export_pprof(a, argv[2], p ? p->pid : 0);
 		return KEY_REDRAW;
 	}
 	FILE *f = fopen(argv[2], "w");
@@ -253,7 +281,7 @@ static const char *const on_off[] = {"on", "off", NULL};
 static const char *const sampler_args[] = {"mixed", "suspend", "signal", NULL};
 static const char *const event_args[] = {"+gc", "-gc", "+exceptions", "-exceptions", "+jit", "-jit",
 					 "+modules", "-modules", "+threads", "-threads", "all", "none", NULL};
-static const char *const export_args[] = {"collapsed", "json", "speedscope", "text", NULL};
+static const char *const export_args[] = {"collapsed", "json", "pprof", "speedscope", "text", NULL};
 static const char *const view_args[] = {"functions", "tree",  "callers", "events", "threads", "processes",
 					"calls",     "heap",  "allocs",  "gc",     NULL};
 static const char *const snapshot_args[] = {"heap", NULL};
@@ -274,7 +302,7 @@ const struct ui_command ui_commands[] = {
 	 on_off},
 	{"attach", "[PID]", "a", "attach (again) to the process", run_attach, NULL},
 	{"filter", "TEXT", "/", "show only rows containing TEXT (empty: all)", run_filter, NULL},
-	{"export", "collapsed|json|speedscope|text FILE", "", "write the shown process's profile", run_export, export_args},
+	{"export", "collapsed|json|pprof|speedscope|text FILE", "", "write the shown process's profile", run_export, export_args},
 	{"open", "DIR", "", "open a recorded or live session", run_open, NULL},
 	{"launch", "[--instrument PATTERN]... [--allocations] COMMAND [ARG...]", "Enter",
 	 "start a program under the profiler (instrumented, counting allocations)", run_launch, NULL},
