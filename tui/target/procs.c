@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "text.h"
 #include "xalloc.h"
 
 /* ---- /proc ---- */
@@ -181,7 +182,7 @@ static char *read_cmdline(pid_t pid)
 		if (s[i] == 0)
 			s[i] = ' ';
 	s[len] = 0;
-	return s;
+	return text_sanitize(s); /* the process writes it; it reaches terminals */
 }
 
 void procs_clear(struct dotnet_proc *p)
@@ -293,7 +294,7 @@ int procs_get(pid_t pid, struct dotnet_proc *out, char *err, size_t errlen)
 	} else {
 		out->socket = xstrdup(sock);
 		char ierr[1024];
-		int irc = ipc_process_info(pid, &out->info, ierr, sizeof ierr);
+		int irc = ipc_process_info(pid, PROCS_IPC_TIMEOUT_MS, &out->info, ierr, sizeof ierr);
 		if (irc == 0) {
 			if (out->info.clr_version && *out->info.clr_version)
 				out->runtime = xstrdup(out->info.clr_version);
@@ -339,7 +340,8 @@ static int cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Processes of ours with a dotnet-diagnostic-PID-KEY-socket in dir. */
+/* Processes of ours with a dotnet-diagnostic-PID-KEY-socket of ours in dir
+ * (another user's socket says nothing about our processes). */
 static void scan_sockets(const char *dir, struct pidset *s)
 {
 	DIR *d = opendir(dir);
@@ -354,6 +356,9 @@ static void scan_sockets(const char *dir, struct pidset *s)
 			continue;
 		char path[64];
 		struct stat st;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISSOCK(st.st_mode) ||
+		    st.st_uid != geteuid())
+			continue;
 		snprintf(path, sizeof path, "/proc/%ld", pid);
 		if (stat(path, &st) == 0 && st.st_uid == geteuid())
 			pidset_add(s, (pid_t)pid); /* stale ones are weeded out by ipc_find_socket */
