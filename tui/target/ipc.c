@@ -471,8 +471,9 @@ static bool other_root(pid_t pid)
 
 static const char *user_name(uid_t uid, char *buf, size_t n)
 {
-	struct passwd *pw = getpwuid(uid);
-	if (pw && pw->pw_name)
+	struct passwd entry, *pw = NULL;
+	char strings[1024]; /* getpwuid_r: the UI's process list runs on a thread */
+	if (getpwuid_r(uid, &entry, strings, sizeof strings, &pw) == 0 && pw && pw->pw_name)
 		snprintf(buf, n, "%s", pw->pw_name);
 	else
 		snprintf(buf, n, "uid %u", (unsigned)uid);

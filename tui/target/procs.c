@@ -65,7 +65,7 @@ const char *proc_env_get(const char *env, size_t len, const char *name)
 
 const char *proc_clr_config(const char *env, size_t len, const char *name, const char **value)
 {
-	static char var[128];
+	static _Thread_local char var[128]; /* the UI lists processes on a thread of its own */
 	static const char *const prefixes[] = {"DOTNET_", "COMPlus_"};
 	for (size_t i = 0; i < 2; i++) {
 		snprintf(var, sizeof var, "%s%s", prefixes[i], name);
