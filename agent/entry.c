@@ -250,7 +250,10 @@ static int take_process_lock(int session_fd, const char *session)
 	return fd;
 }
 
-static pthread_mutex_t stop_mu = PTHREAD_MUTEX_INITIALIZER;
+/* Starting, stopping and detaching happen under one lock: Shutdown (a
+ * runtime thread) and a detach (the control thread) may come at once, and
+ * neither may join what the other stops or restart what it stopped. */
+static pthread_mutex_t life_mu = PTHREAD_MUTEX_INITIALIZER;
 static bool running; /* threads started and not yet stopped */
 
 static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct agent_config *cfg)
@@ -268,6 +271,14 @@ static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct age
 		agent_debug("the runtime has no ICorProfilerInfo10 (.NET 6 or later is needed)");
 		close(session_fd);
 		return E_FAIL;
+	}
+	/* a new attach right after a detach: the old control thread may still
+	 * be leaving, and it would close this session's semaphore */
+	if (control_wait_idle(1000) < 0) {
+		agent_debug("the previous session's control thread has not exited; not profiling (attach again)");
+		close(session_fd);
+		info->vtbl->Release(info);
+		return CORPROF_E_PROFILER_ALREADY_ACTIVE;
 	}
 	int lock_fd = take_process_lock(session_fd, cfg->session);
 	close(session_fd);
@@ -288,10 +299,14 @@ static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct age
 	clock_gettime(CLOCK_REALTIME, &now);
 	g_agent.start_unix_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 	snprintf(g_agent.session_dir, sizeof g_agent.session_dir, "%s", cfg->session);
+	bool log = false;
 	if (cs_proc_dir_create(cfg->session, getpid(), g_agent.proc_dir, sizeof g_agent.proc_dir, err, sizeof err) < 0 ||
-	    lw_start(g_agent.proc_dir, cfg->dials.flush_ms) < 0 || evq_init() < 0 || sym_init() < 0) {
-		agent_debug("cannot start the log: %s", err);
+	    !(log = lw_start(g_agent.proc_dir, cfg->dials.flush_ms) == 0) || evq_init() < 0 || sym_init() < 0) {
+		agent_debug("cannot start the log: %s", err[0] ? err : "out of memory");
+		if (log) /* its thread and segment would outlive the failed start */
+			lw_stop(CS_END_FATAL, "the agent could not start");
 		close(lock_fd);
+		g_agent.lock_fd = -1;
 		info->vtbl->Release(info);
 		g_agent.info = NULL;
 		return E_FAIL;
@@ -329,21 +344,21 @@ static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct age
 		agent_message(CS_LEVEL_ERROR, "the sampler could not start (out of memory?)");
 	if (control && control_start() < 0)
 		agent_message(CS_LEVEL_WARNING, "the control thread could not start: dials cannot reach this process");
-	pthread_mutex_lock(&stop_mu);
+	pthread_mutex_lock(&life_mu);
 	running = true;
-	pthread_mutex_unlock(&stop_mu);
+	pthread_mutex_unlock(&life_mu);
 	agent_debug("profiling into %s at %u Hz", g_agent.proc_dir, g_agent.rate_hz);
 	return S_OK;
 }
 
 void agent_stop_all(uint8_t reason, const char *why)
 {
-	pthread_mutex_lock(&stop_mu);
-	bool was_running = running;
-	running = false;
-	pthread_mutex_unlock(&stop_mu);
-	if (!was_running)
+	pthread_mutex_lock(&life_mu);
+	if (!running) { /* the other of Shutdown and a detach was first */
+		pthread_mutex_unlock(&life_mu);
 		return;
+	}
+	running = false;
 	heapsnap_stop();
 	sampler_stop(500);
 	if (reason == CS_END_FATAL) { /* no more callbacks for a log nobody reads */
@@ -354,11 +369,16 @@ void agent_stop_all(uint8_t reason, const char *why)
 	if (g_agent.lock_fd >= 0)
 		close(g_agent.lock_fd);
 	g_agent.lock_fd = -1;
+	pthread_mutex_unlock(&life_mu);
 }
 
-int agent_detach(uint64_t generation, uint32_t rate_hz, bool sampling, char *why, size_t whylen)
+static int detach_locked(uint64_t generation, uint32_t rate_hz, bool sampling, char *why, size_t whylen)
 {
 	ICorProfilerInfo10 *info = g_agent.info;
+	if (!running) {
+		snprintf(why, whylen, "cannot detach: the profiler has stopped (the runtime is shutting down)");
+		return -1;
+	}
 	if (instr_configured() || allocs_configured()) {
 		snprintf(why, whylen, "cannot detach: this program was started with %s, which the runtime cannot undo; "
 				      "pause recording with the %s=off dial instead",
@@ -387,6 +407,14 @@ int agent_detach(uint64_t generation, uint32_t rate_hz, bool sampling, char *why
 	}
 	agent_debug("detach requested (generation %llu)", (unsigned long long)generation);
 	return 0;
+}
+
+int agent_detach(uint64_t generation, uint32_t rate_hz, bool sampling, char *why, size_t whylen)
+{
+	pthread_mutex_lock(&life_mu);
+	int rc = detach_locked(generation, rate_hz, sampling, why, whylen);
+	pthread_mutex_unlock(&life_mu);
+	return rc;
 }
 
 static HRESULT profiler_initialize(ICorProfilerCallback11 *self, IUnknown *info_unk)
