@@ -20,6 +20,7 @@
 #include "records.h"
 #include "sampler.h"
 #include "session.h"
+#include "sizecap.h"
 
 #include "namedevent.h"
 
@@ -248,7 +249,7 @@ static void *control_main(void *arg)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	uint64_t last_health = agent_mono_ns();
-	enum { RUNNING, DETACHED, VANISHED } outcome = RUNNING;
+	enum { RUNNING, DETACHED, VANISHED, FULL } outcome = RUNNING;
 	for (;;) {
 		pthread_mutex_lock(&c.mu);
 		bool stop = c.stop;
@@ -282,6 +283,10 @@ static void *control_main(void *arg)
 				acknowledge(c.current.generation, CS_DIALS_REJECTED, why);
 			}
 		}
+		if (sizecap_reached()) {
+			outcome = FULL;
+			break;
+		}
 		uint64_t now = agent_mono_ns();
 		if (now - last_health >= HEALTH_EVERY_MS * 1000000ull) {
 			last_health = now;
@@ -294,6 +299,8 @@ static void *control_main(void *arg)
 	}
 	if (outcome == VANISHED)
 		agent_stop_all(CS_END_FATAL, "the session directory was removed");
+	if (outcome == FULL) /* the writer has written END and drops the rest */
+		agent_stop_all(CS_END_SIZE_CAP, "the session reached its size cap");
 	release(true); /* a stopped session's name must not linger either */
 	pthread_mutex_lock(&c.mu);
 	c.alive = false;

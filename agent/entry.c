@@ -25,6 +25,8 @@
 #include "records.h"
 #include "sampler.h"
 #include "session.h"
+#include "sessionlimits.h"
+#include "sizecap.h"
 #include "symbols.h"
 #include "utf16.h"
 
@@ -266,6 +268,12 @@ static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct age
 	int session_fd = strlen(cfg->session) < sizeof g_agent.session_dir - 16 ? open_session_dir(cfg->session) : -1;
 	if (session_fd < 0)
 		return E_FAIL;
+	/* a descendant that outlived the recording (a build server, say) */
+	if (cs_session_closed(session_fd)) {
+		agent_debug("the session %s is closed (its recording ended, or it is full); not profiling", cfg->session);
+		close(session_fd);
+		return E_FAIL;
+	}
 	ICorProfilerInfo10 *info = NULL;
 	if (FAILED(info_unk->vtbl->QueryInterface(info_unk, &IID_ICorProfilerInfo10, (void **)&info)) || !info) {
 		agent_debug("the runtime has no ICorProfilerInfo10 (.NET 6 or later is needed)");
@@ -281,6 +289,8 @@ static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct age
 		return CORPROF_E_PROFILER_ALREADY_ACTIVE;
 	}
 	int lock_fd = take_process_lock(session_fd, cfg->session);
+	uint64_t max_size = cs_session_read_max_size(session_fd);
+	int cap_fd = lock_fd >= 0 && max_size ? dup(session_fd) : -1;
 	close(session_fd);
 	if (lock_fd < 0) {
 		if (lock_fd == -1)
@@ -299,12 +309,15 @@ static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct age
 	clock_gettime(CLOCK_REALTIME, &now);
 	g_agent.start_unix_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 	snprintf(g_agent.session_dir, sizeof g_agent.session_dir, "%s", cfg->session);
+	sizecap_start(cap_fd, max_size); /* the writer owns cap_fd from here on */
 	bool log = false;
 	if (cs_proc_dir_create(cfg->session, getpid(), g_agent.proc_dir, sizeof g_agent.proc_dir, err, sizeof err) < 0 ||
 	    !(log = lw_start(g_agent.proc_dir, cfg->dials.flush_ms) == 0) || evq_init() < 0 || sym_init() < 0) {
 		agent_debug("cannot start the log: %s", err[0] ? err : "out of memory");
 		if (log) /* its thread and segment would outlive the failed start */
 			lw_stop(CS_END_FATAL, "the agent could not start");
+		else
+			sizecap_stop();
 		close(lock_fd);
 		g_agent.lock_fd = -1;
 		info->vtbl->Release(info);
@@ -361,7 +374,7 @@ void agent_stop_all(uint8_t reason, const char *why)
 	running = false;
 	heapsnap_stop();
 	sampler_stop(500);
-	if (reason == CS_END_FATAL) { /* no more callbacks for a log nobody reads */
+	if (reason == CS_END_FATAL || reason == CS_END_SIZE_CAP) { /* no more callbacks for a log that takes nothing */
 		char ignored[64];
 		events_apply(0, ignored, sizeof ignored);
 	}

@@ -1,4 +1,5 @@
 #include "session.h"
+#include "sessionlimits.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -272,9 +273,17 @@ int cs_session_create(const char *dir, const char *name, const char *command, ch
 			return -1;
 		}
 	}
-	if (cs_dir_make_private(out, err, errlen) < 0)
+	if (cs_dir_make_private(out, err, errlen) < 0 || write_marker(out, command, err, errlen) < 0)
 		return -1;
-	return write_marker(out, command, err, errlen);
+	/* a new recording: open again, with the default cap (record may set another) */
+	int fd = cs_dir_open_private(out, err, errlen);
+	if (fd < 0)
+		return -1;
+	cs_session_reopen(fd);
+	uint64_t max = cs_default_max_size(out);
+	int rc = max ? cs_session_write_max_size(fd, max, err, errlen) : 0;
+	close(fd);
+	return rc;
 }
 
 static bool is_process_dir_name(const char *s)

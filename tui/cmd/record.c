@@ -22,7 +22,9 @@
 #include "ipc.h"
 #include "launch.h"
 #include "profile.h"
+#include "prune.h"
 #include "session.h"
+#include "sessionlimits.h"
 #include "xalloc.h"
 
 #define STOP_GRACE_SECONDS 5.0
@@ -54,6 +56,11 @@ void cmd_record_usage(FILE *f)
 		   "                      signalled, others walked in a suspension only when they\n"
 		   "                      ran), suspend (the runtime suspended for every tick in\n"
 		   "                      which a thread ran) or signal (busy threads only; CPU time)\n"
+		   "  -m, --max-size SIZE the most the session may take (K, M, G suffixes; default a\n"
+		   "                      quarter of the free space): reached, recording stops\n"
+		   "      --follow-children\n"
+		   "                      let processes COMMAND started go on recording after it\n"
+		   "                      exits (by default those that start later do not record)\n"
 		   "      --pause         start each .NET runtime of COMMAND paused until clrscope\n"
 		   "                      is ready (off by default: see clrscope(1), CAVEATS)\n"
 		   "  -h, --help          show this help\n",
@@ -265,6 +272,30 @@ static void explain_no_agent(const char *cmd)
 			  CS_ENV_AGENT_LOG);
 }
 
+void record_close_session(const char *session, bool follow)
+{
+	char err[PATH_MAX + 256];
+	int fd = cs_dir_open_private(session, err, sizeof err);
+	if (fd < 0)
+		return; /* removed while recording: said elsewhere */
+	uint64_t max = cs_session_read_max_size(fd);
+	if (!follow)
+		cs_session_close(fd);
+	close(fd);
+	struct prof_session s;
+	if (prof_session_open(&s, session, err, sizeof err) < 0)
+		return;
+	prof_session_update(&s, true);
+	size_t full = 0;
+	for (size_t i = 0; i < s.nprocs; i++)
+		full += s.procs[i]->ended && s.procs[i]->end_reason == CS_END_SIZE_CAP;
+	prof_session_free(&s);
+	if (full)
+		cmd_error("the session reached its size cap of %llu KiB and recording stopped early (%zu process%s); "
+			  "give a larger --max-size, or a lower --rate",
+			  (unsigned long long)(max >> 10), full, full == 1 ? "" : "es");
+}
+
 /* Reads back what was recorded, for the closing summary. */
 size_t record_summarize(const char *dir, uint64_t *samples)
 {
@@ -290,7 +321,8 @@ int cmd_record(int argc, char **argv)
 		{"duration", required_argument, NULL, 'd'}, {"events", required_argument, NULL, 'e'},
 		{"pid", required_argument, NULL, 'p'}, {"pause", no_argument, NULL, 'P'},
 		{"sampler", required_argument, NULL, 'S'}, {"instrument", required_argument, NULL, 'i'},
-		{"allocations", no_argument, NULL, 'A'},
+		{"allocations", no_argument, NULL, 'A'}, {"max-size", required_argument, NULL, 'm'},
+		{"follow-children", no_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -302,13 +334,22 @@ int cmd_record(int argc, char **argv)
 	double duration = 0;
 	const char *events = cfg.events[0] ? cfg.events : NULL;
 	unsigned pid = 0;
-	bool pause = false;
+	bool pause = false, follow = false;
+	uint64_t max_size = 0;
 	const char *sampler = NULL;
 	struct startup_features features = {.patterns = ""};
 	int c;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+o:r:d:e:p:i:Ah", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:r:d:e:p:i:Am:h", options, NULL)) != -1) {
 		switch (c) {
+		case 'm':
+			if (cs_parse_size(optarg, &max_size) < 0)
+				return cmd_usage_error("record", "--max-size wants a size such as 500K, 64M or 2G, not '%s'",
+						       optarg);
+			break;
+		case 'F':
+			follow = true;
+			break;
 		case 'o':
 			dir = optarg;
 			break;
@@ -353,6 +394,7 @@ int cmd_record(int argc, char **argv)
 			return cmd_usage_error("record", "unknown option");
 		}
 	}
+	prune_automatically();
 	char abs_dir[PATH_MAX];
 	if (dir && dir[0] != '/') {
 		char cwd[PATH_MAX];
@@ -367,7 +409,7 @@ int cmd_record(int argc, char **argv)
 			return cmd_usage_error("record", "give --pid or a command to run, not both");
 		if (refuse_features_on_attach("record", &features) != 0)
 			return EXIT_USAGE;
-		return record_attach((int)pid, dir, rate, events, duration);
+		return record_attach((int)pid, dir, rate, events, duration, max_size);
 	}
 	if (optind >= argc)
 		return cmd_usage_error("record", "no command to run: clrscope record [OPTIONS] -- COMMAND [ARG...]");
@@ -381,6 +423,8 @@ int cmd_record(int argc, char **argv)
 	char *joined = join_args(command);
 	int rc = cs_session_create(dir, command[0], joined, session, sizeof session, err, sizeof err);
 	free(joined);
+	if (rc == 0 && max_size)
+		rc = cs_session_set_max_size(session, max_size, err, sizeof err);
 	if (rc < 0) {
 		cmd_error("%s", err);
 		return 1;
@@ -411,6 +455,7 @@ int cmd_record(int argc, char **argv)
 
 	uint64_t samples;
 	size_t processes = record_summarize(session, &samples);
+	record_close_session(session, follow);
 	if (!processes && access(session, F_OK) != 0) {
 		cmd_error("the session directory %s was removed while recording; nothing is left to read", session);
 		return 1;

@@ -31,6 +31,7 @@
 #include "merge.h"
 #include "procs.h"
 #include "prompt.h"
+#include "prune.h"
 #include "screen.h"
 #include "session.h"
 #include "watch.h"
@@ -206,7 +207,7 @@ int app_attach(struct app *a, pid_t pid, const char *dir, const char *events)
 {
 	events = events ? events : default_events;
 	char session[PATH_MAX], err[PATH_MAX + 512];
-	if (attacher_start(pid, dir, a->rate, events, session, sizeof session, err, sizeof err) < 0) {
+	if (attacher_start(pid, dir, a->rate, events, 0, session, sizeof session, err, sizeof err) < 0) {
 		app_message(a, true, "%s", err);
 		return -1;
 	}
@@ -740,6 +741,7 @@ int app_main(const struct app_options *o)
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 
+	prune_automatically(); /* the default root is a small tmpfs */
 	term_open(&a);
 	prompt_init(commands_candidate, cfg.history_size);
 	int rc = 0;
