@@ -398,6 +398,7 @@ int lw_start(const char *proc_dir, uint32_t flush_ms)
 		lw.running = false;
 		return -1;
 	}
+	pthread_setname_np(lw.thread, "clrscope-write"); /* top -H, the Threads view */
 	return 0;
 }
 
