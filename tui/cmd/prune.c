@@ -5,6 +5,7 @@
 
 #include "cmd.h"
 #include "config.h"
+#include "namedevent.h"
 #include "prune.h"
 #include "session.h"
 
@@ -17,6 +18,8 @@ void cmd_prune_usage(FILE *f)
 		   "recordings (a recording agent writes every second).  Sessions recorded with\n"
 		   "-o elsewhere are never touched.  'record' and the terminal UI do the same on\n"
 		   "their own for sessions older than the config file's prune_after (default 7d).\n"
+		   "Control semaphores (/dev/shm) left by agents of processes that are gone are\n"
+		   "removed too.\n"
 		   "\n"
 		   "  -a, --older-than AGE  90s, 30m, 12h, 7d or 2w (default: prune_after, or 7d)\n"
 		   "  -n, --dry-run         only list what would go\n"
@@ -67,6 +70,10 @@ int cmd_prune(int argc, char **argv)
 		cmd_error("%s", err);
 		return 1;
 	}
+	int sems = dry_run ? 0 : cs_namedevent_sweep();
+	if (sems)
+		fprintf(stderr, "clrscope: removed %d control semaphore%s of processes that are gone\n", sems,
+			sems == 1 ? "" : "s");
 	char text[32];
 	prune_format_age(age, text, sizeof text);
 	fprintf(stderr, "clrscope: %s %d session%s older than %s under %s\n", dry_run ? "would remove" : "removed", n,

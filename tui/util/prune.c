@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "namedevent.h"
 #include "session.h"
 
 int prune_parse_age(const char *s, long *seconds)
@@ -163,6 +164,7 @@ void prune_automatically(void)
 	config_free(&cfg);
 	if (cfg.prune_after_s < 0)
 		return;
+	cs_namedevent_sweep();
 	char root[4096], err[4200];
 	if (cs_session_root(root, sizeof root, err, sizeof err) == 0)
 		prune_sessions(root, cfg.prune_after_s ? cfg.prune_after_s : PRUNE_DEFAULT_AGE_S, false, NULL, err,
