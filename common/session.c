@@ -180,9 +180,11 @@ int cs_session_root(char *out, size_t n, char *err, size_t errlen)
 {
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
 	int len;
+	bool fallback = false;
 	if (xdg && xdg[0] == '/' && access(xdg, W_OK) == 0) {
 		len = snprintf(out, n, "%s/clrscope", xdg);
 	} else {
+		fallback = true;
 		const char *tmp = getenv("TMPDIR");
 		if (!tmp || tmp[0] != '/')
 			tmp = "/tmp";
@@ -192,7 +194,20 @@ int cs_session_root(char *out, size_t n, char *err, size_t errlen)
 		snprintf(err, errlen, "session directory path too long");
 		return -1;
 	}
-	return cs_dir_make_private(out, err, errlen);
+	char why[512];
+	if (cs_dir_make_private(out, why, sizeof why) == 0)
+		return 0;
+	/* the fallback's name is predictable: another user may have made it
+	 * first, to read what we record */
+	if (fallback)
+		snprintf(err, errlen,
+			 "%s; it is the session root clrscope uses without XDG_RUNTIME_DIR, and its name is "
+			 "predictable, so someone may have made it first: clrscope will not record there. Set "
+			 "XDG_RUNTIME_DIR or TMPDIR to a private directory of yours, or give -o DIR",
+			 why);
+	else
+		snprintf(err, errlen, "%s", why);
+	return -1;
 }
 
 static void sanitize_name(char *dst, size_t n, const char *name)
