@@ -434,6 +434,10 @@ static HRESULT profiler_initialize(ICorProfilerCallback11 *self, IUnknown *info_
 {
 	(void)self;
 	bool expected = false;
+	/* setuid or with raised capabilities: its environment is someone
+	 * else's, and every setting at startup comes from there */
+	if (agent_secure())
+		return E_FAIL;
 	if (!atomic_compare_exchange_strong(&g_active, &expected, true))
 		return CORPROF_E_PROFILER_ALREADY_ACTIVE;
 	struct agent_config cfg;
