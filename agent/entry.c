@@ -258,6 +258,52 @@ static int take_process_lock(int session_fd, const char *session)
 static pthread_mutex_t life_mu = PTHREAD_MUTEX_INITIALIZER;
 static bool running; /* threads started and not yet stopped */
 
+/* Sets (value NULL: removes) a variable in the runtime's own copy of the
+ * environment, which managed code and the children it starts see, and in
+ * libc's, which native children see. */
+static void set_runtime_env(const char *name, const char *value)
+{
+	if (value)
+		setenv(name, value, 1);
+	else
+		unsetenv(name);
+	ICorProfilerInfo11 *info = NULL;
+	if (FAILED(g_agent.info->vtbl->QueryInterface(g_agent.info, &IID_ICorProfilerInfo11,
+						      (void **)&info)) ||
+	    !info)
+		return;
+	uint16_t wname[64], wvalue[4200];
+	if (cs_utf8_to_utf16(name, wname, 64) && (!value || cs_utf8_to_utf16(value, wvalue, 4200)))
+		info->vtbl->SetEnvironmentVariable(info, (const WCHAR *)wname, value ? (const WCHAR *)wvalue : NULL);
+	info->vtbl->Release(info);
+}
+
+/* record --pause adds "SESSION/diag.sock,connect,suspend" to the ports
+ * (the user's own come first, ';'-separated).  The runtime has read it and
+ * been resumed by the time the agent starts; a descendant started later,
+ * perhaps after record is gone, would wait for it forever, so it goes from
+ * this process's environment. */
+static void drop_paused_start_port(const char *session)
+{
+	static const char var[] = "DOTNET_DiagnosticPorts";
+	const char *ports = getenv(var);
+	char ours[PATH_MAX + 64], rest[4200] = "";
+	snprintf(ours, sizeof ours, "%s/diag.sock,connect,suspend", session);
+	if (!ports || !strstr(ports, ours) || strlen(ports) >= sizeof rest)
+		return;
+	size_t len = 0;
+	for (const char *p = ports; *p;) {
+		const char *end = strchr(p, ';');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		if (n && (n != strlen(ours) || strncmp(p, ours, n) != 0)) {
+			len += (size_t)snprintf(rest + len, sizeof rest - len, "%s%.*s", len ? ";" : "", (int)n, p);
+		}
+		p += n + (end ? 1 : 0);
+	}
+	set_runtime_env(var, len ? rest : NULL);
+	agent_debug("removed the paused start's port from %s", var);
+}
+
 static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct agent_config *cfg)
 {
 	agent_debug_open();
@@ -360,6 +406,8 @@ static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct age
 	pthread_mutex_lock(&life_mu);
 	running = true;
 	pthread_mutex_unlock(&life_mu);
+	if (load_mode == CS_LOAD_STARTUP)
+		drop_paused_start_port(cfg->session);
 	agent_debug("profiling into %s at %u Hz", g_agent.proc_dir, g_agent.rate_hz);
 	return S_OK;
 }

@@ -98,10 +98,10 @@ static int exit_status_of(int status)
 struct paused_start {
 	int listen_fd;
 	char path[108]; /* sun_path */
-	uint64_t resumed[64];
-	size_t nresumed;
-	int held[64]; /* resumed runtimes dial again and wait for a command: let them wait */
-	size_t nheld;
+	uint64_t *resumed; /* as many as there are: a runtime left out would dial in a loop */
+	size_t nresumed, resumed_cap;
+	int *held; /* resumed runtimes dial again and wait for a command: let them wait */
+	size_t nheld, held_cap;
 };
 
 static void serve_port(struct paused_start *ps)
@@ -114,11 +114,10 @@ static void serve_port(struct paused_start *ps)
 	for (size_t i = 0; i < ps->nresumed; i++) {
 		if (ps->resumed[i] == adv.pid) {
 			/* it dials again after each command; closing would make it
-			 * dial every few milliseconds, so hold the line */
-			if (ps->nheld < sizeof ps->held / sizeof *ps->held)
-				ps->held[ps->nheld++] = fd;
-			else
-				close(fd);
+			 * dial every few milliseconds, so hold the line (once: a
+			 * runtime holds one connection to its port) */
+			xgrow(&ps->held, &ps->held_cap, ps->nheld + 1, sizeof *ps->held);
+			ps->held[ps->nheld++] = fd;
 			return;
 		}
 	}
@@ -126,8 +125,8 @@ static void serve_port(struct paused_start *ps)
 		cmd_error("paused start: cannot resume pid %llu: %s", (unsigned long long)adv.pid, err);
 		return;
 	}
-	if (ps->nresumed < sizeof ps->resumed / sizeof *ps->resumed)
-		ps->resumed[ps->nresumed++] = adv.pid;
+	xgrow(&ps->resumed, &ps->resumed_cap, ps->nresumed + 1, sizeof *ps->resumed);
+	ps->resumed[ps->nresumed++] = adv.pid;
 }
 
 /* Waits for the child, forwarding the signals meant for it, resuming
@@ -186,8 +185,10 @@ static bool paused_start_open(struct paused_start *ps, const char *session)
 {
 	char err[512];
 	int n = snprintf(ps->path, sizeof ps->path, "%s/diag.sock", session);
-	ps->nresumed = 0;
-	ps->nheld = 0;
+	ps->resumed = NULL;
+	ps->held = NULL;
+	ps->nresumed = ps->resumed_cap = 0;
+	ps->nheld = ps->held_cap = 0;
 	ps->listen_fd = -1;
 	if (n < 0 || (size_t)n >= sizeof ps->path) {
 		cmd_error("note: the session path is too long for a socket; starting without the paused start");
@@ -205,7 +206,11 @@ static void paused_start_close(struct paused_start *ps)
 {
 	for (size_t i = 0; i < ps->nheld; i++)
 		close(ps->held[i]);
-	ps->nheld = 0;
+	free(ps->held);
+	free(ps->resumed);
+	ps->held = NULL;
+	ps->resumed = NULL;
+	ps->nheld = ps->nresumed = 0;
 	if (ps->listen_fd >= 0) {
 		close(ps->listen_fd);
 		unlink(ps->path);
