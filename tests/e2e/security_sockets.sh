@@ -107,4 +107,13 @@ if grep -qP '[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]' "$WORK/out" "$WORK/ps.jso
 else
 	pass "no control character reached the output"
 fi
+
+# ---- runtimes of our own that never answer: ps still answers within a second ----
+for i in 1 2 3 4; do
+	plant silent "dotnet-diagnostic-{pid}-{start}-socket" "$WORK/foreign/mute$i.log"
+done
+elapsed 0 "ps with four runtimes that never answer" -- clrscope ps
+check "ms < 1000" "ps answers within a second" ms="$MS"
+n=$(grep -c "its runtime does not answer" <<<"$OUT" || true)
+check "n >= 4" "they are listed as not answering" n="$n"
 finish

@@ -773,8 +773,8 @@ static int recv_all(int fd, uint8_t *buf, size_t len, long long deadline, size_t
 	while (*got < len) {
 		int w = wait_fd(fd, POLLIN, deadline);
 		if (w == 0) {
-			set_err(err, errlen, "the runtime did not answer within %d ms (is the process stopped, "
-					     "e.g. by a debugger or SIGSTOP?)", g_timeout_ms);
+			set_err(err, errlen, "the runtime did not answer in time (is the process stopped, e.g. by "
+					     "a debugger or SIGSTOP?)");
 			return IPC_ERR_TIMEOUT;
 		}
 		ssize_t n = w < 0 ? -1 : recv(fd, buf + *got, len - *got, 0);

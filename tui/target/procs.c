@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "text.h"
@@ -256,7 +257,8 @@ static char proc_state(pid_t pid)
 	return state;
 }
 
-int procs_get(pid_t pid, struct dotnet_proc *out, char *err, size_t errlen)
+/* procs_get, giving the runtime at most timeout_ms to answer. */
+static int get_within(pid_t pid, int timeout_ms, struct dotnet_proc *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof *out);
 	char sock[PATH_MAX + 64];
@@ -294,7 +296,7 @@ int procs_get(pid_t pid, struct dotnet_proc *out, char *err, size_t errlen)
 	} else {
 		out->socket = xstrdup(sock);
 		char ierr[1024];
-		int irc = ipc_process_info(pid, PROCS_IPC_TIMEOUT_MS, &out->info, ierr, sizeof ierr);
+		int irc = ipc_process_info(pid, timeout_ms, &out->info, ierr, sizeof ierr);
 		if (irc == 0) {
 			if (out->info.clr_version && *out->info.clr_version)
 				out->runtime = xstrdup(out->info.clr_version);
@@ -318,6 +320,18 @@ int procs_get(pid_t pid, struct dotnet_proc *out, char *err, size_t errlen)
 	free(env);
 	free(maps);
 	return 0;
+}
+
+int procs_get(pid_t pid, struct dotnet_proc *out, char *err, size_t errlen)
+{
+	return get_within(pid, PROCS_IPC_TIMEOUT_MS, out, err, errlen);
+}
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 struct pidset {
@@ -398,9 +412,14 @@ size_t procs_list(struct dotnet_proc **out)
 		qsort(set.v, set.n, sizeof *set.v, cmp_pid);
 	struct dotnet_proc *procs = xcalloc(set.n ? set.n : 1, sizeof *procs);
 	size_t n = 0;
+	/* runtimes that keep silent share one budget, so that the whole list
+	 * comes within a second however many there are */
+	long long deadline = mono_ms() + PROCS_LIST_BUDGET_MS;
 	for (size_t i = 0; i < set.n; i++) {
 		char err[1024];
-		if (procs_get(set.v[i], &procs[n], err, sizeof err) == 0)
+		long long left = deadline - mono_ms();
+		int timeout = left > PROCS_IPC_TIMEOUT_MS ? PROCS_IPC_TIMEOUT_MS : left > 1 ? (int)left : 1;
+		if (get_within(set.v[i], timeout, &procs[n], err, sizeof err) == 0)
 			n++;
 	}
 	free(set.v);
