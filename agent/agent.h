@@ -45,6 +45,10 @@ uint64_t agent_now_us(void) AGENT_HIDDEN;
 void agent_message(int level, const char *fmt, ...) AGENT_HIDDEN __attribute__((format(printf, 2, 3)));
 /* A line for the optional debug log only ($CLRSCOPE_AGENT_LOG). */
 void agent_debug(const char *fmt, ...) AGENT_HIDDEN __attribute__((format(printf, 1, 2)));
+/* Whether the process runs with privileges its user does not have (setuid,
+ * setgid, file capabilities: AT_SECURE): the environment is not to be
+ * trusted for paths then. */
+bool agent_secure(void) AGENT_HIDDEN;
 void agent_debug_open(void) AGENT_HIDDEN;
 
 /* Stops sampling, events and the log (writing END with reason and why),

@@ -20,21 +20,72 @@
 #include "records.h"
 #include "sampler.h"
 #include "session.h"
+#include "sizecap.h"
 
 #include "namedevent.h"
 
 #define WAIT_SLICE_MS 250
 #define HEALTH_EVERY_MS 1000
 
+/* One control thread at a time: a new session's semaphore and directory
+ * are made only once the old thread is gone (control_wait_idle), so it
+ * cannot close them as it leaves. */
 static struct {
 	pthread_t thread;
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	bool stop, exited, started;
+	pthread_cond_t cv; /* CLOCK_MONOTONIC, set up once */
+	pthread_once_t cv_once;
+	bool stop;
+	bool alive; /* started and not yet done with sem and dirfd */
 	sem_t *sem;
 	int dirfd;
 	struct cs_dials current;
-} c = {.mu = PTHREAD_MUTEX_INITIALIZER, .dirfd = -1};
+} c = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv_once = PTHREAD_ONCE_INIT, .dirfd = -1};
+
+static void cv_init(void)
+{
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&c.cv, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
+/* Waits under c.mu until the thread is gone or ms passed: whether it is gone. */
+static bool wait_gone_locked(int ms)
+{
+	struct timespec until;
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_nsec += (long)(ms % 1000) * 1000000L;
+	until.tv_sec += ms / 1000 + until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
+	while (c.alive && pthread_cond_timedwait(&c.cv, &c.mu, &until) != ETIMEDOUT)
+		;
+	return !c.alive;
+}
+
+int control_wait_idle(int ms)
+{
+	pthread_once(&c.cv_once, cv_init);
+	pthread_mutex_lock(&c.mu);
+	bool gone = wait_gone_locked(ms);
+	pthread_mutex_unlock(&c.mu);
+	return gone ? 0 : -1;
+}
+
+/* Closes what control_prepare made (the thread's own exit, or a start
+ * that failed). */
+static void release(bool unlink_name)
+{
+	if (unlink_name && g_agent.control_name[0])
+		sem_unlink(g_agent.control_name);
+	if (c.sem)
+		sem_close(c.sem);
+	c.sem = NULL;
+	if (c.dirfd >= 0)
+		close(c.dirfd);
+	c.dirfd = -1;
+}
 
 static sem_t *create_semaphore(void)
 {
@@ -200,7 +251,7 @@ static void *control_main(void *arg)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	uint64_t last_health = agent_mono_ns();
-	enum { RUNNING, DETACHED, VANISHED } outcome = RUNNING;
+	enum { RUNNING, DETACHED, VANISHED, FULL } outcome = RUNNING;
 	for (;;) {
 		pthread_mutex_lock(&c.mu);
 		bool stop = c.stop;
@@ -234,6 +285,10 @@ static void *control_main(void *arg)
 				acknowledge(c.current.generation, CS_DIALS_REJECTED, why);
 			}
 		}
+		if (sizecap_reached()) {
+			outcome = FULL;
+			break;
+		}
 		uint64_t now = agent_mono_ns();
 		if (now - last_health >= HEALTH_EVERY_MS * 1000000ull) {
 			last_health = now;
@@ -246,16 +301,11 @@ static void *control_main(void *arg)
 	}
 	if (outcome == VANISHED)
 		agent_stop_all(CS_END_FATAL, "the session directory was removed");
-	if (outcome != RUNNING && g_agent.control_name[0])
-		sem_unlink(g_agent.control_name);
-	if (c.sem)
-		sem_close(c.sem);
-	c.sem = NULL;
-	if (c.dirfd >= 0)
-		close(c.dirfd);
-	c.dirfd = -1;
+	if (outcome == FULL) /* the writer has written END and drops the rest */
+		agent_stop_all(CS_END_SIZE_CAP, "the session reached its size cap");
+	release(true); /* a stopped session's name must not linger either */
 	pthread_mutex_lock(&c.mu);
-	c.exited = true;
+	c.alive = false;
 	pthread_cond_broadcast(&c.cv);
 	pthread_mutex_unlock(&c.mu);
 	return NULL;
@@ -263,43 +313,46 @@ static void *control_main(void *arg)
 
 int control_start(void)
 {
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&c.cv, &ca);
-	pthread_condattr_destroy(&ca);
-	c.stop = c.exited = false;
-	if (pthread_create(&c.thread, NULL, control_main, NULL) != 0)
+	pthread_once(&c.cv_once, cv_init);
+	pthread_mutex_lock(&c.mu);
+	c.stop = false;
+	c.alive = true;
+	pthread_mutex_unlock(&c.mu);
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old); /* from its first instruction */
+	int rc = pthread_create(&c.thread, NULL, control_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		pthread_mutex_lock(&c.mu);
+		c.alive = false;
+		pthread_mutex_unlock(&c.mu);
+		release(true);
 		return -1;
+	}
+	pthread_setname_np(c.thread, "clrscope-ctl");
 	/* nobody joins it: it may end itself (detach, vanished session) */
 	pthread_detach(c.thread);
-	c.started = true;
 	return 0;
+}
+
+void control_abandon(void)
+{
+	release(true);
 }
 
 void control_stop(void)
 {
-	if (!c.started)
-		return;
-	if (pthread_equal(pthread_self(), c.thread)) {
-		c.started = false; /* the control thread is stopping everything itself */
+	pthread_once(&c.cv_once, cv_init);
+	pthread_mutex_lock(&c.mu);
+	/* the control thread stopping everything itself (a detach) goes on */
+	if (!c.alive || pthread_equal(pthread_self(), c.thread)) {
+		pthread_mutex_unlock(&c.mu);
 		return;
 	}
-	pthread_mutex_lock(&c.mu);
 	c.stop = true;
-	pthread_mutex_unlock(&c.mu);
 	if (c.sem)
 		sem_post(c.sem);
-	struct timespec until;
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_nsec += 500 * 1000000L;
-	until.tv_sec += until.tv_nsec / 1000000000L;
-	until.tv_nsec %= 1000000000L;
-	pthread_mutex_lock(&c.mu);
-	while (!c.exited && pthread_cond_timedwait(&c.cv, &c.mu, &until) != ETIMEDOUT)
-		;
+	wait_gone_locked(500); /* a thread still busy leaves on its own */
 	pthread_mutex_unlock(&c.mu);
-	if (g_agent.control_name[0])
-		sem_unlink(g_agent.control_name);
-	c.started = false;
 }

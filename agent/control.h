@@ -11,9 +11,18 @@
 /* Creates the semaphore (its name goes to g_agent.control_name) and writes
  * the initial dials file. */
 int control_prepare(const struct cs_dials *initial) AGENT_HIDDEN;
+/* Starts the thread; on failure the semaphore and directory are released. */
 int control_start(void) AGENT_HIDDEN;
-/* Stops the thread (bounded wait) and removes the semaphore. */
+/* Releases what control_prepare made, for a start given up before
+ * control_start. */
+void control_abandon(void) AGENT_HIDDEN;
+/* Stops the thread (bounded wait); it removes the semaphore as it leaves.
+ * Safe to call twice, and from the control thread itself (no-op). */
 void control_stop(void) AGENT_HIDDEN;
+/* 0 once no control thread is left (waiting up to ms), else -1: a new
+ * session must not start before, or the old thread would close its
+ * semaphore and directory. */
+int control_wait_idle(int ms) AGENT_HIDDEN;
 
 /* Applies dials now (also used for the initial state); fills the
  * acknowledgement's status and text.  Returns the status. */

@@ -25,6 +25,8 @@
 #include "records.h"
 #include "sampler.h"
 #include "session.h"
+#include "sessionlimits.h"
+#include "sizecap.h"
 #include "symbols.h"
 #include "utf16.h"
 
@@ -250,8 +252,57 @@ static int take_process_lock(int session_fd, const char *session)
 	return fd;
 }
 
-static pthread_mutex_t stop_mu = PTHREAD_MUTEX_INITIALIZER;
+/* Starting, stopping and detaching happen under one lock: Shutdown (a
+ * runtime thread) and a detach (the control thread) may come at once, and
+ * neither may join what the other stops or restart what it stopped. */
+static pthread_mutex_t life_mu = PTHREAD_MUTEX_INITIALIZER;
 static bool running; /* threads started and not yet stopped */
+
+/* Sets (value NULL: removes) a variable in the runtime's own copy of the
+ * environment, which managed code and the children it starts see, and in
+ * libc's, which native children see. */
+static void set_runtime_env(const char *name, const char *value)
+{
+	if (value)
+		setenv(name, value, 1);
+	else
+		unsetenv(name);
+	ICorProfilerInfo11 *info = NULL;
+	if (FAILED(g_agent.info->vtbl->QueryInterface(g_agent.info, &IID_ICorProfilerInfo11,
+						      (void **)&info)) ||
+	    !info)
+		return;
+	uint16_t wname[64], wvalue[4200];
+	if (cs_utf8_to_utf16(name, wname, 64) && (!value || cs_utf8_to_utf16(value, wvalue, 4200)))
+		info->vtbl->SetEnvironmentVariable(info, (const WCHAR *)wname, value ? (const WCHAR *)wvalue : NULL);
+	info->vtbl->Release(info);
+}
+
+/* record --pause adds "SESSION/diag.sock,connect,suspend" to the ports
+ * (the user's own come first, ';'-separated).  The runtime has read it and
+ * been resumed by the time the agent starts; a descendant started later,
+ * perhaps after record is gone, would wait for it forever, so it goes from
+ * this process's environment. */
+static void drop_paused_start_port(const char *session)
+{
+	static const char var[] = "DOTNET_DiagnosticPorts";
+	const char *ports = getenv(var);
+	char ours[PATH_MAX + 64], rest[4200] = "";
+	snprintf(ours, sizeof ours, "%s/diag.sock,connect,suspend", session);
+	if (!ports || !strstr(ports, ours) || strlen(ports) >= sizeof rest)
+		return;
+	size_t len = 0;
+	for (const char *p = ports; *p;) {
+		const char *end = strchr(p, ';');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		if (n && (n != strlen(ours) || strncmp(p, ours, n) != 0)) {
+			len += (size_t)snprintf(rest + len, sizeof rest - len, "%s%.*s", len ? ";" : "", (int)n, p);
+		}
+		p += n + (end ? 1 : 0);
+	}
+	set_runtime_env(var, len ? rest : NULL);
+	agent_debug("removed the paused start's port from %s", var);
+}
 
 static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct agent_config *cfg)
 {
@@ -263,13 +314,29 @@ static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct age
 	int session_fd = strlen(cfg->session) < sizeof g_agent.session_dir - 16 ? open_session_dir(cfg->session) : -1;
 	if (session_fd < 0)
 		return E_FAIL;
+	/* a descendant that outlived the recording (a build server, say) */
+	if (cs_session_closed(session_fd)) {
+		agent_debug("the session %s is closed (its recording ended, or it is full); not profiling", cfg->session);
+		close(session_fd);
+		return E_FAIL;
+	}
 	ICorProfilerInfo10 *info = NULL;
 	if (FAILED(info_unk->vtbl->QueryInterface(info_unk, &IID_ICorProfilerInfo10, (void **)&info)) || !info) {
 		agent_debug("the runtime has no ICorProfilerInfo10 (.NET 6 or later is needed)");
 		close(session_fd);
 		return E_FAIL;
 	}
+	/* a new attach right after a detach: the old control thread may still
+	 * be leaving, and it would close this session's semaphore */
+	if (control_wait_idle(1000) < 0) {
+		agent_debug("the previous session's control thread has not exited; not profiling (attach again)");
+		close(session_fd);
+		info->vtbl->Release(info);
+		return CORPROF_E_PROFILER_ALREADY_ACTIVE;
+	}
 	int lock_fd = take_process_lock(session_fd, cfg->session);
+	uint64_t max_size = cs_session_read_max_size(session_fd);
+	int cap_fd = lock_fd >= 0 && max_size ? dup(session_fd) : -1;
 	close(session_fd);
 	if (lock_fd < 0) {
 		if (lock_fd == -1)
@@ -288,10 +355,17 @@ static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct age
 	clock_gettime(CLOCK_REALTIME, &now);
 	g_agent.start_unix_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 	snprintf(g_agent.session_dir, sizeof g_agent.session_dir, "%s", cfg->session);
+	sizecap_start(cap_fd, max_size); /* the writer owns cap_fd from here on */
+	bool log = false;
 	if (cs_proc_dir_create(cfg->session, getpid(), g_agent.proc_dir, sizeof g_agent.proc_dir, err, sizeof err) < 0 ||
-	    lw_start(g_agent.proc_dir, cfg->dials.flush_ms) < 0 || evq_init() < 0 || sym_init() < 0) {
-		agent_debug("cannot start the log: %s", err);
+	    !(log = lw_start(g_agent.proc_dir, cfg->dials.flush_ms) == 0) || evq_init() < 0 || sym_init() < 0) {
+		agent_debug("cannot start the log: %s", err[0] ? err : "out of memory");
+		if (log) /* its thread and segment would outlive the failed start */
+			lw_stop(CS_END_FATAL, "the agent could not start");
+		else
+			sizecap_stop();
 		close(lock_fd);
+		g_agent.lock_fd = -1;
 		info->vtbl->Release(info);
 		g_agent.info = NULL;
 		return E_FAIL;
@@ -330,24 +404,26 @@ static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct age
 		agent_message(CS_LEVEL_ERROR, "the sampler could not start (out of memory?)");
 	if (control && control_start() < 0)
 		agent_message(CS_LEVEL_WARNING, "the control thread could not start: dials cannot reach this process");
-	pthread_mutex_lock(&stop_mu);
+	pthread_mutex_lock(&life_mu);
 	running = true;
-	pthread_mutex_unlock(&stop_mu);
+	pthread_mutex_unlock(&life_mu);
+	if (load_mode == CS_LOAD_STARTUP)
+		drop_paused_start_port(cfg->session);
 	agent_debug("profiling into %s at %u Hz", g_agent.proc_dir, g_agent.rate_hz);
 	return S_OK;
 }
 
 void agent_stop_all(uint8_t reason, const char *why)
 {
-	pthread_mutex_lock(&stop_mu);
-	bool was_running = running;
-	running = false;
-	pthread_mutex_unlock(&stop_mu);
-	if (!was_running)
+	pthread_mutex_lock(&life_mu);
+	if (!running) { /* the other of Shutdown and a detach was first */
+		pthread_mutex_unlock(&life_mu);
 		return;
+	}
+	running = false;
 	heapsnap_stop();
 	sampler_stop(500);
-	if (reason == CS_END_FATAL) { /* no more callbacks for a log nobody reads */
+	if (reason == CS_END_FATAL || reason == CS_END_SIZE_CAP) { /* no more callbacks for a log that takes nothing */
 		char ignored[64];
 		events_apply(0, ignored, sizeof ignored);
 	}
@@ -355,11 +431,16 @@ void agent_stop_all(uint8_t reason, const char *why)
 	if (g_agent.lock_fd >= 0)
 		close(g_agent.lock_fd);
 	g_agent.lock_fd = -1;
+	pthread_mutex_unlock(&life_mu);
 }
 
-int agent_detach(uint64_t generation, uint32_t rate_hz, bool sampling, char *why, size_t whylen)
+static int detach_locked(uint64_t generation, uint32_t rate_hz, bool sampling, char *why, size_t whylen)
 {
 	ICorProfilerInfo10 *info = g_agent.info;
+	if (!running) {
+		snprintf(why, whylen, "cannot detach: the profiler has stopped (the runtime is shutting down)");
+		return -1;
+	}
 	if (instr_configured() || allocs_configured()) {
 		snprintf(why, whylen, "cannot detach: this program was started with %s, which the runtime cannot undo; "
 				      "pause recording with the %s=off dial instead",
@@ -390,10 +471,22 @@ int agent_detach(uint64_t generation, uint32_t rate_hz, bool sampling, char *why
 	return 0;
 }
 
+int agent_detach(uint64_t generation, uint32_t rate_hz, bool sampling, char *why, size_t whylen)
+{
+	pthread_mutex_lock(&life_mu);
+	int rc = detach_locked(generation, rate_hz, sampling, why, whylen);
+	pthread_mutex_unlock(&life_mu);
+	return rc;
+}
+
 static HRESULT profiler_initialize(ICorProfilerCallback11 *self, IUnknown *info_unk)
 {
 	(void)self;
 	bool expected = false;
+	/* setuid or with raised capabilities: its environment is someone
+	 * else's, and every setting at startup comes from there */
+	if (agent_secure())
+		return E_FAIL;
 	if (!atomic_compare_exchange_strong(&g_active, &expected, true))
 		return CORPROF_E_PROFILER_ALREADY_ACTIVE;
 	struct agent_config cfg;

@@ -287,7 +287,8 @@ static HRESULT on_exception_thrown(ICorProfilerCallback11 *self, ObjectID thrown
 		return S_OK;
 	ICorProfilerInfo10 *info = g_agent.info;
 	ClassID cls = 0;
-	info->vtbl->GetClassFromObject(info, thrown, &cls);
+	if (FAILED(info->vtbl->GetClassFromObject(info, thrown, &cls)))
+		cls = 0; /* named "[unknown class]"; the stack is still worth having */
 	FunctionID frames[EVQ_MAX_FRAMES];
 	struct walk w = {frames, 0, EVQ_MAX_FRAMES, false};
 	/* the throwing thread's own stack, walked synchronously */

@@ -151,7 +151,9 @@ static void *snapshot_main(void *arg)
 			pthread_cond_timedwait(&h.cv, &h.mu, &until);
 			continue;
 		}
-		uint64_t seq = ++h.done;
+		/* every request pending now is answered by one snapshot: a huge
+		 * count must not force collections back to back */
+		uint64_t seq = h.done = h.asked;
 		pthread_mutex_unlock(&h.mu);
 		take_one(seq);
 		pthread_mutex_lock(&h.mu);
@@ -167,10 +169,12 @@ void heapsnap_request(uint32_t seq)
 		h.asked = seq;
 	if (!h.started && h.asked > h.done) {
 		h.stop = false;
-		if (pthread_create(&h.thread, NULL, snapshot_main, NULL) == 0)
+		if (pthread_create(&h.thread, NULL, snapshot_main, NULL) == 0) {
 			h.started = true;
-		else
+			pthread_setname_np(h.thread, "clrscope-heap");
+		} else {
 			agent_message(CS_LEVEL_WARNING, "heap snapshots unavailable: no thread for them");
+		}
 	}
 	pthread_cond_broadcast(&h.cv);
 	pthread_mutex_unlock(&h.mu);

@@ -17,6 +17,7 @@ bool idmap_init(struct idmap *m, size_t cap)
 	m->vals = calloc(c, sizeof *m->vals);
 	m->cap = c;
 	m->count = 0;
+	m->has_zero = false;
 	if (!m->keys || !m->vals) {
 		idmap_free(m);
 		return false;
@@ -31,10 +32,15 @@ void idmap_free(struct idmap *m)
 	m->keys = NULL;
 	m->vals = NULL;
 	m->cap = m->count = 0;
+	m->has_zero = false;
 }
 
 bool idmap_get(const struct idmap *m, uint64_t key, uint32_t *val)
 {
+	if (!key) {
+		*val = m->zero_val;
+		return m->has_zero;
+	}
 	if (!m->cap)
 		return false;
 	for (size_t i = slot_of(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
@@ -79,6 +85,12 @@ static bool grow(struct idmap *m)
 
 bool idmap_put(struct idmap *m, uint64_t key, uint32_t val)
 {
+	if (!key) {
+		m->count += !m->has_zero;
+		m->has_zero = true;
+		m->zero_val = val;
+		return true;
+	}
 	if ((m->count + 1) * 4 > m->cap * 3 && !grow(m))
 		return false;
 	uint32_t old;

@@ -1,5 +1,7 @@
-/* An open-addressing map from non-zero 64-bit keys to 32-bit values, for
- * the sampler's interning tables.  Single-threaded. */
+/* An open-addressing map from 64-bit keys to 32-bit values, for the
+ * sampler's interning tables.  Key 0 marks an empty slot, so it is kept
+ * beside the table (a ClassID or ThreadID of 0 comes from a failed call).
+ * Single-threaded. */
 #ifndef CLRSCOPE_AGENT_IDMAP_H
 #define CLRSCOPE_AGENT_IDMAP_H
 
@@ -14,6 +16,8 @@ struct idmap {
 	uint32_t *vals;
 	size_t cap; /* power of two */
 	size_t count;
+	bool has_zero; /* key 0 and its value */
+	uint32_t zero_val;
 };
 
 bool idmap_init(struct idmap *m, size_t cap) AGENT_HIDDEN;

@@ -14,6 +14,7 @@
 #include "evqueue.h"
 #include "logfmt.h"
 #include "session.h"
+#include "sizecap.h"
 
 #define LW_BUFFER_BYTES (2u << 20)
 #define LW_FLUSH_THRESHOLD (256u << 10)
@@ -34,6 +35,7 @@ struct logwriter {
 	int statusfd; /* SESSION/PID/status: the latest STATUS, rewritten in place */
 	uint32_t seq;
 	uint64_t seg_bytes;
+	bool capped; /* the session's size cap was reached: END written, the rest dropped */
 	uint64_t last_status_ns;
 
 	_Atomic uint64_t dropped_records, dropped_bytes, write_errors;
@@ -197,10 +199,38 @@ static size_t whole_records(const uint8_t *data, size_t n, uint32_t *count)
 	}
 }
 
+static void write_out(const uint8_t *data, size_t len, uint32_t nrecords);
+
+/* The session is full: one END says so (a few bytes over the cap), and
+ * everything after it is dropped until the agent stops. */
+static void end_at_cap(void)
+{
+	char why[160];
+	snprintf(why, sizeof why, "the session reached its size cap of %llu KiB (max-size); recording stopped",
+		 (unsigned long long)(sizecap_max() >> 10));
+	uint8_t frame[256];
+	struct cs_out o;
+	cs_out_init(&o, frame, sizeof frame);
+	size_t at = cs_record_begin(&o);
+	struct cs_message end = {.time_us = agent_now_us(), .level = CS_END_SIZE_CAP, .text = {why, strlen(why)}};
+	cs_message_encode(&o, &end);
+	if (cs_record_end(&o, at, CS_REC_END))
+		write_out(o.buf, o.len, 0); /* 0: past the cap check */
+	agent_debug("%s", why);
+}
+
 static void write_out(const uint8_t *data, size_t len, uint32_t nrecords)
 {
 	if (!len)
 		return;
+	if (nrecords && !sizecap_fits(len)) {
+		bool first = !lw.capped;
+		lw.capped = true;
+		count_drop(nrecords, len);
+		if (first)
+			end_at_cap();
+		return;
+	}
 	if (lw.segfd >= 0 && lw.seg_bytes >= CS_SEG_TARGET_BYTES) {
 		close(lw.segfd);
 		lw.segfd = -1;
@@ -354,6 +384,7 @@ int lw_start(const char *proc_dir, uint32_t flush_ms)
 	}
 	lw.active_len = 0;
 	lw.active_records = 0;
+	lw.capped = false;
 	lw.seq = 1;
 	lw.segfd = -1;
 	lw.stop = false;
@@ -369,6 +400,7 @@ int lw_start(const char *proc_dir, uint32_t flush_ms)
 		lw.running = false;
 		return -1;
 	}
+	pthread_setname_np(lw.thread, "clrscope-write"); /* top -H, the Threads view */
 	return 0;
 }
 
@@ -379,14 +411,16 @@ void lw_stop(uint8_t end_reason, const char *why)
 	pthread_mutex_unlock(&lw.mu);
 	if (!was_running)
 		return;
-	append_status();
+	if (!sizecap_reached()) /* else its END is written already */
+		append_status();
 	uint8_t payload[512];
 	struct cs_out o;
 	cs_out_init(&o, payload, sizeof payload);
 	struct cs_message end = {.time_us = agent_now_us(), .level = end_reason,
 				 .text = {why, strlen(why)}};
 	cs_message_encode(&o, &end);
-	lw_append_record(CS_REC_END, o.buf, o.len);
+	if (!sizecap_reached())
+		lw_append_record(CS_REC_END, o.buf, o.len);
 
 	pthread_mutex_lock(&lw.mu);
 	lw.stop = true;
@@ -404,5 +438,6 @@ void lw_stop(uint8_t end_reason, const char *why)
 		close(lw.statusfd);
 	close(lw.dirfd);
 	lw.segfd = lw.dirfd = lw.statusfd = -1;
+	sizecap_stop();
 	pthread_cond_destroy(&lw.wake);
 }

@@ -429,6 +429,10 @@ static void describe_class(ClassID cls, char *out, size_t n, int depth)
 
 void sym_class_name(ClassID cls, char *out, size_t n)
 {
+	if (!cls) {
+		snprintf(out, n, "[unknown class]");
+		return;
+	}
 	uint32_t idx;
 	if (idmap_get(&sym.classes, cls, &idx)) {
 		snprintf(out, n, "%s", sym.class_names[idx]);

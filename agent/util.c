@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -32,8 +33,15 @@ uint64_t agent_now_us(void)
 	return (agent_mono_ns() - g_agent.start_mono_ns) / 1000;
 }
 
+bool agent_secure(void)
+{
+	return getauxval(AT_SECURE) != 0;
+}
+
 void agent_debug_open(void)
 {
+	if (agent_secure()) /* a path from the environment of a privileged process */
+		return;
 	const char *path = getenv(CS_ENV_AGENT_LOG);
 	if (path && *path && debug_fd < 0)
 		debug_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);

@@ -2,7 +2,8 @@
 # Server benchmark: an ASP.NET Core (Kestrel) app (tests/apps/WebHash:
 # SHA-256 over a 1 KiB buffer per request, 16 times) under a load generator
 # on the loopback (wrk), with no profiler, under clrscope at 100 Hz and at
-# 1 kHz (the default mixed sampler), and under dotnet-trace's default
+# 1 kHz (the default mixed sampler, with and without its self-check, the
+# validate dial), and under dotnet-trace's default
 # collection (the real tool, installed from NuGet into BUILD/tools on first
 # use).  A server costs what a CPU loop hides: thread-pool threads that wake
 # and park, sockets, many threads.  Runs are interleaved (the order rotates
@@ -36,7 +37,7 @@ command -v wrk >/dev/null || { echo "no wrk: install it (apt-get install wrk, or
 app=$(bench_app WebHash)
 bench_workdir server
 
-configs=(none clrscope-100hz clrscope-1khz)
+configs=(none clrscope-100hz clrscope-1khz clrscope-1khz-novalidate)
 trace=$build/tools/dotnet-trace
 if [[ ! -x $trace ]]; then
 	echo "installing dotnet-trace into $build/tools (once)" >&2
@@ -53,6 +54,9 @@ run() {
 	none) bench_start "$out" dotnet "$app" "$port" "$life" ;;
 	clrscope-100hz) bench_start "$out" "$clrscope" record -o "$work/s-$n" --rate 100 -- dotnet "$app" "$port" "$life" ;;
 	clrscope-1khz) bench_start "$out" "$clrscope" record -o "$work/s-$n" --rate 1000 -- dotnet "$app" "$port" "$life" ;;
+	clrscope-1khz-novalidate)
+		bench_start "$out" "$clrscope" record -o "$work/s-$n" --rate 1000 --validate 0 -- dotnet "$app" "$port" "$life"
+		;;
 	dotnet-trace)
 		bench_start "$out" "$trace" collect --show-child-io --format Speedscope -o "$work/t-$n.nettrace" -- dotnet "$app" "$port" "$life"
 		;;
@@ -90,14 +94,14 @@ for line in open(sys.argv[1]):
     name, rps, p99 = line.split()
     if not math.isnan(float(rps)):
         rows.setdefault(name, []).append((float(rps), float(p99)))
-order = [c for c in ["none", "clrscope-100hz", "clrscope-1khz", "dotnet-trace"] if c in rows]
+order = [c for c in ["none", "clrscope-100hz", "clrscope-1khz", "clrscope-1khz-novalidate", "dotnet-trace"] if c in rows]
 base = statistics.median(r for r, _ in rows["none"])
-print("%-16s %12s %9s %20s %12s %18s" % ("configuration", "median req/s", "loss", "min..max req/s", "median p99", "min..max p99 ms"))
+print("%-24s %12s %9s %20s %12s %18s" % ("configuration", "median req/s", "loss", "min..max req/s", "median p99", "min..max p99 ms"))
 for name in order:
     rps = [r for r, _ in rows[name]]
     p99 = [p for _, p in rows[name]]
     m = statistics.median(rps)
-    print("%-16s %12.0f %8.1f%% %9.0f..%-9.0f %9.1f ms %8.1f..%-8.1f" % (
+    print("%-24s %12.0f %8.1f%% %9.0f..%-9.0f %9.1f ms %8.1f..%-8.1f" % (
         name, m, 100 * (1 - m / base), min(rps), max(rps), statistics.median(p99), min(p99), max(p99)))
 def loss(name):
     return 100 * (1 - statistics.median(r for r, _ in rows[name]) / base)

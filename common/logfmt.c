@@ -112,8 +112,11 @@ static size_t next_sync(const uint8_t *buf, size_t len, size_t from)
 	return p ? (size_t)(p - buf) : len;
 }
 
-enum cs_scan_result cs_scan_record(const uint8_t *buf, size_t len, struct cs_record *rec,
-				   size_t *used)
+/* cs_scan_record with a bound on the checksum work: a candidate whose
+ * payload is longer than *budget is garbage without a look, and the bytes
+ * checksummed are taken from it (budget NULL: no bound). */
+static enum cs_scan_result scan_bounded(const uint8_t *buf, size_t len, struct cs_record *rec, size_t *used,
+					uint64_t *budget)
 {
 	*used = 0;
 	if (len == 0)
@@ -131,6 +134,12 @@ enum cs_scan_result cs_scan_record(const uint8_t *buf, size_t len, struct cs_rec
 	}
 	if (len - CS_REC_HEADER_LEN < plen)
 		return CS_SCAN_NEED_MORE;
+	if (budget && plen > *budget) {
+		*used = next_sync(buf, len, 1);
+		return CS_SCAN_GARBAGE;
+	}
+	if (budget)
+		*budget -= plen;
 	if (record_crc(buf, buf + CS_REC_HEADER_LEN, plen) != cs_load_u32(buf + 8)) {
 		*used = next_sync(buf, len, 1);
 		return CS_SCAN_GARBAGE;
@@ -142,11 +151,18 @@ enum cs_scan_result cs_scan_record(const uint8_t *buf, size_t len, struct cs_rec
 	return CS_SCAN_RECORD;
 }
 
+enum cs_scan_result cs_scan_record(const uint8_t *buf, size_t len, struct cs_record *rec,
+				   size_t *used)
+{
+	return scan_bounded(buf, len, rec, used, NULL);
+}
+
 /* ---- reader ---- */
 
 int cs_reader_open(struct cs_reader *r, const char *proc_dir)
 {
 	memset(r, 0, sizeof *r);
+	r->crc_budget = CS_RESYNC_BUDGET_MAX;
 	r->fd = -1;
 	r->dirfd = cs_dir_open_at(AT_FDCWD, proc_dir, false, proc_dir, r->error, sizeof r->error);
 	if (r->dirfd < 0)
@@ -232,10 +248,20 @@ static ssize_t fill(struct cs_reader *r)
 	return n;
 }
 
+/* Every byte the reader gets past (a record or garbage) earns checksum
+ * work: resynchronising stays linear in the input, whatever a forged
+ * segment claims (candidate lengths up to 1 MiB at every other byte). */
+static void earn(struct cs_reader *r, size_t n)
+{
+	uint64_t b = r->crc_budget + (uint64_t)n * CS_RESYNC_WORK_PER_BYTE;
+	r->crc_budget = b > CS_RESYNC_BUDGET_MAX ? CS_RESYNC_BUDGET_MAX : b;
+}
+
 static void skip(struct cs_reader *r, size_t n)
 {
 	r->start += n;
 	r->skipped_bytes += n;
+	earn(r, n);
 }
 
 /* Moves on to segment seq+1 if it exists.  What is left of the current one
@@ -249,12 +275,15 @@ static bool next_segment_exists(struct cs_reader *r)
 }
 
 /* Offset of the first whole record after buf[0], or len if there is none. */
-static size_t next_valid_record(const uint8_t *buf, size_t len)
+static size_t next_valid_record(struct cs_reader *r, const uint8_t *buf, size_t len)
 {
+	size_t last = 0;
 	for (size_t at = next_sync(buf, len, 1); at < len; at = next_sync(buf, len, at + 1)) {
 		struct cs_record rec;
 		size_t used;
-		if (cs_scan_record(buf + at, len - at, &rec, &used) == CS_SCAN_RECORD)
+		earn(r, at - last); /* the bytes stepped over pay for looking further */
+		last = at;
+		if (scan_bounded(buf + at, len - at, &rec, &used, &r->crc_budget) == CS_SCAN_RECORD)
 			return at;
 	}
 	return len;
@@ -318,10 +347,11 @@ int cs_reader_next(struct cs_reader *r, struct cs_record *rec, bool final)
 			}
 		} else {
 			size_t used = 0;
-			switch (cs_scan_record(r->buf + r->start, avail, rec, &used)) {
+			switch (scan_bounded(r->buf + r->start, avail, rec, &used, &r->crc_budget)) {
 			case CS_SCAN_RECORD:
 				r->start += used;
 				r->records++;
+				earn(r, used + rec->len); /* a good record costs nothing */
 				return 1;
 			case CS_SCAN_GARBAGE:
 				skip(r, used);
@@ -350,7 +380,7 @@ int cs_reader_next(struct cs_reader *r, struct cs_record *rec, bool final)
 				r->header_ok = true;
 				continue;
 			}
-			size_t next = next_valid_record(r->buf + r->start, avail);
+			size_t next = next_valid_record(r, r->buf + r->start, avail);
 			if (next == avail && !sealed && r->buf[r->start] == CS_REC_SYNC0) {
 				r->torn_bytes += avail; /* the writer stopped mid-record */
 				r->start = r->end;

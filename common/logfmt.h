@@ -24,6 +24,11 @@
 #define CS_REC_SYNC0 0xC5
 #define CS_REC_SYNC1 0x5C
 #define CS_REC_MAX_PAYLOAD (1u << 20)
+/* The reader's checksum work: each byte read earns this many bytes of
+ * checksumming, up to a store of CS_RESYNC_BUDGET_MAX (two of the largest
+ * records), so a forged segment costs time linear in its size. */
+#define CS_RESYNC_WORK_PER_BYTE 16u
+#define CS_RESYNC_BUDGET_MAX (2ull * CS_REC_MAX_PAYLOAD + 4096u)
 /* The writer starts a new segment once the current one passes this size. */
 #define CS_SEG_TARGET_BYTES (8u << 20)
 #define CS_SEG_NAME_FMT "seg-%06u.clog"
@@ -81,6 +86,7 @@ struct cs_reader {
 	uint32_t segments;
 	uint32_t bad_headers;
 	uint32_t refused_segments; /* names taken by something else (a symbolic link ...) */
+	uint64_t crc_budget;       /* checksum bytes it may still spend (see CS_RESYNC_*) */
 	char note[256];            /* about the latest refused one */
 	char error[256];
 };

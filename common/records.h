@@ -133,7 +133,7 @@ bool cs_status_decode(const uint8_t *p, size_t n, struct cs_status *s);
 /* MESSAGE: u64 time_us, u8 level, str text
  * END:     u64 time_us, u8 reason, str text */
 enum cs_level { CS_LEVEL_INFO = 1, CS_LEVEL_WARNING = 2, CS_LEVEL_ERROR = 3 };
-enum cs_end_reason { CS_END_SHUTDOWN = 1, CS_END_DETACH = 2, CS_END_FATAL = 3 };
+enum cs_end_reason { CS_END_SHUTDOWN = 1, CS_END_DETACH = 2, CS_END_FATAL = 3, CS_END_SIZE_CAP = 4 };
 struct cs_message {
 	uint64_t time_us;
 	uint8_t level; /* cs_level for MESSAGE, cs_end_reason for END */

@@ -1,4 +1,5 @@
 #include "session.h"
+#include "sessionlimits.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -179,9 +180,11 @@ int cs_session_root(char *out, size_t n, char *err, size_t errlen)
 {
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
 	int len;
+	bool fallback = false;
 	if (xdg && xdg[0] == '/' && access(xdg, W_OK) == 0) {
 		len = snprintf(out, n, "%s/clrscope", xdg);
 	} else {
+		fallback = true;
 		const char *tmp = getenv("TMPDIR");
 		if (!tmp || tmp[0] != '/')
 			tmp = "/tmp";
@@ -191,7 +194,20 @@ int cs_session_root(char *out, size_t n, char *err, size_t errlen)
 		snprintf(err, errlen, "session directory path too long");
 		return -1;
 	}
-	return cs_dir_make_private(out, err, errlen);
+	char why[512];
+	if (cs_dir_make_private(out, why, sizeof why) == 0)
+		return 0;
+	/* the fallback's name is predictable: another user may have made it
+	 * first, to read what we record */
+	if (fallback)
+		snprintf(err, errlen,
+			 "%s; it is the session root clrscope uses without XDG_RUNTIME_DIR, and its name is "
+			 "predictable, so someone may have made it first: clrscope will not record there. Set "
+			 "XDG_RUNTIME_DIR or TMPDIR to a private directory of yours, or give -o DIR",
+			 why);
+	else
+		snprintf(err, errlen, "%s", why);
+	return -1;
 }
 
 static void sanitize_name(char *dst, size_t n, const char *name)
@@ -272,9 +288,17 @@ int cs_session_create(const char *dir, const char *name, const char *command, ch
 			return -1;
 		}
 	}
-	if (cs_dir_make_private(out, err, errlen) < 0)
+	if (cs_dir_make_private(out, err, errlen) < 0 || write_marker(out, command, err, errlen) < 0)
 		return -1;
-	return write_marker(out, command, err, errlen);
+	/* a new recording: open again, with the default cap (record may set another) */
+	int fd = cs_dir_open_private(out, err, errlen);
+	if (fd < 0)
+		return -1;
+	cs_session_reopen(fd);
+	uint64_t max = cs_default_max_size(out);
+	int rc = max ? cs_session_write_max_size(fd, max, err, errlen) : 0;
+	close(fd);
+	return rc;
 }
 
 static bool is_process_dir_name(const char *s)

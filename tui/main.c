@@ -15,6 +15,7 @@ static const struct command commands[] = {
 	{"ps", cmd_ps, cmd_ps_usage, "list your running .NET processes"},
 	{"apps", cmd_apps, cmd_apps_usage, "list the .NET apps you may launch"},
 	{"dial", cmd_dial, cmd_dial_usage, "change what a running agent records"},
+	{"prune", cmd_prune, cmd_prune_usage, "remove old sessions"},
 };
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 

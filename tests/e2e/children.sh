@@ -16,11 +16,23 @@ expect_contains "$(json '[f["name"] for f in d["processes"][0]["functions"]][:3]
 clrscope report --format collapsed "$WORK/s" >"$WORK/folded"
 grep -q "^pid_$child;" "$WORK/folded" && pass "collapsed stacks are rooted per process" || fail "no pid_$child root"
 
-# The paused start: every runtime of the launch (the child too) waits on
-# clrscope's port until it is resumed, and nothing is lost.
+# The paused start: the program's runtime waits on clrscope's port until it
+# is resumed, and nothing is lost; its agent then takes the port out of the
+# environment, so a child is not paused (it loads the agent at startup all
+# the same), and one started after record has gone would not wait forever.
 expect_status 0 "record --pause Spawner" -- clrscope record --pause -o "$WORK/p" -- dotnet "$(app Spawner)" "$(app CpuRatio)"
 expect_contains "$OUT" "child exited 0" "the child ran after its paused start"
 clrscope report --format json "$WORK/p" >"$WORK/p.json"
 check "n == 2" "both processes recorded" n="$(json 'len(d["processes"])' "$WORK/p.json")"
 [[ ! -e "$WORK/p/diag.sock" ]] && pass "the port is gone after the run" || fail "diag.sock left behind"
+"$CLRSCOPE_BIN" record --pause -o "$WORK/q" -- dotnet "$(app Spawner)" "$(app Spin)" >"$WORK/q.out" 2>&1 &
+rec=$!
+CHILDREN+=($rec)
+wait_line "$WORK/q.out" '^tick 1' 30 || fail "the child did not run: $(cat "$WORK/q.out")"
+child=$(awk '/^pid / {n++} /^pid / && n == 2 {print $2; exit}' "$WORK/q.out")
+env_of_child=$(tr '\0' '\n' <"/proc/$child/environ" 2>/dev/null || true)
+expect_contains "$env_of_child" "CORECLR_ENABLE_PROFILING=1" "the child inherited the profiling environment"
+[[ "$env_of_child" != *"diag.sock"* ]] && pass "but not the paused start's port" ||
+	fail "the child's DiagnosticPorts: $(grep DiagnosticPorts <<<"$env_of_child")"
+wait "$rec" && pass "record --pause with a child ends" || fail "record --pause: $(cat "$WORK/q.out")"
 finish

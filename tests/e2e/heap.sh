@@ -1,7 +1,7 @@
 # Heap snapshots of real programs: a program retaining exactly N objects of
 # its own type shows exactly N of them, launched and attached; a second
 # snapshot is kept beside the first; a snapshot asked for as the program
-# exits harms nothing.
+# exits harms nothing; many pending requests make one snapshot.
 source "$CLRSCOPE_TESTLIB"
 retainer=$(app Retainer)
 
@@ -31,6 +31,13 @@ bytes=$(json "[h['bytes'] for h in d['processes'][0]['heap'] if h['type']=='Clrs
 check "b == 1234 * 32" "each Retained takes 32 bytes (aligned)" b="$bytes"
 expect_status 0 "a second snapshot" -- clrscope dial "$WORK/launched" snapshot=heap
 wait_snapshots "$WORK/launched" 2 && pass "both snapshots are kept" || fail "second snapshot missing"
+# a huge count asked at once is one snapshot, not thousands of collections
+expect_status 0 "dial snapshots=5000" -- clrscope dial "$WORK/launched" snapshots=5000
+wait_snapshots "$WORK/launched" 3 || fail "no snapshot for snapshots=5000"
+sleep 1.5
+clrscope report --format json "$WORK/launched" >"$WORK/r.json"
+n=$(json "len(d['processes'][0]['heap_snapshots'])" "$WORK/r.json")
+[[ "$n" == 3 ]] && pass "the 4998 pending requests made one snapshot" || fail "$n snapshots after snapshots=5000"
 roots=$(json "d['processes'][0]['heap_snapshots'][-1]['roots']['handle'] + d['processes'][0]['heap_snapshots'][-1]['roots']['stack']" "$WORK/r.json")
 check "r > 0" "roots are counted by kind" r="$roots"
 pid=$(awk '/^pid / {print $2; exit}' "$WORK/l.out")

@@ -3,6 +3,7 @@
 
 #include "check.h"
 #include "config.h"
+#include "prune.h"
 #include "session.h"
 #include "testutil.h"
 
@@ -70,6 +71,37 @@ static void paths(void)
 	free(saved);
 }
 
+static void prune_ages(void)
+{
+	long s;
+	CHECK(prune_parse_age("90", &s) == 0 && s == 90);
+	CHECK(prune_parse_age("30m", &s) == 0 && s == 1800);
+	CHECK(prune_parse_age("7d", &s) == 0 && s == 7 * 86400);
+	CHECK(prune_parse_age("2w", &s) == 0 && s == 14 * 86400);
+	CHECK(prune_parse_age("7days", &s) < 0 && prune_parse_age("d", &s) < 0 && prune_parse_age("-1h", &s) < 0 &&
+	      prune_parse_age("99999999999w", &s) < 0);
+	char text[16];
+	prune_format_age(7 * 86400, text, sizeof text);
+	CHECK_STR(text, "1w");
+	prune_format_age(36 * 3600, text, sizeof text);
+	CHECK_STR(text, "36h");
+	prune_format_age(61, text, sizeof text);
+	CHECK_STR(text, "61s");
+	write_config("prune_after = never\n");
+	struct config c;
+	char *warn;
+	CHECK_EQ_U(load(&c, &warn), 0);
+	CHECK(c.prune_after_s == -1);
+	config_free(&c);
+	free(warn);
+	write_config("prune_after = 0d\n");
+	CHECK_EQ_U(load(&c, &warn), 1);
+	CHECK(strstr(warn, "prune_after wants an age") != NULL);
+	CHECK(c.prune_after_s == 0);
+	config_free(&c);
+	free(warn);
+}
+
 static void every_key(void)
 {
 	setenv("HOME", "/home/someone", 1);
@@ -81,10 +113,12 @@ static void every_key(void)
 		     "app_dir = /opt/apps\n"
 		     "\n"
 		     "app_dir = ~/dotnet apps\r\n"
-		     "app_dir=~\n");
+		     "app_dir=~\n"
+		     "prune_after = 36h\n");
 	struct config c;
 	char *warn;
 	CHECK_EQ_U(load(&c, &warn), 0);
+	CHECK(c.prune_after_s == 36 * 3600);
 	CHECK_STR(warn, "");
 	CHECK_EQ_U(c.rate, 321);
 	CHECK_STR(c.events, "gc,exceptions");
@@ -332,6 +366,7 @@ int main(void)
 	RUN(defaults);
 	RUN(paths);
 	RUN(every_key);
+	RUN(prune_ages);
 	RUN(bad_lines);
 	RUN(refused);
 	remove_tree(base);

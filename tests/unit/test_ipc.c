@@ -103,6 +103,14 @@ static void test_strings(void)
 	p = empty;
 	left = 4;
 	CHECK(ipc_decode_string(&p, &left, &s) == 0 && s == NULL && left == 0);
+	/* what a process sends reaches terminals: escapes and C1 controls are
+	 * masked ("\e]0;x\a", U+009B) */
+	static const uint8_t esc[] = {7, 0, 0, 0, 0x1B, 0, ']', 0, '0', 0, 7, 0, 0x9B, 0, 'v', 0, 0, 0};
+	p = esc;
+	left = sizeof esc;
+	CHECK(ipc_decode_string(&p, &left, &s) == 0);
+	CHECK(s && strcmp(s, "?]0??v") == 0);
+	free(s);
 	static const uint8_t huge[] = {0xFF, 0xFF, 0xFF, 0x7F, 'a', 0};
 	p = huge;
 	left = sizeof huge;
@@ -406,12 +414,12 @@ static void test_socket_exchange(void)
 
 	size_t n = make_reply(reply, 0x00, zero, 4);
 	pid_t c = fake_server(path, FAKE_REPLY, reply, n, NULL);
-	CHECK(ipc_resume_runtime(path, err, sizeof err) == 0);
+	CHECK(ipc_resume_runtime(path, getpid(), err, sizeof err) == 0);
 	reap(c);
 
 	n = make_reply(reply, 0x00, zero, 4);
 	c = fake_server(path, FAKE_DRIP, reply, n, NULL);
-	int rc = ipc_resume_runtime(path, err, sizeof err);
+	int rc = ipc_resume_runtime(path, getpid(), err, sizeof err);
 	CHECK(rc == 0);
 	if (rc)
 		fprintf(stderr, "drip: %s\n", err);
@@ -420,7 +428,7 @@ static void test_socket_exchange(void)
 	n = make_reply(reply, 0xFF, not_yet, 4);
 	int req_fd;
 	c = fake_server(path, FAKE_REPLY, reply, n, &req_fd);
-	rc = ipc_resume_runtime(path, err, sizeof err);
+	rc = ipc_resume_runtime(path, getpid(), err, sizeof err);
 	CHECK(read(req_fd, req, sizeof req) == sizeof req);
 	close(req_fd);
 	CHECK((uint32_t)rc == 0x8013135Bu);
@@ -432,7 +440,7 @@ static void test_socket_exchange(void)
 	c = fake_server(path, FAKE_SILENT, NULL, 0, NULL);
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	rc = ipc_resume_runtime(path, err, sizeof err);
+	rc = ipc_resume_runtime(path, getpid(), err, sizeof err);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	CHECK(rc == IPC_ERR_TIMEOUT);
@@ -441,22 +449,22 @@ static void test_socket_exchange(void)
 	reap(c);
 
 	c = fake_server(path, FAKE_CLOSE, NULL, 0, NULL);
-	CHECK(ipc_resume_runtime(path, err, sizeof err) == IPC_ERR_PROTOCOL);
+	CHECK(ipc_resume_runtime(path, getpid(), err, sizeof err) == IPC_ERR_PROTOCOL);
 	CHECK(strstr(err, "without answering") != NULL);
 	reap(c);
 
 	n = make_reply(reply, 0x00, zero, 4);
 	c = fake_server(path, FAKE_HALF, reply, n, NULL);
-	CHECK(ipc_resume_runtime(path, err, sizeof err) == IPC_ERR_PROTOCOL);
+	CHECK(ipc_resume_runtime(path, getpid(), err, sizeof err) == IPC_ERR_PROTOCOL);
 	reap(c);
 
 	/* a stale socket: nobody listens */
 	int lfd = ipc_port_listen(path, err, sizeof err);
 	close(lfd);
-	CHECK(ipc_resume_runtime(path, err, sizeof err) == IPC_ERR_CONNECT);
+	CHECK(ipc_resume_runtime(path, getpid(), err, sizeof err) == IPC_ERR_CONNECT);
 	CHECK(strstr(err, "nothing listens") != NULL);
 	unlink(path);
-	CHECK(ipc_resume_runtime(path, err, sizeof err) == IPC_ERR_NO_SOCKET);
+	CHECK(ipc_resume_runtime(path, getpid(), err, sizeof err) == IPC_ERR_NO_SOCKET);
 
 	/* a path longer than sun_path is reached through /proc/self/fd */
 	char deep[512];
@@ -468,7 +476,7 @@ static void test_socket_exchange(void)
 	n = make_reply(reply, 0x00, zero, 4);
 	c = fake_server("rt.sock", FAKE_REPLY, reply, n, NULL);
 	CHECK(chdir("/") == 0);
-	rc = ipc_resume_runtime(longpath, err, sizeof err);
+	rc = ipc_resume_runtime(longpath, getpid(), err, sizeof err);
 	CHECK(rc == 0);
 	if (rc)
 		fprintf(stderr, "long path: %s\n", err);
@@ -533,6 +541,65 @@ static void test_connect_port(void)
 	remove_tree(dir);
 }
 
+/* A listener that is not the target: the socket of the right name is
+ * served by a child of ours, so it is refused before anything is sent. */
+static void test_peer_check(void)
+{
+	char *dir = make_temp_dir();
+	char path[256], err[512];
+	snprintf(path, sizeof path, "%s/rt.sock", dir);
+	int ready[2];
+	CHECK(pipe(ready) == 0);
+	pid_t child = fork();
+	if (child == 0) {
+		int lfd = ipc_port_listen(path, err, sizeof err);
+		char c = lfd >= 0 ? 'y' : 'n';
+		if (write(ready[1], &c, 1) != 1)
+			_exit(2);
+		struct pollfd pfd = {lfd, POLLIN, 0};
+		poll(&pfd, 1, 5000);
+		int fd = accept(lfd, NULL, NULL);
+		uint8_t req[20];
+		/* exit 0 only if nothing came before the client hung up */
+		_exit(fd >= 0 && read(fd, req, sizeof req) == 0 ? 0 : 1);
+	}
+	char c = 0;
+	CHECK(read(ready[0], &c, 1) == 1 && c == 'y');
+	close(ready[0]);
+	close(ready[1]);
+	ipc_set_timeout(1000);
+	int rc = ipc_resume_runtime(path, getpid(), err, sizeof err);
+	CHECK(rc == IPC_ERR_CONNECT);
+	char want[64];
+	snprintf(want, sizeof want, "served by process %d of uid", (int)child);
+	CHECK(strstr(err, want) && strstr(err, "does not trust it"));
+	int status = -1;
+	waitpid(child, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ipc_set_timeout(0);
+	remove_tree(dir);
+}
+
+/* As root: a socket of our pid's name owned by another user is never
+ * used, even as the only one. */
+static void test_foreign_socket(void)
+{
+	if (geteuid() != 0)
+		return;
+	char path[256], found[512], err[1024];
+	snprintf(path, sizeof path, "/tmp/dotnet-diagnostic-%d-1-socket", (int)getpid());
+	int lfd = ipc_port_listen(path, err, sizeof err);
+	CHECK(lfd >= 0 && chown(path, 65534, 65534) == 0);
+	CHECK(ipc_find_socket(getpid(), found, sizeof found, err, sizeof err) == IPC_ERR_NOT_DOTNET);
+	CHECK(strstr(err, "1 socket of that name owned by another user ignored") != NULL);
+	/* ours again: found */
+	CHECK(chown(path, 0, 0) == 0);
+	CHECK(ipc_find_socket(getpid(), found, sizeof found, err, sizeof err) == 0);
+	CHECK_STR(found, path);
+	close(lfd);
+	unlink(path);
+}
+
 static void test_find_errors(void)
 {
 	char path[512], err[1024];
@@ -544,7 +611,7 @@ static void test_find_errors(void)
 	CHECK(ipc_find_socket(getpid(), path, sizeof path, err, sizeof err) == IPC_ERR_NOT_DOTNET);
 	CHECK(strstr(err, "not a .NET program") != NULL);
 	struct ipc_process_info pi;
-	CHECK(ipc_process_info(getpid(), &pi, err, sizeof err) == IPC_ERR_NOT_DOTNET);
+	CHECK(ipc_process_info(getpid(), 0, &pi, err, sizeof err) == IPC_ERR_NOT_DOTNET);
 	uint8_t clsid[16] = {0};
 	CHECK(ipc_attach_profiler(getpid(), 1000, clsid, "/x.so", NULL, 0, err, sizeof err) == IPC_ERR_NOT_DOTNET);
 }
@@ -593,7 +660,7 @@ static void test_process_info_fallback(void)
 	close(lfd);
 	ipc_set_timeout(3000);
 	struct ipc_process_info pi;
-	int rc = ipc_process_info(getpid(), &pi, err, sizeof err);
+	int rc = ipc_process_info(getpid(), 0, &pi, err, sizeof err);
 	CHECK(rc == 0);
 	if (rc)
 		fprintf(stderr, "fallback: %s\n", err);
@@ -604,7 +671,7 @@ static void test_process_info_fallback(void)
 	waitpid(child, &status, 0);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	/* the socket is still there but nobody listens: a stale one */
-	CHECK(ipc_process_info(getpid(), &pi, err, sizeof err) == IPC_ERR_CONNECT);
+	CHECK(ipc_process_info(getpid(), 0, &pi, err, sizeof err) == IPC_ERR_CONNECT);
 
 	/* AttachProfiler refused with what a profiler's InitializeForAttach said */
 	static const uint8_t invalidarg[4] = {0x57, 0x00, 0x07, 0x80};
@@ -638,7 +705,7 @@ static int live(int argc, char **argv)
 	}
 	if (argc == 3 && strcmp(argv[1], "info") == 0) {
 		struct ipc_process_info pi;
-		int rc = ipc_process_info(atoi(argv[2]), &pi, err, sizeof err);
+		int rc = ipc_process_info(atoi(argv[2]), 0, &pi, err, sizeof err);
 		printf("rc=%d version=%d pid=%llu clr=%s entry=%s\n%s\n", rc, pi.version, (unsigned long long)pi.pid,
 		       pi.clr_version ? pi.clr_version : "-", pi.entrypoint_assembly ? pi.entrypoint_assembly : "-",
 		       rc ? err : "ok");
@@ -649,7 +716,7 @@ static int live(int argc, char **argv)
 		char path[4096];
 		int rc = ipc_find_socket(atoi(argv[2]), path, sizeof path, err, sizeof err);
 		if (rc == 0)
-			rc = ipc_resume_runtime(path, err, sizeof err);
+			rc = ipc_resume_runtime(path, atoi(argv[2]), err, sizeof err);
 		printf("rc=%d\n%s\n", rc, rc ? err : "resumed");
 		return 0;
 	}
@@ -698,6 +765,8 @@ int main(int argc, char **argv)
 	RUN(test_socket_exchange);
 	RUN(test_connect_port);
 	RUN(test_find_errors);
+	RUN(test_peer_check);
+	RUN(test_foreign_socket);
 	RUN(test_process_info_fallback);
 	return CHECK_DONE();
 }

@@ -1,4 +1,6 @@
 #include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -127,6 +129,41 @@ static void garbage_between_records(void)
 	CHECK_EQ_U(r.records, NREC);
 	CHECK_EQ_U(r.skipped, sizeof garbage);
 	CHECK_EQ_U(r.torn, 0);
+	remove_tree(dir);
+}
+
+/* A forged segment: a header claiming a 128 KiB payload at every 12th
+ * byte of 512 KiB, then real records.  Each candidate's checksum would read
+ * 128 KiB (some 5 GiB in all); the reader's work is bounded per input byte,
+ * so it gets through at once and still finds the records after it. */
+static void forged_segment_costs_linear_work(void)
+{
+	char *dir = make_temp_dir();
+	size_t forged = 512u << 10, plen = 128u << 10;
+	uint8_t recs[4096];
+	size_t ends[NREC];
+	size_t rlen = build_records(recs, sizeof recs, ends);
+	uint8_t *buf = calloc(1, forged + rlen);
+	for (size_t at = 0; at + CS_REC_HEADER_LEN <= forged; at += CS_REC_HEADER_LEN) {
+		buf[at] = CS_REC_SYNC0;
+		buf[at + 1] = CS_REC_SYNC1;
+		buf[at + 2] = 100;
+		cs_store_u32(buf + at + 4, (uint32_t)plen);
+		cs_store_u32(buf + at + 8, (uint32_t)at); /* never the right checksum */
+	}
+	memcpy(buf + forged, recs, rlen);
+	write_segment(dir, 1, buf, forged + rlen);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct read_result r = read_dir(dir, true);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	CHECK(took < 1.0);
+	if (took >= 1.0)
+		fprintf(stderr, "forged segment: %.2f s\n", took);
+	CHECK_EQ_U(r.records, NREC);
+	CHECK_EQ_U(r.skipped, forged);
+	free(buf);
 	remove_tree(dir);
 }
 
@@ -351,6 +388,7 @@ int main(void)
 	RUN(truncated_header);
 	RUN(garbage_between_records);
 	RUN(corrupted_record_is_skipped);
+	RUN(forged_segment_costs_linear_work);
 	RUN(newer_format_is_refused);
 	RUN(damaged_header_keeps_records);
 	RUN(segments_in_sequence);

@@ -4,6 +4,7 @@
 
 #include "check.h"
 #include "session.h"
+#include "sessionlimits.h"
 #include "testutil.h"
 
 static void private_directories(void)
@@ -233,6 +234,48 @@ static void process_directories_never_follow(void)
 	remove_tree(base);
 }
 
+/* The size cap and the closed mark: written by cs_session_create, read
+ * back, counted over process directories only; sizes parsed. */
+static void limits(void)
+{
+	char *base = make_temp_dir();
+	char dir[512], out[512], err[512], path[600];
+	snprintf(dir, sizeof dir, "%s/s", base);
+	CHECK(cs_session_create(dir, "app", "x", out, sizeof out, err, sizeof err) == 0);
+	int fd = cs_dir_open_private(dir, err, sizeof err);
+	CHECK(fd >= 0);
+	uint64_t def = cs_session_read_max_size(fd);
+	CHECK(def >= CS_MAX_SIZE_MIN); /* a quarter of what was free then */
+	CHECK(cs_session_write_max_size(fd, 12345, err, sizeof err) == 0);
+	CHECK_EQ_U(cs_session_read_max_size(fd), 12345);
+	CHECK(!cs_session_closed(fd));
+	CHECK(cs_session_close(fd) == 0 && cs_session_close(fd) == 0 && cs_session_closed(fd));
+	/* a new recording into the same directory opens it again */
+	CHECK(cs_session_create(dir, "app", "x", out, sizeof out, err, sizeof err) == 0);
+	CHECK(!cs_session_closed(fd));
+
+	CHECK(cs_proc_dir_create(dir, 900, out, sizeof out, err, sizeof err) == 0);
+	snprintf(path, sizeof path, "%s/seg-000001.clog", out);
+	write_file(path, "0123456789", 10);
+	snprintf(path, sizeof path, "%s/status", out);
+	write_file(path, "abcd", 4);
+	snprintf(path, sizeof path, "%s/other", dir); /* not a process directory */
+	CHECK(mkdir(path, 0700) == 0);
+	snprintf(path, sizeof path, "%s/other/big", dir);
+	write_file(path, "0123456789", 10);
+	CHECK_EQ_U(cs_session_bytes(fd), 14);
+	close(fd);
+
+	uint64_t v;
+	CHECK(cs_parse_size("64K", &v) == 0 && v == 65536);
+	CHECK(cs_parse_size("10M", &v) == 0 && v == 10u << 20);
+	CHECK(cs_parse_size("2GiB", &v) == 0 && v == 2ull << 30);
+	CHECK(cs_parse_size("123", &v) == 0 && v == 123);
+	CHECK(cs_parse_size("0", &v) < 0 && cs_parse_size("-1K", &v) < 0 && cs_parse_size("5Q", &v) < 0 &&
+	      cs_parse_size("", &v) < 0 && cs_parse_size("99999999999999999999", &v) < 0);
+	remove_tree(base);
+}
+
 int main(void)
 {
 	RUN(private_directories);
@@ -240,5 +283,6 @@ int main(void)
 	RUN(files_are_opened_without_following);
 	RUN(the_marker_refuses_links);
 	RUN(process_directories_never_follow);
+	RUN(limits);
 	return CHECK_DONE();
 }

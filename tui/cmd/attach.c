@@ -46,7 +46,8 @@ static enum stop_reason wait_until_done(pid_t pid, double duration, const sigset
 	}
 }
 
-int record_attach(int pid, const char *dir, unsigned rate, const char *events, double duration, double rotate)
+int record_attach(int pid, const char *dir, unsigned rate, const char *events, double duration, double rotate,
+		  uint64_t max_size)
 {
 	char err[PATH_MAX + 512], session[PATH_MAX];
 	sigset_t watched, old;
@@ -55,7 +56,7 @@ int record_attach(int pid, const char *dir, unsigned rate, const char *events, d
 
 	int rc = 1;
 	struct prof_session s;
-	if (attacher_start(pid, dir, rate, events, session, sizeof session, err, sizeof err) < 0) {
+	if (attacher_start(pid, dir, rate, events, max_size, session, sizeof session, err, sizeof err) < 0) {
 		cmd_error("%s", err);
 		goto out;
 	}
@@ -91,6 +92,7 @@ int record_attach(int pid, const char *dir, unsigned rate, const char *events, d
 	rotator_finish(&rot);
 	uint64_t samples;
 	record_summarize(session, &samples);
+	record_close_session(session, false);
 	fprintf(stderr, "clrscope: recorded %" PRIu64 " samples into %s\n", samples, session);
 	fprintf(stderr, "clrscope: see them with: clrscope report %s\n", session);
 out:

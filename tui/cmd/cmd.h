@@ -33,13 +33,19 @@ void cmd_dial_usage(FILE *f);
 int cmd_report(int argc, char **argv);
 void cmd_report_usage(FILE *f);
 int cmd_ps(int argc, char **argv);
+int cmd_prune(int argc, char **argv);
+void cmd_prune_usage(FILE *f);
 void cmd_ps_usage(FILE *f);
 int cmd_apps(int argc, char **argv);
 void cmd_apps_usage(FILE *f);
 
 /* record's two ways in: a new program (record.c) or a running one
  * (attach.c), and what both say at the end. */
-int record_attach(int pid, const char *dir, unsigned rate, const char *events, double duration, double rotate);
+int record_attach(int pid, const char *dir, unsigned rate, const char *events, double duration, double rotate,
+		  uint64_t max_size);
+/* The recording into session ended: mark it closed (unless follow, so that
+ * descendants still running go on recording), and say so when it filled up. */
+void record_close_session(const char *session, bool follow);
 size_t record_summarize(const char *dir, uint64_t *samples);
 
 /* Message helpers: "clrscope: ..." on stderr. */

@@ -23,7 +23,9 @@
 #include "launch.h"
 #include "profile.h"
 #include "rotate.h"
+#include "prune.h"
 #include "session.h"
+#include "sessionlimits.h"
 #include "xalloc.h"
 
 #define STOP_GRACE_SECONDS 5.0
@@ -60,6 +62,11 @@ void cmd_record_usage(FILE *f)
 		   "                      the differences (0: never; default 200)\n"
 		   "      --rotate SEC    also write a pprof profile of each SEC seconds beside the\n"
 		   "                      session (DIR.000001.pb.gz, ...), for collectors\n"
+		   "  -m, --max-size SIZE the most the session may take (K, M, G suffixes; default a\n"
+		   "                      quarter of the free space): reached, recording stops\n"
+		   "      --follow-children\n"
+		   "                      let processes COMMAND started go on recording after it\n"
+		   "                      exits (by default those that start later do not record)\n"
 		   "      --pause         start each .NET runtime of COMMAND paused until clrscope\n"
 		   "                      is ready (off by default: see clrscope(1), CAVEATS)\n"
 		   "  -h, --help          show this help\n",
@@ -97,10 +104,10 @@ static int exit_status_of(int status)
 struct paused_start {
 	int listen_fd;
 	char path[108]; /* sun_path */
-	uint64_t resumed[64];
-	size_t nresumed;
-	int held[64]; /* resumed runtimes dial again and wait for a command: let them wait */
-	size_t nheld;
+	uint64_t *resumed; /* as many as there are: a runtime left out would dial in a loop */
+	size_t nresumed, resumed_cap;
+	int *held; /* resumed runtimes dial again and wait for a command: let them wait */
+	size_t nheld, held_cap;
 };
 
 static void serve_port(struct paused_start *ps)
@@ -113,11 +120,10 @@ static void serve_port(struct paused_start *ps)
 	for (size_t i = 0; i < ps->nresumed; i++) {
 		if (ps->resumed[i] == adv.pid) {
 			/* it dials again after each command; closing would make it
-			 * dial every few milliseconds, so hold the line */
-			if (ps->nheld < sizeof ps->held / sizeof *ps->held)
-				ps->held[ps->nheld++] = fd;
-			else
-				close(fd);
+			 * dial every few milliseconds, so hold the line (once: a
+			 * runtime holds one connection to its port) */
+			xgrow(&ps->held, &ps->held_cap, ps->nheld + 1, sizeof *ps->held);
+			ps->held[ps->nheld++] = fd;
 			return;
 		}
 	}
@@ -125,8 +131,8 @@ static void serve_port(struct paused_start *ps)
 		cmd_error("paused start: cannot resume pid %llu: %s", (unsigned long long)adv.pid, err);
 		return;
 	}
-	if (ps->nresumed < sizeof ps->resumed / sizeof *ps->resumed)
-		ps->resumed[ps->nresumed++] = adv.pid;
+	xgrow(&ps->resumed, &ps->resumed_cap, ps->nresumed + 1, sizeof *ps->resumed);
+	ps->resumed[ps->nresumed++] = adv.pid;
 }
 
 /* Waits for the child, forwarding the signals meant for it, resuming
@@ -187,8 +193,10 @@ static bool paused_start_open(struct paused_start *ps, const char *session)
 {
 	char err[512];
 	int n = snprintf(ps->path, sizeof ps->path, "%s/diag.sock", session);
-	ps->nresumed = 0;
-	ps->nheld = 0;
+	ps->resumed = NULL;
+	ps->held = NULL;
+	ps->nresumed = ps->resumed_cap = 0;
+	ps->nheld = ps->held_cap = 0;
 	ps->listen_fd = -1;
 	if (n < 0 || (size_t)n >= sizeof ps->path) {
 		cmd_error("note: the session path is too long for a socket; starting without the paused start");
@@ -206,7 +214,11 @@ static void paused_start_close(struct paused_start *ps)
 {
 	for (size_t i = 0; i < ps->nheld; i++)
 		close(ps->held[i]);
-	ps->nheld = 0;
+	free(ps->held);
+	free(ps->resumed);
+	ps->held = NULL;
+	ps->resumed = NULL;
+	ps->nheld = ps->nresumed = 0;
 	if (ps->listen_fd >= 0) {
 		close(ps->listen_fd);
 		unlink(ps->path);
@@ -273,6 +285,30 @@ static void explain_no_agent(const char *cmd)
 			  CS_ENV_AGENT_LOG);
 }
 
+void record_close_session(const char *session, bool follow)
+{
+	char err[PATH_MAX + 256];
+	int fd = cs_dir_open_private(session, err, sizeof err);
+	if (fd < 0)
+		return; /* removed while recording: said elsewhere */
+	uint64_t max = cs_session_read_max_size(fd);
+	if (!follow)
+		cs_session_close(fd);
+	close(fd);
+	struct prof_session s;
+	if (prof_session_open(&s, session, err, sizeof err) < 0)
+		return;
+	prof_session_update(&s, true);
+	size_t full = 0;
+	for (size_t i = 0; i < s.nprocs; i++)
+		full += s.procs[i]->ended && s.procs[i]->end_reason == CS_END_SIZE_CAP;
+	prof_session_free(&s);
+	if (full)
+		cmd_error("the session reached its size cap of %llu KiB and recording stopped early (%zu process%s); "
+			  "give a larger --max-size, or a lower --rate",
+			  (unsigned long long)(max >> 10), full, full == 1 ? "" : "es");
+}
+
 /* Reads back what was recorded, for the closing summary. */
 size_t record_summarize(const char *dir, uint64_t *samples)
 {
@@ -299,7 +335,8 @@ int cmd_record(int argc, char **argv)
 		{"pid", required_argument, NULL, 'p'}, {"pause", no_argument, NULL, 'P'},
 		{"sampler", required_argument, NULL, 'S'}, {"validate", required_argument, NULL, 'V'},
 		{"instrument", required_argument, NULL, 'i'}, {"allocations", no_argument, NULL, 'A'},
-		{"rotate", required_argument, NULL, 'R'},
+		{"rotate", required_argument, NULL, 'R'}, {"max-size", required_argument, NULL, 'm'},
+		{"follow-children", no_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -311,13 +348,22 @@ int cmd_record(int argc, char **argv)
 	double duration = 0, rotate = 0;
 	const char *events = cfg.events[0] ? cfg.events : NULL;
 	unsigned pid = 0;
-	bool pause = false;
+	bool pause = false, follow = false;
+	uint64_t max_size = 0;
 	const char *sampler = NULL, *validate = NULL;
 	struct startup_features features = {.patterns = ""};
 	int c;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+o:r:d:e:p:i:Ah", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:r:d:e:p:i:Am:h", options, NULL)) != -1) {
 		switch (c) {
+		case 'm':
+			if (cs_parse_size(optarg, &max_size) < 0)
+				return cmd_usage_error("record", "--max-size wants a size such as 500K, 64M or 2G, not '%s'",
+						       optarg);
+			break;
+		case 'F':
+			follow = true;
+			break;
 		case 'o':
 			dir = optarg;
 			break;
@@ -377,6 +423,7 @@ int cmd_record(int argc, char **argv)
 			return cmd_usage_error("record", "unknown option");
 		}
 	}
+	prune_automatically();
 	char abs_dir[PATH_MAX];
 	if (dir && dir[0] != '/') {
 		char cwd[PATH_MAX];
@@ -391,7 +438,7 @@ int cmd_record(int argc, char **argv)
 			return cmd_usage_error("record", "give --pid or a command to run, not both");
 		if (refuse_features_on_attach("record", &features) != 0)
 			return EXIT_USAGE;
-		return record_attach((int)pid, dir, rate, events, duration, rotate);
+		return record_attach((int)pid, dir, rate, events, duration, rotate, max_size);
 	}
 	if (optind >= argc)
 		return cmd_usage_error("record", "no command to run: clrscope record [OPTIONS] -- COMMAND [ARG...]");
@@ -405,6 +452,8 @@ int cmd_record(int argc, char **argv)
 	char *joined = join_args(command);
 	int rc = cs_session_create(dir, command[0], joined, session, sizeof session, err, sizeof err);
 	free(joined);
+	if (rc == 0 && max_size)
+		rc = cs_session_set_max_size(session, max_size, err, sizeof err);
 	if (rc < 0) {
 		cmd_error("%s", err);
 		return 1;
@@ -438,6 +487,7 @@ int cmd_record(int argc, char **argv)
 
 	uint64_t samples;
 	size_t processes = record_summarize(session, &samples);
+	record_close_session(session, follow);
 	if (!processes && access(session, F_OK) != 0) {
 		cmd_error("the session directory %s was removed while recording; nothing is left to read", session);
 		return 1;

@@ -40,6 +40,7 @@ static const char *end_reason_name(uint8_t reason)
 	case CS_END_SHUTDOWN: return "runtime shutdown";
 	case CS_END_DETACH: return "detached";
 	case CS_END_FATAL: return "agent error";
+	case CS_END_SIZE_CAP: return "size cap reached";
 	default: return "ended";
 	}
 }

@@ -14,6 +14,7 @@
 #include "ipc.h"
 #include "procs.h"
 #include "session.h"
+#include "sessionlimits.h"
 
 #define ATTACH_TIMEOUT_MS 10000
 #define DETACH_TIMEOUT_S 15.0
@@ -65,8 +66,8 @@ static int lock_file_usable(const char *session, pid_t pid, char *err, size_t er
 	return 0;
 }
 
-int attacher_start(pid_t pid, const char *dir, unsigned rate, const char *events, char *session, size_t n,
-		   char *err, size_t errlen)
+int attacher_start(pid_t pid, const char *dir, unsigned rate, const char *events, uint64_t max_size, char *session,
+		   size_t n, char *err, size_t errlen)
 {
 	char agent[PATH_MAX], socket_path[PATH_MAX];
 	if (agent_path_find(agent, sizeof agent, err, errlen) < 0)
@@ -76,7 +77,8 @@ int attacher_start(pid_t pid, const char *dir, unsigned rate, const char *events
 	char name[64], command[64];
 	process_name(pid, name, sizeof name);
 	snprintf(command, sizeof command, "attach %d", (int)pid);
-	if (cs_session_create(dir, name, command, session, n, err, errlen) < 0)
+	if (cs_session_create(dir, name, command, session, n, err, errlen) < 0 ||
+	    (max_size && cs_session_set_max_size(session, max_size, err, errlen) < 0))
 		return -1;
 	if (lock_file_usable(session, pid, err, errlen) < 0)
 		return -1;

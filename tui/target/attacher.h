@@ -11,10 +11,11 @@
 #include "profile.h"
 
 /* Creates a session (dir, or a new one) and attaches the agent to pid;
- * session receives the directory.  -1 with err (the runtime's reason in
+ * session receives the directory.  max_size caps the session (0: the
+ * default share of the free space).  -1 with err (the runtime's reason in
  * words) on failure. */
-int attacher_start(pid_t pid, const char *dir, unsigned rate, const char *events, char *session, size_t n,
-		   char *err, size_t errlen);
+int attacher_start(pid_t pid, const char *dir, unsigned rate, const char *events, uint64_t max_size, char *session,
+		   size_t n, char *err, size_t errlen);
 
 /* Whether pid still exists (ours or not). */
 bool attacher_process_alive(pid_t pid);

@@ -223,7 +223,7 @@ int ipc_decode_string(const uint8_t **p, size_t *n, char **out)
 		char *utf8 = xmalloc(cap);
 		cs_utf16_to_utf8(units, count, utf8, cap);
 		free(units);
-		*out = utf8;
+		*out = text_sanitize(utf8); /* it reaches terminals */
 	}
 	*p += 4 + (size_t)count * 2;
 	*n -= 4 + (size_t)count * 2;
@@ -417,6 +417,7 @@ int ipc_parse_stat_starttime(const char *stat, size_t len, uint64_t *starttime)
 
 struct target {
 	pid_t pid;
+	uid_t uid; /* the process's owner: its socket must be theirs too */
 	long nspid; /* the pid as the target sees it (innermost pid namespace) */
 	char comm[64];
 	char *env;
@@ -470,8 +471,9 @@ static bool other_root(pid_t pid)
 
 static const char *user_name(uid_t uid, char *buf, size_t n)
 {
-	struct passwd *pw = getpwuid(uid);
-	if (pw && pw->pw_name)
+	struct passwd entry, *pw = NULL;
+	char strings[1024]; /* getpwuid_r: the UI's process list runs on a thread */
+	if (getpwuid_r(uid, &entry, strings, sizeof strings, &pw) == 0 && pw && pw->pw_name)
 		snprintf(buf, n, "%s", pw->pw_name);
 	else
 		snprintf(buf, n, "uid %u", (unsigned)uid);
@@ -504,6 +506,7 @@ static int target_open(pid_t pid, struct target *t, char *err, size_t errlen)
 	char *line = strstr(status, "Name:\t");
 	if (line)
 		sscanf(line + 6, "%63[^\n]", t->comm);
+	text_sanitize(t->comm); /* the process names itself; the name reaches terminals */
 	line = strstr(status, "\nTgid:\t");
 	long tgid = line ? strtol(line + 7, NULL, 10) : pid;
 	line = strstr(status, "\nNSpid:\t");
@@ -517,6 +520,7 @@ static int target_open(pid_t pid, struct target *t, char *err, size_t errlen)
 		set_err(err, errlen, "%d is a thread of process %ld, not a process: use %ld", (int)pid, tgid, tgid);
 		return IPC_ERR_NO_PROCESS;
 	}
+	t->uid = st.st_uid;
 	uid_t me = geteuid();
 	if (st.st_uid != me && me != 0) {
 		char name[64];
@@ -567,12 +571,15 @@ static int target_open(pid_t pid, struct target *t, char *err, size_t errlen)
 	return 0;
 }
 
-/* Looks for dotnet-diagnostic-NSPID-KEY-socket in t->dir: the key equal to
- * the start time first, else the newest socket made after the process
- * started.  stale counts sockets left by an earlier process with this pid. */
-static bool target_find(const struct target *t, char *out, size_t n, int *stale, int *dir_errno)
+/* Looks for dotnet-diagnostic-NSPID-KEY-socket in t->dir, among the sockets
+ * owned by the process's owner (anyone may make such a name in /tmp): the
+ * key equal to the start time first, else the newest socket made after the
+ * process started.  stale counts sockets left by an earlier process with
+ * this pid, foreign those of another owner, which are never used. */
+static bool target_find(const struct target *t, char *out, size_t n, int *stale, int *foreign, int *dir_errno)
 {
 	*stale = 0;
+	*foreign = 0;
 	*dir_errno = 0;
 	DIR *d = opendir(t->dir);
 	if (!d) {
@@ -599,6 +606,10 @@ static bool target_find(const struct target *t, char *out, size_t n, int *stale,
 		struct stat st;
 		if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISSOCK(st.st_mode))
 			continue;
+		if (st.st_uid != t->uid) {
+			(*foreign)++;
+			continue;
+		}
 		if (t->have_starttime && key == t->starttime) {
 			snprintf(best, sizeof best, "%s", name);
 			break;
@@ -618,7 +629,9 @@ static bool target_find(const struct target *t, char *out, size_t n, int *stale,
 	return (size_t)snprintf(out, n, "%s/%s", t->dir, best) < n;
 }
 
-int ipc_find_socket(pid_t pid, char *path, size_t n, char *err, size_t errlen)
+/* ipc_find_socket, also telling the process's owner (whom the socket's
+ * listener must run as). */
+static int find_socket(pid_t pid, char *path, size_t n, uid_t *owner, char *err, size_t errlen)
 {
 	struct target t;
 	int rc = target_open(pid, &t, err, errlen);
@@ -626,11 +639,16 @@ int ipc_find_socket(pid_t pid, char *path, size_t n, char *err, size_t errlen)
 		target_free(&t);
 		return rc;
 	}
-	int stale, dir_errno;
-	if (target_find(&t, path, n, &stale, &dir_errno)) {
+	*owner = t.uid;
+	int stale, foreign, dir_errno;
+	if (target_find(&t, path, n, &stale, &foreign, &dir_errno)) {
 		target_free(&t);
 		return 0;
 	}
+	char ignored[128] = "";
+	if (foreign)
+		snprintf(ignored, sizeof ignored, " (%d socket%s of that name owned by another user ignored)", foreign,
+			 foreign == 1 ? "" : "s");
 	size_t mlen = 0;
 	char *maps = proc_read(pid, "maps", &mlen);
 	if (!maps && (errno == EACCES || errno == EPERM)) {
@@ -651,8 +669,8 @@ int ipc_find_socket(pid_t pid, char *path, size_t n, char *err, size_t errlen)
 	if (!coreclr) {
 		set_err(err, errlen,
 			"process %d (%s) is not a .NET program: it has no CoreCLR (libcoreclr.so) loaded and no "
-			"diagnostics socket (see 'clrscope ps' for your .NET processes)",
-			(int)pid, t.comm);
+			"diagnostics socket%s (see 'clrscope ps' for your .NET processes)",
+			(int)pid, t.comm, ignored);
 		rc = IPC_ERR_NOT_DOTNET;
 	} else if (disabled) {
 		set_err(err, errlen,
@@ -661,7 +679,7 @@ int ipc_find_socket(pid_t pid, char *path, size_t n, char *err, size_t errlen)
 			(int)pid, t.comm, disabled);
 		rc = IPC_ERR_DISABLED;
 	} else {
-		char why[PATH_MAX + 128] = "";
+		char why[PATH_MAX + 256] = "";
 		if (t.elsewhere && (dir_errno == EACCES || dir_errno == EPERM)) {
 			set_err(err, errlen,
 				"the .NET process %d (%s) runs in another mount namespace (a container?) and its "
@@ -674,8 +692,10 @@ int ipc_find_socket(pid_t pid, char *path, size_t n, char *err, size_t errlen)
 		if (dir_errno)
 			snprintf(why, sizeof why, " (cannot open %s: %s)", t.dir, strerror(dir_errno));
 		else if (stale)
-			snprintf(why, sizeof why, " (only %d stale socket%s left by an earlier process %d)", stale,
-				 stale == 1 ? "" : "s", (int)pid);
+			snprintf(why, sizeof why, " (only %d stale socket%s left by an earlier process %d)%s", stale,
+				 stale == 1 ? "" : "s", (int)pid, ignored);
+		else
+			snprintf(why, sizeof why, "%s", ignored);
 		set_err(err, errlen,
 			"the .NET process %d (%s) has no diagnostics socket dotnet-diagnostic-%ld-%llu-socket in "
 			"%s%s%s: it may still be starting, or the socket was deleted (by a /tmp cleaner?); "
@@ -686,6 +706,12 @@ int ipc_find_socket(pid_t pid, char *path, size_t n, char *err, size_t errlen)
 	}
 	target_free(&t);
 	return rc;
+}
+
+int ipc_find_socket(pid_t pid, char *path, size_t n, char *err, size_t errlen)
+{
+	uid_t owner;
+	return find_socket(pid, path, n, &owner, err, errlen);
 }
 
 /* ---- connections ---- */
@@ -747,8 +773,8 @@ static int recv_all(int fd, uint8_t *buf, size_t len, long long deadline, size_t
 	while (*got < len) {
 		int w = wait_fd(fd, POLLIN, deadline);
 		if (w == 0) {
-			set_err(err, errlen, "the runtime did not answer within %d ms (is the process stopped, "
-					     "e.g. by a debugger or SIGSTOP?)", g_timeout_ms);
+			set_err(err, errlen, "the runtime did not answer in time (is the process stopped, e.g. by "
+					     "a debugger or SIGSTOP?)");
 			return IPC_ERR_TIMEOUT;
 		}
 		ssize_t n = w < 0 ? -1 : recv(fd, buf + *got, len - *got, 0);
@@ -848,6 +874,27 @@ static int connect_socket(const char *path, long long deadline, char *err, size_
 	return fd;
 }
 
+/* Whether the listener at the other end of fd is process pid running as
+ * uid: a socket of the right name and owner could still be served by
+ * another process of that user, or by one that took over the name. */
+static int check_peer(int fd, const char *path, pid_t pid, uid_t uid, char *err, size_t errlen)
+{
+	struct ucred cred;
+	socklen_t len = sizeof cred;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+		set_err(err, errlen, "cannot tell who serves %s: %s", path, strerror(errno));
+		return IPC_ERR_IO;
+	}
+	if (cred.pid != pid || cred.uid != uid) {
+		set_err(err, errlen,
+			"%s is served by process %d of uid %u, not by process %d of uid %u: not its runtime, so "
+			"clrscope does not trust it (remove the socket if it is stale)",
+			path, (int)cred.pid, (unsigned)cred.uid, (int)pid, (unsigned)uid);
+		return IPC_ERR_CONNECT;
+	}
+	return 0;
+}
+
 /* Sends req on fd and reads one whole reply into *reply (malloc'd). */
 static int exchange(int fd, const uint8_t *req, size_t reqlen, long long deadline, uint8_t **reply, size_t *replylen,
 		    char *err, size_t errlen)
@@ -881,19 +928,25 @@ static int exchange(int fd, const uint8_t *req, size_t reqlen, long long deadlin
 	return 0;
 }
 
-/* One command on a new connection to socket; the reply is decoded into r
- * (pointing into *buf, which the caller frees).  Returns 0 for OK, the
- * HRESULT of an error reply, or an ipc_error. */
-static int transact(const char *socket_path, const uint8_t *req, size_t reqlen, int timeout_ms, uint8_t **buf,
-		    struct ipc_reply *r, char *err, size_t errlen)
+/* One command on a new connection to socket, served by process pid of uid
+ * (else nothing is sent); the reply is decoded into r (pointing into *buf,
+ * which the caller frees).  Returns 0 for OK, the HRESULT of an error
+ * reply, or an ipc_error. */
+static int transact(const char *socket_path, pid_t pid, uid_t uid, const uint8_t *req, size_t reqlen, int timeout_ms,
+		    uint8_t **buf, struct ipc_reply *r, char *err, size_t errlen)
 {
 	*buf = NULL;
 	long long deadline = now_ms() + timeout_ms;
 	int fd = connect_socket(socket_path, deadline, err, errlen);
 	if (fd < 0)
 		return fd;
+	int rc = check_peer(fd, socket_path, pid, uid, err, errlen);
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
 	size_t len;
-	int rc = exchange(fd, req, reqlen, deadline, buf, &len, err, errlen);
+	rc = exchange(fd, req, reqlen, deadline, buf, &len, err, errlen);
 	close(fd);
 	if (rc < 0)
 		return rc;
@@ -915,11 +968,12 @@ static int transact(const char *socket_path, const uint8_t *req, size_t reqlen, 
 	return 0;
 }
 
-int ipc_process_info(pid_t pid, struct ipc_process_info *out, char *err, size_t errlen)
+int ipc_process_info(pid_t pid, int timeout_ms, struct ipc_process_info *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof *out);
 	char path[PATH_MAX + 64];
-	int rc = ipc_find_socket(pid, path, sizeof path, err, errlen);
+	uid_t owner;
+	int rc = find_socket(pid, path, sizeof path, &owner, err, errlen);
 	if (rc < 0)
 		return rc;
 	for (int v = 2; v >= 1; v--) {
@@ -927,7 +981,8 @@ int ipc_process_info(pid_t pid, struct ipc_process_info *out, char *err, size_t 
 		struct ipc_reply r;
 		ipc_encode_simple(req, sizeof req, IPC_SET_PROCESS, v == 2 ? IPC_PROCESS_INFO2 : IPC_PROCESS_INFO);
 		char why[512];
-		rc = transact(path, req, sizeof req, g_timeout_ms, &buf, &r, why, sizeof why);
+		rc = transact(path, pid, owner, req, sizeof req, timeout_ms > 0 ? timeout_ms : g_timeout_ms, &buf, &r,
+			      why, sizeof why);
 		if (rc == HR_CORDIAGIPC_E_UNKNOWN_COMMAND && v == 2) { /* .NET 5: no ProcessInfo2 */
 			free(buf);
 			continue;
@@ -971,7 +1026,8 @@ int ipc_attach_profiler(pid_t pid, uint32_t attach_timeout_ms, const uint8_t cls
 		return IPC_ERR_ARGS;
 	}
 	char path[PATH_MAX + 64];
-	int rc = ipc_find_socket(pid, path, sizeof path, err, errlen);
+	uid_t owner;
+	int rc = find_socket(pid, path, sizeof path, &owner, err, errlen);
 	if (rc < 0) {
 		free(req);
 		return rc;
@@ -983,7 +1039,8 @@ int ipc_attach_profiler(pid_t pid, uint32_t attach_timeout_ms, const uint8_t cls
 	uint8_t *buf;
 	struct ipc_reply r;
 	char why[512];
-	rc = transact(path, req, len, timeout > INT_MAX ? INT_MAX : (int)timeout, &buf, &r, why, sizeof why);
+	rc = transact(path, pid, owner, req, len, timeout > INT_MAX ? INT_MAX : (int)timeout, &buf, &r, why,
+		      sizeof why);
 	free(req);
 	if (rc == 0 && r.payload_len >= 4 && r.hresult < 0) { /* OK carrying a failure: not expected, but say so */
 		char words[256];
@@ -1000,13 +1057,20 @@ int ipc_attach_profiler(pid_t pid, uint32_t attach_timeout_ms, const uint8_t cls
 	return rc;
 }
 
-int ipc_resume_runtime(const char *socket_path, char *err, size_t errlen)
+int ipc_resume_runtime(const char *socket_path, pid_t pid, char *err, size_t errlen)
 {
+	char proc[64];
+	struct stat st;
+	snprintf(proc, sizeof proc, "/proc/%d", (int)pid);
+	if (stat(proc, &st) < 0) {
+		set_err(err, errlen, "no process %d is running", (int)pid);
+		return IPC_ERR_NO_PROCESS;
+	}
 	uint8_t req[IPC_HEADER_SIZE], *buf;
 	struct ipc_reply r;
 	char why[512];
 	ipc_encode_simple(req, sizeof req, IPC_SET_PROCESS, IPC_PROCESS_RESUME_RUNTIME);
-	int rc = transact(socket_path, req, sizeof req, g_timeout_ms, &buf, &r, why, sizeof why);
+	int rc = transact(socket_path, pid, st.st_uid, req, sizeof req, g_timeout_ms, &buf, &r, why, sizeof why);
 	free(buf);
 	if (rc != 0)
 		set_err(err, errlen, "cannot resume the runtime at %s: %s", socket_path, why);

@@ -149,12 +149,16 @@ void ipc_set_timeout(int ms);
  * when several match), reached through /proc/PID/root when the target is
  * in another mount namespace.  Errors tell a missing process, another
  * user's process, a process that is not .NET, disabled diagnostics and a
- * missing socket apart. */
+ * missing socket apart.  Only sockets owned by the process's owner count
+ * (anyone can make such a name in /tmp); every connection below also checks
+ * that the listener is that process, as that user (SO_PEERCRED), before it
+ * sends anything. */
 int ipc_find_socket(pid_t pid, char *path, size_t n, char *err, size_t errlen);
 
 /* ProcessInfo2, falling back to ProcessInfo on runtimes that answer
- * "unknown command" (.NET 5).  Free out with ipc_process_info_free. */
-int ipc_process_info(pid_t pid, struct ipc_process_info *out, char *err, size_t errlen);
+ * "unknown command" (.NET 5), within timeout_ms per connection (0: the
+ * ipc_set_timeout one).  Free out with ipc_process_info_free. */
+int ipc_process_info(pid_t pid, int timeout_ms, struct ipc_process_info *out, char *err, size_t errlen);
 
 /* AttachProfiler.  clsid is the GUID in its in-memory little-endian layout
  * (see ipc_guid_parse); profiler_path must exist inside the target's mount
@@ -164,10 +168,11 @@ int ipc_process_info(pid_t pid, struct ipc_process_info *out, char *err, size_t 
 int ipc_attach_profiler(pid_t pid, uint32_t attach_timeout_ms, const uint8_t clsid[16], const char *profiler_path,
 			const void *client_data, uint32_t client_data_len, char *err, size_t errlen);
 
-/* ResumeRuntime on an explicit socket path: resumes a runtime paused at
- * startup by DOTNET_DefaultDiagnosticPortSuspend=1 (its default listening
- * socket, as found by ipc_find_socket); a no-op for a running one. */
-int ipc_resume_runtime(const char *socket_path, char *err, size_t errlen);
+
+/* ResumeRuntime on an explicit socket path (as ipc_find_socket found it),
+ * served by process pid: resumes a runtime paused at startup by
+ * DOTNET_DefaultDiagnosticPortSuspend=1; a no-op for a running one. */
+int ipc_resume_runtime(const char *socket_path, pid_t pid, char *err, size_t errlen);
 
 /* A "connect" diagnostic port: DOTNET_DiagnosticPorts=PATH[,suspend] makes
  * the runtime dial PATH (it cannot be made to listen there: the runtime

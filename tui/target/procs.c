@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "text.h"
 #include "xalloc.h"
 
 /* ---- /proc ---- */
@@ -64,7 +66,7 @@ const char *proc_env_get(const char *env, size_t len, const char *name)
 
 const char *proc_clr_config(const char *env, size_t len, const char *name, const char **value)
 {
-	static char var[128];
+	static _Thread_local char var[128]; /* the UI lists processes on a thread of its own */
 	static const char *const prefixes[] = {"DOTNET_", "COMPlus_"};
 	for (size_t i = 0; i < 2; i++) {
 		snprintf(var, sizeof var, "%s%s", prefixes[i], name);
@@ -181,7 +183,7 @@ static char *read_cmdline(pid_t pid)
 		if (s[i] == 0)
 			s[i] = ' ';
 	s[len] = 0;
-	return s;
+	return text_sanitize(s); /* the process writes it; it reaches terminals */
 }
 
 void procs_clear(struct dotnet_proc *p)
@@ -255,7 +257,8 @@ static char proc_state(pid_t pid)
 	return state;
 }
 
-int procs_get(pid_t pid, struct dotnet_proc *out, char *err, size_t errlen)
+/* procs_get, giving the runtime at most timeout_ms to answer. */
+static int get_within(pid_t pid, int timeout_ms, struct dotnet_proc *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof *out);
 	char sock[PATH_MAX + 64];
@@ -293,7 +296,7 @@ int procs_get(pid_t pid, struct dotnet_proc *out, char *err, size_t errlen)
 	} else {
 		out->socket = xstrdup(sock);
 		char ierr[1024];
-		int irc = ipc_process_info(pid, &out->info, ierr, sizeof ierr);
+		int irc = ipc_process_info(pid, timeout_ms, &out->info, ierr, sizeof ierr);
 		if (irc == 0) {
 			if (out->info.clr_version && *out->info.clr_version)
 				out->runtime = xstrdup(out->info.clr_version);
@@ -319,6 +322,18 @@ int procs_get(pid_t pid, struct dotnet_proc *out, char *err, size_t errlen)
 	return 0;
 }
 
+int procs_get(pid_t pid, struct dotnet_proc *out, char *err, size_t errlen)
+{
+	return get_within(pid, PROCS_IPC_TIMEOUT_MS, out, err, errlen);
+}
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 struct pidset {
 	pid_t *v;
 	size_t n, cap;
@@ -339,7 +354,8 @@ static int cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Processes of ours with a dotnet-diagnostic-PID-KEY-socket in dir. */
+/* Processes of ours with a dotnet-diagnostic-PID-KEY-socket of ours in dir
+ * (another user's socket says nothing about our processes). */
 static void scan_sockets(const char *dir, struct pidset *s)
 {
 	DIR *d = opendir(dir);
@@ -354,6 +370,9 @@ static void scan_sockets(const char *dir, struct pidset *s)
 			continue;
 		char path[64];
 		struct stat st;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISSOCK(st.st_mode) ||
+		    st.st_uid != geteuid())
+			continue;
 		snprintf(path, sizeof path, "/proc/%ld", pid);
 		if (stat(path, &st) == 0 && st.st_uid == geteuid())
 			pidset_add(s, (pid_t)pid); /* stale ones are weeded out by ipc_find_socket */
@@ -393,9 +412,14 @@ size_t procs_list(struct dotnet_proc **out)
 		qsort(set.v, set.n, sizeof *set.v, cmp_pid);
 	struct dotnet_proc *procs = xcalloc(set.n ? set.n : 1, sizeof *procs);
 	size_t n = 0;
+	/* runtimes that keep silent share one budget, so that the whole list
+	 * comes within a second however many there are */
+	long long deadline = mono_ms() + PROCS_LIST_BUDGET_MS;
 	for (size_t i = 0; i < set.n; i++) {
 		char err[1024];
-		if (procs_get(set.v[i], &procs[n], err, sizeof err) == 0)
+		long long left = deadline - mono_ms();
+		int timeout = left > PROCS_IPC_TIMEOUT_MS ? PROCS_IPC_TIMEOUT_MS : left > 1 ? (int)left : 1;
+		if (get_within(set.v[i], timeout, &procs[n], err, sizeof err) == 0)
 			n++;
 	}
 	free(set.v);

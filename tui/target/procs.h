@@ -43,6 +43,13 @@ bool proc_maps_runtime_version(const char *maps, char *out, size_t n);
 
 /* ---- the processes ---- */
 
+/* How long discovery waits for one runtime's ProcessInfo: a live runtime
+ * answers in a few milliseconds, and ps and the targets screen must not
+ * hang on a socket that accepts and says nothing. */
+#define PROCS_IPC_TIMEOUT_MS 500
+/* ... and all of them together, listing every process. */
+#define PROCS_LIST_BUDGET_MS 700
+
 struct dotnet_proc {
 	pid_t pid;
 	char *command; /* /proc/PID/cmdline, arguments joined by spaces */

@@ -26,10 +26,12 @@
 #include "config.h"
 #include "dialer.h"
 #include "dials.h"
+#include "discover.h"
 #include "launch.h"
 #include "merge.h"
 #include "procs.h"
 #include "prompt.h"
+#include "prune.h"
 #include "screen.h"
 #include "session.h"
 #include "watch.h"
@@ -205,7 +207,7 @@ int app_attach(struct app *a, pid_t pid, const char *dir, const char *events)
 {
 	events = events ? events : default_events;
 	char session[PATH_MAX], err[PATH_MAX + 512];
-	if (attacher_start(pid, dir, a->rate, events, session, sizeof session, err, sizeof err) < 0) {
+	if (attacher_start(pid, dir, a->rate, events, 0, session, sizeof session, err, sizeof err) < 0) {
 		app_message(a, true, "%s", err);
 		return -1;
 	}
@@ -260,12 +262,10 @@ static const struct column target_columns[] = {
 	{"pid", 8, true}, {"runtime", 10, false}, {"attach", 24, false}, {"profiled", 8, false}, {"command", 0, false},
 };
 
-void app_refresh_targets(struct app *a)
+/* The rows shown: the processes and apps that pass the filter. */
+static void targets_rows(struct app *a)
 {
 	struct targets *t = &a->targets;
-	procs_free(t->procs, t->nprocs);
-	t->procs = NULL;
-	t->nprocs = procs_list(&t->procs);
 	if (!t->apps) {
 		t->apps = xcalloc(1, sizeof *t->apps);
 		FILE *sink = fopen("/dev/null", "w"); /* warnings: 'clrscope apps' shows them */
@@ -284,6 +284,46 @@ void app_refresh_targets(struct app *a)
 	t->lv.cols = target_columns;
 	t->lv.ncols = sizeof target_columns / sizeof *target_columns;
 	listview_set_rows(&t->lv, t->nrows);
+}
+
+static void targets_set(struct app *a, struct dotnet_proc *procs, size_t n)
+{
+	struct targets *t = &a->targets;
+	procs_free(t->procs, t->nprocs);
+	t->procs = procs;
+	t->nprocs = n;
+}
+
+/* The discovery thread lists the processes: the screen shows what it has
+ * and takes the new list when it comes (run). */
+void app_refresh_targets(struct app *a)
+{
+	if (!a->discovery && !a->discovery_failed) {
+		char err[256];
+		a->discovery = discover_start(err, sizeof err);
+		if (!a->discovery) {
+			a->discovery_failed = true;
+			app_message(a, true, "%s: listing here instead", err);
+		}
+	}
+	if (a->discovery) {
+		discover_request(a->discovery);
+	} else {
+		struct dotnet_proc *procs;
+		size_t n = procs_list(&procs);
+		targets_set(a, procs, n);
+	}
+	targets_rows(a);
+}
+
+static void targets_take(struct app *a)
+{
+	struct dotnet_proc *procs;
+	long n = discover_take(a->discovery, &procs);
+	if (n < 0)
+		return;
+	targets_set(a, procs, (size_t)n);
+	targets_rows(a);
 }
 
 static void target_cell(void *ctx, size_t row, int col, char *buf, size_t n)
@@ -606,8 +646,11 @@ static void run(struct app *a, int sfd)
 		if (measure)
 			log_latency(a);
 		measure = false;
-		struct pollfd fds[3] = {{STDIN_FILENO, POLLIN, 0}, {sfd, POLLIN, 0}, {a->watch_fd, POLLIN, 0}};
-		int n = poll(fds, 3, 250);
+		struct pollfd fds[4] = {{STDIN_FILENO, POLLIN, 0},
+					{sfd, POLLIN, 0},
+					{a->watch_fd, POLLIN, 0},
+					{a->discovery ? discover_fd(a->discovery) : -1, POLLIN, 0}};
+		int n = poll(fds, 4, 250);
 		if (n < 0 && errno != EINTR)
 			break;
 		if (n <= 0)
@@ -623,6 +666,8 @@ static void run(struct app *a, int sfd)
 					a->quit = true; /* SIGINT, SIGTERM, SIGHUP: leave cleanly */
 			}
 		}
+		if (a->discovery && (fds[3].revents & POLLIN))
+			targets_take(a);
 		if (a->watch_fd >= 0 && (fds[2].revents & POLLIN)) {
 			watch_drain(a->watch_fd);
 			if (a->session && ui_session_refresh(a->session)) {
@@ -650,6 +695,8 @@ static void run(struct app *a, int sfd)
 static void app_free(struct app *a)
 {
 	app_close_session(a);
+	discover_stop(a->discovery);
+	a->discovery = NULL;
 	procs_free(a->targets.procs, a->targets.nprocs);
 	if (a->targets.apps) {
 		apps_free(a->targets.apps);
@@ -694,6 +741,7 @@ int app_main(const struct app_options *o)
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 
+	prune_automatically(); /* the default root is a small tmpfs */
 	term_open(&a);
 	prompt_init(commands_candidate, cfg.history_size);
 	int rc = 0;

@@ -13,6 +13,7 @@
 
 struct dotnet_proc;
 struct app_list;
+struct discovery;
 
 /* The targets screen: running .NET processes, then installed apps. */
 struct targets {
@@ -27,6 +28,8 @@ struct targets {
 struct app {
 	struct ui_session *session; /* NULL: the targets screen */
 	struct targets targets;
+	struct discovery *discovery; /* lists the processes off this thread */
+	bool discovery_failed;
 	bool quit;
 	bool help;
 	bool output; /* the launched program's output instead of the view */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "dials.h"
+#include "prune.h"
 #include "session.h"
 #include "xalloc.h"
 
@@ -160,6 +161,22 @@ static int add_app_dir(struct config *c, const char *v, unsigned line, char *why
 	return 0;
 }
 
+static int set_prune_after(struct config *c, const char *v, unsigned line, char *why, size_t n)
+{
+	(void)line;
+	if (!strcmp(v, "never")) {
+		c->prune_after_s = -1;
+		return 0;
+	}
+	long age;
+	if (prune_parse_age(v, &age) == 0 && age > 0) {
+		c->prune_after_s = age;
+		return 0;
+	}
+	snprintf(why, n, "prune_after wants an age such as 12h, 7d or 2w, or never, not '%s'", v);
+	return -1;
+}
+
 static const struct {
 	const char *key;
 	int (*set)(struct config *c, const char *value, unsigned line, char *why, size_t n);
@@ -169,6 +186,7 @@ static const struct {
 	{"color", set_color},
 	{"history_size", set_history_size},
 	{"app_dir", add_app_dir},
+	{"prune_after", set_prune_after},
 };
 
 /* Applies one line; -1 with why when it is bad. */
@@ -194,7 +212,7 @@ static int apply_line(struct config *c, char *s, unsigned line, char *why, size_
 		}
 		return keys[i].set(c, value, line, why, n);
 	}
-	snprintf(why, n, "unknown key '%.64s' (rate, events, color, history_size, app_dir)", key);
+	snprintf(why, n, "unknown key '%.64s' (rate, events, color, history_size, app_dir, prune_after)", key);
 	return -1;
 }
 

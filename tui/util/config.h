@@ -7,6 +7,8 @@
  *   color = auto             yes, no, or auto (on unless NO_COLOR is set)
  *   history_size = 1000      prompt lines kept, 0..100000
  *   app_dir = ~/apps         where 'clrscope apps' looks; repeatable
+ *   prune_after = 7d         sessions left untouched this long are removed
+ *                            from the default root (s, m, h, d, w; or never)
  *
  * Command-line options override the file; NO_COLOR turns colour off
  * whatever the file says.  One parser (config_load) reads the file for
@@ -26,6 +28,7 @@ struct config {
 	char events[128];       /* a dials list ("gc,exceptions"); "" = the agent's default */
 	bool color;             /* true unless "no" (or "auto" with NO_COLOR) */
 	unsigned history_size;  /* CONFIG_HISTORY_DEFAULT unless set */
+	long prune_after_s;     /* 0: the default (PRUNE_DEFAULT_AGE_S); -1: never */
 	char **app_dirs;        /* absolute ("~/" expanded), in file order */
 	size_t napp_dirs;
 	unsigned *app_dir_lines; /* the line of each app_dir, for messages */

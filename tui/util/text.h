@@ -1,4 +1,4 @@
-/* Small text helpers shared by the file parsers (config, app lists). */
+/* Small text helpers shared by the parsers (config, app lists, IPC). */
 #ifndef CLRSCOPE_TEXT_H
 #define CLRSCOPE_TEXT_H
 
@@ -6,5 +6,10 @@
 char *text_trim(char *s);
 /* The value of a hexadecimal digit, or -1. */
 int text_hex_digit(int c);
+
+/* Makes text from another process safe to print, in place: control
+ * characters (C0, DEL, C1) and bytes that are not UTF-8 become '?', so
+ * nothing received can move the cursor or change the terminal.  Returns s. */
+char *text_sanitize(char *s);
 
 #endif
