@@ -239,6 +239,10 @@ void cs_gc_encode(struct cs_out *o, const struct cs_gc *g)
 	cs_put_varint(o, n);
 	for (uint32_t i = 0; i < n; i++)
 		cs_put_varint(o, g->gen_bytes[i]);
+	cs_put_varint(o, g->cause);
+	cs_put_u8(o, g->type);
+	cs_put_varint(o, g->promoted_bytes);
+	cs_put_varint(o, g->pinned_objects);
 }
 
 bool cs_gc_decode(const uint8_t *p, size_t n, struct cs_gc *g)
@@ -259,7 +263,43 @@ bool cs_gc_decode(const uint8_t *p, size_t n, struct cs_gc *g)
 	}
 	for (uint32_t i = g->ngens; i < CS_GC_GENERATIONS; i++)
 		g->gen_bytes[i] = 0;
+	bool details = in.p < in.end && !in.bad;
+	g->cause = details ? (uint32_t)cs_get_varint(&in) : 0;
+	g->type = details ? cs_get_u8(&in) : 0;
+	g->promoted_bytes = details ? cs_get_varint(&in) : 0;
+	g->pinned_objects = details ? cs_get_varint(&in) : 0;
 	return !in.bad;
+}
+
+const char *cs_gc_reason_name(uint8_t reason, uint32_t cause)
+{
+	/* enum gc_reason in the runtime's src/coreclr/gc/gc.h, in order */
+	static const char *const causes[] = {
+		"alloc_small",      "induced",          "low_memory",    "empty",
+		"alloc_large",      "oos_small",        "oos_large",     "induced_noforce",
+		"gc_stress",        "induced_low_memory", "induced_compacting", "low_memory_host",
+		"pm_full_gc",       "low_memory_host_blocking", "bgc_tuning_small", "bgc_tuning_large",
+		"bgc_stepping",     "induced_aggressive",
+	};
+	if (cause && cause - 1 < sizeof causes / sizeof *causes)
+		return causes[cause - 1];
+	if (cause)
+		return "unknown";
+	return reason == CS_GC_INDUCED ? "induced" : "other";
+}
+
+const char *cs_gc_type_name(uint8_t type)
+{
+	switch (type) {
+	case CS_GC_BLOCKING:
+		return "blocking";
+	case CS_GC_BACKGROUND:
+		return "background";
+	case CS_GC_FOREGROUND:
+		return "foreground";
+	default:
+		return "";
+	}
 }
 
 void cs_event_encode(struct cs_out *o, uint16_t type, const struct cs_event *e)
@@ -270,6 +310,12 @@ void cs_event_encode(struct cs_out *o, uint16_t type, const struct cs_event *e)
 		cs_put_varint(o, e->thread_ref);
 		cs_put_varint(o, e->id);
 		put_cs_str(o, e->text);
+		put_cs_str(o, e->message);
+		break;
+	case CS_REC_CONTENTION:
+		cs_put_varint(o, e->thread_ref);
+		cs_put_varint(o, e->id);
+		cs_put_varint(o, e->wait_ns);
 		break;
 	case CS_REC_CATCH:
 		cs_put_varint(o, e->thread_ref);
@@ -301,12 +347,20 @@ bool cs_event_decode(uint16_t type, const uint8_t *p, size_t n, struct cs_event 
 	cs_in_init(&in, p, n);
 	*e = (struct cs_event){0};
 	e->text = (struct cs_str){"", 0};
+	e->message = (struct cs_str){"", 0};
 	e->time_us = cs_get_u64(&in);
 	switch (type) {
 	case CS_REC_EXCEPTION:
 		e->thread_ref = cs_get_varint(&in);
 		e->id = cs_get_varint(&in);
 		e->text = get_cs_str(&in);
+		if (in.p < in.end && !in.bad)
+			e->message = get_cs_str(&in);
+		break;
+	case CS_REC_CONTENTION:
+		e->thread_ref = cs_get_varint(&in);
+		e->id = cs_get_varint(&in);
+		e->wait_ns = cs_get_varint(&in);
 		break;
 	case CS_REC_CATCH:
 		e->thread_ref = cs_get_varint(&in);

@@ -32,6 +32,7 @@ enum cs_record_type {
 	CS_REC_CALLS = 16,  /* call counts and times of instrumented functions */
 	CS_REC_HEAP = 17,   /* (a part of) a heap snapshot: live objects by type */
 	CS_REC_ALLOCS = 18, /* allocations by type so far */
+	CS_REC_CONTENTION = 19, /* a thread waited for a lock */
 };
 
 /* Frame ids below this are reserved for pseudo-frames. */
@@ -156,23 +157,38 @@ bool cs_dials_ack_decode(const uint8_t *p, size_t n, struct cs_dials_ack *a);
 
 /* GC: u64 start_us, v duration_us, v pause_us, u8 generation, u8 reason,
  *     v count, v bytes[count] (heap size per generation after the GC:
- *     0, 1, 2, large objects, pinned objects) */
+ *     0, 1, 2, large objects, pinned objects),
+ *     then (from the runtime's event stream; absent in older logs: 0)
+ *     v cause (the runtime's gc_reason + 1; 0: unknown), u8 type
+ *     (cs_gc_type), v promoted_bytes, v pinned_objects */
 enum cs_gc_reason { CS_GC_OTHER = 0, CS_GC_INDUCED = 1 };
+enum cs_gc_type { CS_GC_TYPE_UNKNOWN = 0, CS_GC_BLOCKING = 1, CS_GC_BACKGROUND = 2, CS_GC_FOREGROUND = 3 };
 #define CS_GC_GENERATIONS 5
 struct cs_gc {
 	uint64_t start_us, duration_us, pause_us;
 	uint8_t generation, reason;
 	uint32_t ngens;
 	uint64_t gen_bytes[CS_GC_GENERATIONS];
+	uint32_t cause;
+	uint8_t type;
+	uint64_t promoted_bytes, pinned_objects;
 };
 void cs_gc_encode(struct cs_out *o, const struct cs_gc *g);
 bool cs_gc_decode(const uint8_t *p, size_t n, struct cs_gc *g);
+/* "induced", "alloc_small", ...: the cause when known, else the reason. */
+const char *cs_gc_reason_name(uint8_t reason, uint32_t cause);
+/* "blocking", "background", "foreground" or "" (unknown). */
+const char *cs_gc_type_name(uint8_t type);
 
-/* EXCEPTION: u64 time_us, v thread_ref, v stack_id (0: not walked), str type
+/* EXCEPTION: u64 time_us, v thread_ref, v stack_id (0: not walked), str type,
+ *            str message (absent in older logs and without the event
+ *            stream: empty)
  * CATCH:     u64 time_us, v thread_ref, v frame_id (the catching method)
  * JIT:       u64 time_us, v frame_id, v duration_us
  * MODULE:    u64 time_us, u8 kind, str name (a path for modules)
  * THREAD_EVENT: u64 time_us, u8 kind, v thread_ref, u32 os_tid, str name
+ * CONTENTION: u64 time_us (when the wait ended), v thread_ref, v stack_id
+ *            (the waiting thread's; 0: not walked), v wait_ns
  * One shape serves them all: fields a record type does not have stay 0. */
 enum cs_module_kind { CS_MODULE = 1, CS_ASSEMBLY = 2 };
 enum cs_thread_event_kind { CS_THREAD_CREATED = 1, CS_THREAD_DESTROYED = 2, CS_THREAD_NAMED = 3 };
@@ -183,6 +199,8 @@ struct cs_event {
 	uint64_t duration_us;
 	uint32_t os_tid;
 	struct cs_str text;
+	struct cs_str message; /* EXCEPTION */
+	uint64_t wait_ns;      /* CONTENTION */
 };
 void cs_event_encode(struct cs_out *o, uint16_t type, const struct cs_event *e);
 bool cs_event_decode(uint16_t type, const uint8_t *p, size_t n, struct cs_event *e);

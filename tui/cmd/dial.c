@@ -36,7 +36,7 @@ void cmd_dial_usage(FILE *f)
 		   "  sampler=mixed|suspend|signal  signal running threads and walk the rest,\n"
 		   "                       suspend the runtime per tick, or signal busy threads\n"
 		   "  rate=HZ              samples per second, %d to %d\n"
-		   "  events=LIST          gc, exceptions, jit, modules, threads, all, none;\n"
+		   "  events=LIST          gc, exceptions, jit, modules, threads, contention, all, none;\n"
 		   "                       +KIND and -KIND change the current list\n"
 		   "  flush_ms=N           how often the agent writes its log, %d to %d ms\n"
 		   "  instrument=on|off    record or pause the calls of instrumented functions\n"

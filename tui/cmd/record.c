@@ -43,7 +43,7 @@ void cmd_record_usage(FILE *f)
 		   "  -r, --rate HZ       samples per second, %d to %d (default %d, or the config file's rate)\n"
 		   "  -d, --duration SEC  stop COMMAND after SEC seconds (SIGINT, then SIGTERM)\n"
 		   "  -e, --events LIST   runtime events to record: gc, exceptions, jit, modules,\n"
-		   "                      threads, all (the default) or none\n"
+		   "                      threads, contention, all (the default) or none\n"
 		   "  -i, --instrument PATTERN\n"
 		   "                      count every call of the matching functions and time them\n"
 		   "                      exactly ('Ns.Type.*', '*.Method', a full name; repeatable;\n"

@@ -109,12 +109,12 @@ static void text_gcs(FILE *f, const struct prof_process *p, size_t top)
 	if (!p->ngcs)
 		return;
 	fprintf(f, "\n  garbage collections (%zu%s):\n", p->ngcs, p->ngcs > top ? ", the last ones" : "");
-	fprintf(f, "     time s  gen  reason    pause ms   took ms    gen0 MiB   gen1 MiB   gen2 MiB    LOH MiB    POH MiB\n");
+	fprintf(f, "     time s  gen  reason              type        pause ms   took ms    gen0 MiB   gen1 MiB   gen2 MiB    LOH MiB    POH MiB\n");
 	size_t from = p->ngcs > top ? p->ngcs - top : 0;
 	for (size_t i = from; i < p->ngcs; i++) {
 		const struct prof_gc *g = &p->gcs[i];
-		fprintf(f, "  %9.3f  %3u  %-7s  %9.2f  %8.2f", (double)g->start_us / 1e6, g->generation,
-			g->reason == CS_GC_INDUCED ? "induced" : "other", (double)g->pause_us / 1000.0,
+		fprintf(f, "  %9.3f  %3u  %-18s  %-10s  %9.2f  %8.2f", (double)g->start_us / 1e6, g->generation,
+			prof_gc_reason(g), cs_gc_type_name(g->type), (double)g->pause_us / 1000.0,
 			(double)g->duration_us / 1000.0);
 		for (int k = 0; k < CS_GC_GENERATIONS; k++)
 			fprintf(f, "  %9.2f", (double)g->gen_bytes[k] / 1048576.0);

@@ -53,9 +53,15 @@ static void process_free(struct prof_process *p)
 	free(p->function_index);
 	strmap_free(p->exception_index);
 	free(p->exception_index);
-	for (size_t i = 0; i < p->nexception_types; i++)
+	for (size_t i = 0; i < p->nexception_types; i++) {
 		free(p->exception_types[i].name);
+		for (size_t k = 0; k < p->exception_types[i].nmessages; k++)
+			free(p->exception_types[i].messages[k].text);
+		free(p->exception_types[i].messages);
+	}
 	free(p->exception_types);
+	free(p->contention.sites);
+	free(p->contention.site_of_stack);
 	free(p->thread_last_throw);
 	for (size_t i = 0; i < p->nmodules; i++)
 		free(p->modules[i].name);
@@ -274,7 +280,8 @@ static void fold_samples(struct prof_process *p, const struct cs_record *rec)
 
 const char *prof_event_kind_name(uint8_t kind)
 {
-	static const char *const names[] = {"gc", "exception", "catch", "jit", "module", "thread", "dials", "message"};
+	static const char *const names[] = {"gc",    "exception", "catch",   "jit",       "module",
+					    "thread", "dials",    "message", "contention"};
 	return kind < sizeof names / sizeof *names ? names[kind] : "?";
 }
 
@@ -323,15 +330,55 @@ static void fold_gc(struct prof_process *p, const struct cs_record *rec)
 	fold_note_time(p, g.start_us + g.duration_us);
 	xgrow(&p->gcs, &p->gcs_cap, p->ngcs + 1, sizeof *p->gcs);
 	struct prof_gc *pg = &p->gcs[p->ngcs++];
-	*pg = (struct prof_gc){g.start_us, g.duration_us, g.pause_us, g.generation, g.reason, {0}};
+	*pg = (struct prof_gc){g.start_us, g.duration_us, g.pause_us, g.generation, g.reason, {0},
+			       g.cause, g.type, g.promoted_bytes, g.pinned_objects};
 	memcpy(pg->gen_bytes, g.gen_bytes, sizeof pg->gen_bytes);
 	p->events.gcs++;
 	uint64_t heap = 0;
 	for (int i = 0; i < CS_GC_GENERATIONS; i++)
 		heap += g.gen_bytes[i];
-	log_event(p, g.start_us, PEV_GC, "GC gen%u %s: pause %.2f ms, took %.2f ms, heap after %.1f MiB", g.generation,
-		  g.reason == CS_GC_INDUCED ? "induced" : "other", (double)g.pause_us / 1000.0,
+	const char *type = cs_gc_type_name(g.type);
+	log_event(p, g.start_us, PEV_GC, "GC gen%u %s%s%s: pause %.2f ms, took %.2f ms, heap after %.1f MiB", g.generation,
+		  prof_gc_reason(pg), type[0] ? " " : "", type, (double)g.pause_us / 1000.0,
 		  (double)g.duration_us / 1000.0, (double)heap / 1048576.0);
+}
+
+const char *prof_gc_reason(const struct prof_gc *g)
+{
+	return cs_gc_reason_name(g->reason, g->cause);
+}
+
+static void note_message(struct prof_exception_type *t, struct cs_str text)
+{
+	for (size_t i = 0; i < t->nmessages; i++) {
+		if (strlen(t->messages[i].text) == text.len && !memcmp(t->messages[i].text, text.p, text.len)) {
+			t->messages[i].count++;
+			return;
+		}
+	}
+	if (t->nmessages >= PROF_MESSAGES_MAX) {
+		t->other_messages++;
+		return;
+	}
+	t->messages = xrealloc(t->messages, (t->nmessages + 1) * sizeof *t->messages);
+	t->messages[t->nmessages++] = (struct prof_text_count){dup_str(text), 1};
+}
+
+static void note_contention(struct prof_process *p, const struct cs_event *e)
+{
+	struct prof_contention *c = &p->contention;
+	c->count++;
+	c->wait_ns += e->wait_ns;
+	p->events.contentions++;
+	xgrow(&c->site_of_stack, &c->site_of_stack_cap, e->id + 1, sizeof *c->site_of_stack);
+	uint32_t site = c->site_of_stack[e->id];
+	if (!site) {
+		xgrow(&c->sites, &c->sites_cap, c->nsites + 1, sizeof *c->sites);
+		c->sites[c->nsites++] = (struct prof_contention_site){(uint32_t)e->id, 0, 0};
+		site = c->site_of_stack[e->id] = (uint32_t)c->nsites;
+	}
+	c->sites[site - 1].count++;
+	c->sites[site - 1].wait_ns += e->wait_ns;
 }
 
 static uint32_t exception_type(struct prof_process *p, struct cs_str name)
@@ -362,6 +409,8 @@ static void fold_event(struct prof_process *p, const struct cs_record *rec)
 	case CS_REC_EXCEPTION: {
 		uint32_t t = exception_type(p, e.text);
 		p->exception_types[t].thrown++;
+		if (e.message.len)
+			note_message(&p->exception_types[t], e.message);
 		p->events.exceptions++;
 		xgrow(&p->thread_last_throw, &p->thread_last_throw_cap, e.thread_ref + 1, sizeof *p->thread_last_throw);
 		p->thread_last_throw[e.thread_ref] = t + 1;
@@ -369,6 +418,15 @@ static void fold_event(struct prof_process *p, const struct cs_record *rec)
 			  (unsigned long long)e.thread_ref);
 		break;
 	}
+	case CS_REC_CONTENTION:
+		if (!fold_id_ok(p, e.id)) {
+			p->bad_records++;
+			return;
+		}
+		note_contention(p, &e);
+		log_event(p, e.time_us, PEV_CONTENTION, "waited %.3f ms for a lock on thread %llu", (double)e.wait_ns / 1e6,
+			  (unsigned long long)e.thread_ref);
+		break;
 	case CS_REC_CATCH:
 		p->events.catches++;
 		/* a catch belongs to the latest throw on its thread */
@@ -506,6 +564,7 @@ static void fold(struct prof_process *p, const struct cs_record *rec)
 	case CS_REC_JIT:
 	case CS_REC_MODULE:
 	case CS_REC_THREAD_EVENT:
+	case CS_REC_CONTENTION:
 		fold_event(p, rec);
 		return;
 	case CS_REC_CALLS:

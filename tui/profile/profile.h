@@ -53,13 +53,41 @@ struct prof_gc {
 	uint64_t start_us, duration_us, pause_us;
 	uint8_t generation, reason;
 	uint64_t gen_bytes[CS_GC_GENERATIONS];
+	uint32_t cause; /* the runtime's reason + 1 (0: unknown) */
+	uint8_t type;   /* cs_gc_type */
+	uint64_t promoted_bytes, pinned_objects;
 };
 
+/* The runtime's name for a GC's reason ("induced", "alloc_small", ...). */
+const char *prof_gc_reason(const struct prof_gc *g);
+
+struct prof_text_count {
+	char *text;
+	uint64_t count;
+};
+
+#define PROF_MESSAGES_MAX 64 /* distinct messages kept per exception type */
 struct prof_exception_type {
 	char *name;
 	uint64_t thrown, caught;
 	uint32_t catchers[4]; /* distinct catching frames (frame ids), the first few */
 	uint32_t ncatchers;
+	struct prof_text_count *messages; /* in order of first appearance */
+	size_t nmessages;
+	uint64_t other_messages; /* throws whose message did not fit the list */
+};
+
+/* Lock contention aggregated by the waiting thread's stack. */
+struct prof_contention_site {
+	uint32_t stack;
+	uint64_t count, wait_ns;
+};
+struct prof_contention {
+	uint64_t count, wait_ns;
+	struct prof_contention_site *sites;
+	size_t nsites, sites_cap;
+	uint32_t *site_of_stack; /* by stack id: site index + 1 */
+	size_t site_of_stack_cap;
 };
 
 struct prof_dials_ack {
@@ -122,6 +150,7 @@ struct prof_suspend {
 /* Counts of runtime events by kind. */
 struct prof_event_counts {
 	uint64_t gcs, exceptions, catches, jits, modules, assemblies, threads_created, threads_destroyed;
+	uint64_t contentions;
 };
 
 /* Which samples count (report --thread, --from, --to). */
@@ -131,7 +160,17 @@ struct prof_filter {
 };
 
 /* One line of the events log (the live Events view). */
-enum prof_event_kind { PEV_GC, PEV_EXCEPTION, PEV_CATCH, PEV_JIT, PEV_MODULE, PEV_THREAD, PEV_DIALS, PEV_MESSAGE };
+enum prof_event_kind {
+	PEV_GC,
+	PEV_EXCEPTION,
+	PEV_CATCH,
+	PEV_JIT,
+	PEV_MODULE,
+	PEV_THREAD,
+	PEV_DIALS,
+	PEV_MESSAGE,
+	PEV_CONTENTION
+};
 struct prof_event_line {
 	uint64_t time_us;
 	uint8_t kind; /* prof_event_kind */
@@ -197,6 +236,7 @@ struct prof_process {
 	uint32_t *thread_last_throw; /* by thread ref: exception type index + 1 */
 	size_t thread_last_throw_cap;
 	uint64_t jit_total_us;
+	struct prof_contention contention;
 	struct prof_module *modules;
 	size_t nmodules, modules_cap;
 	struct prof_dials_ack *dials;

@@ -1,0 +1,272 @@
+#include "eventpipe.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dials.h"
+#include "events.h"
+#include "evqueue.h"
+#include "gcstream.h"
+#include "records.h"
+#include "stackwalk.h"
+#include "utf16.h"
+#include "wire.h"
+
+/* Microsoft-Windows-DotNETRuntime keywords (ClrEtwAll.man) */
+#define KW_GC UINT64_C(0x1)
+#define KW_CONTENTION UINT64_C(0x4000)
+#define KW_EXCEPTION UINT64_C(0x8000)
+
+/* event ids, same manifest */
+enum {
+	EV_GC_START = 1,
+	EV_GC_END = 2,
+	EV_GC_RESTART_EE_END = 3,
+	EV_GC_HEAP_STATS = 4,
+	EV_GC_SUSPEND_EE_BEGIN = 9,
+	EV_EXCEPTION_THROWN = 80,
+	EV_CONTENTION_START = 81,
+	EV_CONTENTION_STOP = 91,
+};
+
+#define MESSAGE_MAX 256 /* bytes of an exception message kept (UTF-8) */
+
+static const WCHAR provider_name[] = u"Microsoft-Windows-DotNETRuntime";
+
+static struct {
+	pthread_mutex_t mu;
+	bool probed, available;
+	bool open;
+	EVENTPIPE_SESSION session;
+	uint64_t keywords;
+} ep = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static _Atomic uint32_t covered;
+
+bool eventpipe_available(void)
+{
+	pthread_mutex_lock(&ep.mu);
+	if (!ep.probed) {
+		ICorProfilerInfo10 *info = g_agent.info;
+		void *info12 = NULL;
+		ep.available = SUCCEEDED(info->vtbl->QueryInterface(info, &IID_ICorProfilerInfo12, &info12)) &&
+			       info12;
+		if (info12)
+			info->vtbl->Release(info);
+		ep.probed = true;
+	}
+	bool available = ep.available;
+	pthread_mutex_unlock(&ep.mu);
+	return available;
+}
+
+bool eventpipe_covers(uint32_t kind)
+{
+	return atomic_load_explicit(&covered, memory_order_relaxed) & kind;
+}
+
+static uint64_t keywords_of(uint32_t kinds)
+{
+	uint64_t kw = 0;
+	if (kinds & CS_EV_GC)
+		kw |= KW_GC;
+	if (kinds & CS_EV_EXCEPTIONS)
+		kw |= KW_EXCEPTION;
+	if (kinds & CS_EV_CONTENTION)
+		kw |= KW_CONTENTION;
+	return kw;
+}
+
+uint32_t eventpipe_apply(uint32_t kinds, char *why, size_t whylen)
+{
+	if (why && whylen)
+		why[0] = 0;
+	if (!eventpipe_available())
+		return 0;
+	ICorProfilerInfo10 *info = g_agent.info;
+	uint64_t kw = keywords_of(kinds);
+	pthread_mutex_lock(&ep.mu);
+	if (ep.open && kw == ep.keywords) {
+		pthread_mutex_unlock(&ep.mu);
+		return atomic_load(&covered);
+	}
+	/* A session's keywords are fixed: a change is a new session.  Stopped
+	 * first, so that no event arrives twice. */
+	if (ep.open) {
+		atomic_store(&covered, 0);
+		info->vtbl->EventPipeStopSession(info, ep.session);
+		ep.open = false;
+		gcs_reset();
+	}
+	if (kw) {
+		/* Informational: GC, contention and the exception events, without
+		 * the per-100-KB allocation ticks (verbose) */
+		COR_PRF_EVENTPIPE_PROVIDER_CONFIG cfg = {provider_name, kw, COR_PRF_EVENTPIPE_INFORMATIONAL, NULL};
+		HRESULT hr = info->vtbl->EventPipeStartSession(info, 1, &cfg, FALSE, &ep.session);
+		if (SUCCEEDED(hr)) {
+			ep.open = true;
+			ep.keywords = kw;
+			atomic_store(&covered, kinds & (CS_EV_GC | CS_EV_EXCEPTIONS | CS_EV_CONTENTION));
+		} else if (why) {
+			snprintf(why, whylen, "the runtime refused an event session (0x%08x)", (unsigned)hr);
+		}
+	}
+	pthread_mutex_unlock(&ep.mu);
+	return atomic_load(&covered);
+}
+
+/* ---- payload parsing: packed little-endian, NUL-terminated UTF-16 ---- */
+
+/* Skips a string; copies at most cap-1 bytes of it as UTF-8 into out
+ * (when out is not NULL), control characters replaced by spaces. */
+static void get_wstr(struct cs_in *in, char *out, size_t cap)
+{
+	uint16_t units[MESSAGE_MAX];
+	size_t n = 0;
+	for (;;) {
+		if (cs_in_left(in) < 2) {
+			in->bad = true;
+			break;
+		}
+		uint16_t u = cs_get_u16(in);
+		if (!u)
+			break;
+		if (n < MESSAGE_MAX)
+			units[n++] = u;
+	}
+	if (!out)
+		return;
+	size_t len = cs_utf16_to_utf8(units, n, out, cap);
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
+			out[i] = ' ';
+}
+
+static double get_double(struct cs_in *in)
+{
+	uint64_t bits = cs_get_u64(in);
+	double d;
+	memcpy(&d, &bits, sizeof d);
+	return d;
+}
+
+static void on_gc_start(struct cs_in *in)
+{
+	uint32_t count = cs_get_u32(in), depth = cs_get_u32(in), reason = cs_get_u32(in), type = cs_get_u32(in);
+	if (!in->bad)
+		gcs_started(count, depth, reason, type);
+}
+
+static void on_gc_heap_stats(struct cs_in *in)
+{
+	struct gcs_heap_stats st = {0};
+	for (int g = 0; g < 4; g++) {
+		st.gen_bytes[g] = cs_get_u64(in);
+		st.promoted_bytes += cs_get_u64(in);
+	}
+	cs_get_u64(in); /* FinalizationPromotedSize */
+	cs_get_u64(in); /* FinalizationPromotedCount */
+	st.pinned_objects = cs_get_u32(in);
+	cs_get_u32(in); /* SinkBlockCount */
+	cs_get_u32(in); /* GCHandleCount */
+	cs_get_u16(in); /* ClrInstanceID */
+	if (cs_in_left(in) >= 16) { /* V2: the pinned object heap */
+		st.gen_bytes[4] = cs_get_u64(in);
+		st.promoted_bytes += cs_get_u64(in);
+	}
+	if (!in->bad)
+		gcs_heap_stats(&st);
+}
+
+static void on_exception(struct cs_in *in)
+{
+	char message[MESSAGE_MAX];
+	get_wstr(in, NULL, 0); /* ExceptionType: the callback names the class */
+	get_wstr(in, message, sizeof message);
+	events_exception_message(in->bad ? "" : message);
+}
+
+static ThreadID current_thread(void)
+{
+	ThreadID tid = 0;
+	g_agent.info->vtbl->GetCurrentThreadID(g_agent.info, &tid);
+	return tid;
+}
+
+static void on_contention_stop(struct cs_in *in)
+{
+	cs_get_u8(in);  /* ContentionFlags */
+	cs_get_u16(in); /* ClrInstanceID */
+	double ns = get_double(in);
+	if (in->bad || !(ns >= 0))
+		return;
+	/* the waiting thread's own stack, walked synchronously like a throw's */
+	ICorProfilerInfo10 *info = g_agent.info;
+	FunctionID frames[EVQ_MAX_FRAMES];
+	struct walk w = {frames, 0, EVQ_MAX_FRAMES, false};
+	info->vtbl->DoStackSnapshot(info, 0, walk_frame, COR_PRF_SNAPSHOT_DEFAULT, &w, NULL, 0);
+	struct ev_item item = {
+		.type = CS_REC_CONTENTION,
+		.kind = w.truncated,
+		.nframes = (uint16_t)w.n,
+		.time_us = agent_now_us(),
+		.duration_us = (uint64_t)ns, /* nanoseconds for contention */
+		.thread = current_thread(),
+	};
+	evq_push(&item, frames, NULL);
+}
+
+static HRESULT on_event(ICorProfilerCallback11 *self, EVENTPIPE_PROVIDER provider, DWORD id, DWORD version,
+			ULONG meta_len, LPCBYTE meta, ULONG len, LPCBYTE data, LPCGUID activity, LPCGUID related,
+			ThreadID thread, ULONG nframes, UINT_PTR *frames)
+{
+	(void)self, (void)provider, (void)version, (void)meta_len, (void)meta, (void)activity, (void)related,
+		(void)thread, (void)nframes, (void)frames;
+	struct cs_in in;
+	cs_in_init(&in, data, data ? len : 0);
+	switch (id) {
+	case EV_GC_START:
+		if (eventpipe_covers(CS_EV_GC))
+			on_gc_start(&in);
+		break;
+	case EV_GC_END: {
+		uint32_t count = cs_get_u32(&in);
+		if (!in.bad && eventpipe_covers(CS_EV_GC))
+			gcs_ended(count);
+		break;
+	}
+	case EV_GC_HEAP_STATS:
+		if (eventpipe_covers(CS_EV_GC))
+			on_gc_heap_stats(&in);
+		break;
+	case EV_GC_SUSPEND_EE_BEGIN: {
+		uint32_t reason = cs_get_u32(&in);
+		if (!in.bad && eventpipe_covers(CS_EV_GC))
+			gcs_suspend_begin(reason);
+		break;
+	}
+	case EV_GC_RESTART_EE_END:
+		if (eventpipe_covers(CS_EV_GC))
+			gcs_restart_end();
+		break;
+	case EV_EXCEPTION_THROWN:
+		if (eventpipe_covers(CS_EV_EXCEPTIONS))
+			on_exception(&in);
+		break;
+	case EV_CONTENTION_STOP:
+		if (eventpipe_covers(CS_EV_CONTENTION))
+			on_contention_stop(&in);
+		break;
+	default:
+		break;
+	}
+	return S_OK;
+}
+
+void eventpipe_install(struct ICorProfilerCallback11Vtbl *vtbl)
+{
+	vtbl->EventPipeEventDelivered = on_event;
+}

@@ -1,0 +1,114 @@
+#include "export_events.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "xalloc.h"
+
+#define PATH_MAX_FRAMES 4096
+
+static int cmp_count(const void *a, const void *b)
+{
+	const struct prof_text_count *x = a, *y = b;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->text, y->text);
+}
+
+static struct prof_text_count *messages_sorted(const struct prof_exception_type *t)
+{
+	struct prof_text_count *m = xmalloc((t->nmessages + 1) * sizeof *m);
+	if (t->nmessages)
+		memcpy(m, t->messages, t->nmessages * sizeof *m);
+	qsort(m, t->nmessages, sizeof *m, cmp_count);
+	return m;
+}
+
+void export_json_exception_messages(FILE *f, const struct prof_exception_type *t)
+{
+	struct prof_text_count *m = messages_sorted(t);
+	fputs(",\"messages\":[", f);
+	for (size_t i = 0; i < t->nmessages; i++) {
+		fputs(i ? ",{\"text\":" : "{\"text\":", f);
+		json_string(f, m[i].text);
+		fprintf(f, ",\"count\":%" PRIu64 "}", m[i].count);
+	}
+	fprintf(f, "],\"other_messages\":%" PRIu64, t->other_messages);
+	free(m);
+}
+
+static int cmp_wait(const void *a, const void *b)
+{
+	const struct prof_contention_site *x = a, *y = b;
+	if (x->wait_ns != y->wait_ns)
+		return x->wait_ns > y->wait_ns ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+struct prof_contention_site *export_contention_sorted(const struct prof_process *p)
+{
+	const struct prof_contention *c = &p->contention;
+	struct prof_contention_site *s = xmalloc((c->nsites + 1) * sizeof *s);
+	if (c->nsites)
+		memcpy(s, c->sites, c->nsites * sizeof *s);
+	qsort(s, c->nsites, sizeof *s, cmp_wait);
+	return s;
+}
+
+void export_json_contention(FILE *f, const struct prof_process *p)
+{
+	const struct prof_contention *c = &p->contention;
+	struct prof_contention_site *s = export_contention_sorted(p);
+	uint32_t *path = xmalloc(PATH_MAX_FRAMES * sizeof *path);
+	fprintf(f, ",\"contention\":{\"count\":%" PRIu64 ",\"wait_ms\":%.3f,\"sites\":[", c->count,
+		(double)c->wait_ns / 1e6);
+	for (size_t i = 0; i < c->nsites; i++) {
+		fputs(i ? ",{\"stack\":[" : "{\"stack\":[", f);
+		size_t depth = s[i].stack ? prof_stack_path(p, s[i].stack, path, PATH_MAX_FRAMES) : 0;
+		for (size_t k = 0; k < depth; k++) {
+			if (k)
+				fputc(',', f);
+			json_string(f, prof_frame_name(p, path[k]));
+		}
+		fprintf(f, "],\"count\":%" PRIu64 ",\"wait_ms\":%.3f}", s[i].count, (double)s[i].wait_ns / 1e6);
+	}
+	fputs("]}", f);
+	free(path);
+	free(s);
+}
+
+void export_text_events(FILE *f, const struct prof_process *p, size_t top)
+{
+	for (size_t i = 0; i < p->nexception_types; i++) {
+		const struct prof_exception_type *t = &p->exception_types[i];
+		if (!t->nmessages)
+			continue;
+		struct prof_text_count *m = messages_sorted(t);
+		fprintf(f, "  messages of %s (%zu distinct%s):\n", t->name, t->nmessages,
+			t->other_messages ? ", more not kept" : "");
+		for (size_t k = 0; k < t->nmessages && k < 3; k++)
+			fprintf(f, "    %6" PRIu64 "  %s\n", m[k].count, m[k].text);
+		free(m);
+	}
+	const struct prof_contention *c = &p->contention;
+	if (!c->count)
+		return;
+	fprintf(f, "\n  lock contention: %" PRIu64 " waits, %.2f ms in all; by waiting stack:\n", c->count,
+		(double)c->wait_ns / 1e6);
+	fprintf(f, "     wait ms   count  where (innermost frames)\n");
+	struct prof_contention_site *s = export_contention_sorted(p);
+	uint32_t *path = xmalloc(PATH_MAX_FRAMES * sizeof *path);
+	for (size_t i = 0; i < c->nsites && i < top; i++) {
+		size_t depth = s[i].stack ? prof_stack_path(p, s[i].stack, path, PATH_MAX_FRAMES) : 0;
+		fprintf(f, "  %10.2f  %6" PRIu64 "  ", (double)s[i].wait_ns / 1e6, s[i].count);
+		for (size_t k = 0; k < 3 && k < depth; k++)
+			fprintf(f, "%s%s", k ? " <- " : "", prof_frame_name(p, path[depth - 1 - k]));
+		fputc('\n', f);
+	}
+	free(path);
+	free(s);
+}
