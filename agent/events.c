@@ -30,8 +30,9 @@ uint32_t events_enabled(void)
 
 /* What every event mask carries besides the event kinds: the startup-only
  * features (immutable once Initialize returns), and COR_PRF_MONITOR_GC while
- * a heap snapshot walks the heap or while the runtime still has to see it
- * once to turn concurrent GC off (else it could not be turned on later). */
+ * a heap snapshot walks the heap during a GC or, with --heap-snapshots,
+ * while the runtime still has to see it once to turn concurrent GC off
+ * (else that walk could not be turned on later). */
 static struct {
 	pthread_mutex_t mu;
 	DWORD fixed_low;
@@ -41,11 +42,11 @@ static struct {
 	_Atomic uint64_t gcs;
 } mask = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
-void events_set_fixed(DWORD low)
+void events_set_fixed(DWORD low, bool background_gc_off)
 {
 	pthread_mutex_lock(&mask.mu);
 	mask.fixed_low = low;
-	mask.gc_at_start = true;
+	mask.gc_at_start = background_gc_off;
 	mask.settle_after_ns = 0;
 	pthread_mutex_unlock(&mask.mu);
 }

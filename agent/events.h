@@ -17,9 +17,10 @@
  * (after attach), says why in why. */
 uint32_t events_apply(uint32_t kinds, char *why, size_t whylen) AGENT_HIDDEN;
 uint32_t events_enabled(void) AGENT_HIDDEN;
-/* Bits every mask must carry from now on (startup-only features); also
- * asks for COR_PRF_MONITOR_GC until events_settle drops it. */
-void events_set_fixed(DWORD low) AGENT_HIDDEN;
+/* Bits every mask must carry from now on (startup-only features); with
+ * background_gc_off, also asks for COR_PRF_MONITOR_GC until events_settle
+ * drops it (the runtime then keeps background GC off for good). */
+void events_set_fixed(DWORD low, bool background_gc_off) AGENT_HIDDEN;
 /* Initialize has returned: the runtime has read the first mask. */
 void events_initialized(void) AGENT_HIDDEN;
 /* Sampler thread: drops what the first mask needed only at startup. */

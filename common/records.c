@@ -438,8 +438,9 @@ void cs_heap_head_encode(struct cs_out *o, const struct cs_heap_head *h)
 	cs_put_varint(o, h->objects);
 	cs_put_varint(o, h->bytes);
 	cs_put_varint(o, h->types);
-	cs_put_varint(o, CS_ROOT_KINDS);
-	for (int i = 0; i < CS_ROOT_KINDS; i++)
+	int nroots = h->walk == CS_HEAP_WALK_SUSPENDED ? 0 : CS_ROOT_KINDS;
+	cs_put_varint(o, (uint64_t)nroots);
+	for (int i = 0; i < nroots; i++)
 		cs_put_varint(o, h->roots[i]);
 }
 
@@ -454,6 +455,7 @@ bool cs_heap_head_decode(struct cs_in *in, struct cs_heap_head *h)
 	h->bytes = cs_get_varint(in);
 	h->types = cs_get_varint(in);
 	uint64_t nroots = cs_get_varint(in);
+	h->walk = nroots ? CS_HEAP_WALK_GC : CS_HEAP_WALK_SUSPENDED;
 	for (uint64_t i = 0; i < nroots && !in->bad; i++) {
 		uint64_t v = cs_get_varint(in);
 		if (i < CS_ROOT_KINDS)

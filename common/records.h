@@ -46,7 +46,11 @@ struct cs_str {
 enum cs_load_mode { CS_LOAD_STARTUP = 1, CS_LOAD_ATTACH = 2 };
 
 /* What a process was started with; only a startup load can have these. */
-enum cs_feature { CS_FEATURE_INSTRUMENT = 1u << 0, CS_FEATURE_ALLOCATIONS = 1u << 1 };
+enum cs_feature {
+	CS_FEATURE_INSTRUMENT = 1u << 0,
+	CS_FEATURE_ALLOCATIONS = 1u << 1,
+	CS_FEATURE_HEAP_SNAPSHOTS = 1u << 2, /* snapshots by a forced GC: background GC is off */
+};
 
 /* HELLO: u32 pid, u32 ppid, u64 start_unix_ns, u8 load_mode, u32 rate_hz,
  *        str agent_version, str runtime_version, str command_line,
@@ -228,13 +232,18 @@ bool cs_next_call_entry(struct cs_in *in, struct cs_call_entry *e);
 /* HEAP: u64 time_us, v seq, v part, v parts, v pause_us, v objects, v bytes,
  *       v types, v nroots, v roots[nroots] (by cs_root_kind),
  *       { str type, v count, v bytes }*
+ * nroots 0 marks a snapshot walked in a runtime suspension (every object in
+ * the heap, roots not counted; CS_HEAP_WALK_SUSPENDED); else it was walked
+ * during a forced full GC (the live objects and their roots).
  * One snapshot (seq) may take several records (parts 0..parts-1); each
  * repeats the totals.  bytes are object sizes rounded up to the heap's
  * alignment.  types is how many entries all parts hold together. */
 enum cs_root_kind { CS_ROOT_STACK, CS_ROOT_FINALIZER, CS_ROOT_HANDLE, CS_ROOT_OTHER, CS_ROOT_KINDS };
+enum cs_heap_walk { CS_HEAP_WALK_GC = 0, CS_HEAP_WALK_SUSPENDED = 1 };
 struct cs_heap_head {
 	uint64_t time_us, seq, part, parts, pause_us, objects, bytes, types;
 	uint64_t roots[CS_ROOT_KINDS];
+	uint8_t walk; /* cs_heap_walk */
 };
 struct cs_type_count {
 	uint64_t type_id; /* ALLOCS only: the agent's number for the type */

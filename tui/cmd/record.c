@@ -30,7 +30,8 @@
 void cmd_record_usage(FILE *f)
 {
 	fprintf(f, "usage: clrscope record [-o DIR] [--rate HZ] [--duration SEC] [--events LIST]\n"
-		   "                       [--instrument PATTERN]... [--allocations] -- COMMAND [ARG...]\n"
+		   "                       [--instrument PATTERN]... [--allocations] [--heap-snapshots]\n"
+		   "                       -- COMMAND [ARG...]\n"
 		   "       clrscope record --pid PID [-o DIR] [--rate HZ] [--duration SEC] [--events LIST]\n"
 		   "\n"
 		   "Runs COMMAND (a .NET program) with the clrscope agent loaded, forwards its\n"
@@ -49,6 +50,9 @@ void cmd_record_usage(FILE *f)
 		   "                      exactly ('Ns.Type.*', '*.Method', a full name; repeatable;\n"
 		   "                      not with --pid)\n"
 		   "  -A, --allocations   count allocations by type (not with --pid)\n"
+		   "  -H, --heap-snapshots\n"
+		   "                      heap snapshots by a forced full GC with roots, as runtimes\n"
+		   "                      before .NET 10 need; turns background GC off (not with --pid)\n"
 		   "  -p, --pid PID       attach to the running process PID (then detach at the end)\n"
 		   "      --sampler MODE  mixed (the default: every thread each tick; running ones\n"
 		   "                      signalled, others walked in a suspension only when they\n"
@@ -290,7 +294,7 @@ int cmd_record(int argc, char **argv)
 		{"duration", required_argument, NULL, 'd'}, {"events", required_argument, NULL, 'e'},
 		{"pid", required_argument, NULL, 'p'}, {"pause", no_argument, NULL, 'P'},
 		{"sampler", required_argument, NULL, 'S'}, {"instrument", required_argument, NULL, 'i'},
-		{"allocations", no_argument, NULL, 'A'},
+		{"allocations", no_argument, NULL, 'A'}, {"heap-snapshots", no_argument, NULL, 'H'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -307,7 +311,7 @@ int cmd_record(int argc, char **argv)
 	struct startup_features features = {.patterns = ""};
 	int c;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+o:r:d:e:p:i:Ah", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:r:d:e:p:i:AHh", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			dir = optarg;
@@ -336,6 +340,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'A':
 			features.allocations = true;
+			break;
+		case 'H':
+			features.heap_snapshots = true;
 			break;
 		case 'S':
 			if (cs_sampler_parse(optarg) < 0)
@@ -395,7 +402,8 @@ int cmd_record(int argc, char **argv)
 	bool paused = pause && paused_start_open(&ps, session);
 	struct launch_request req = {.argv = command, .agent_path = agent, .session_dir = session, .rate_hz = rate,
 				     .events = events, .sampler = sampler, .diagnostic_port = paused ? ps.path : NULL,
-				     .instrument = features.patterns, .allocations = features.allocations};
+				     .instrument = features.patterns, .allocations = features.allocations,
+				     .heap_snapshots = features.heap_snapshots};
 	pid_t child = launch_spawn(&req, &old, err, sizeof err);
 	if (child < 0) {
 		if (paused)

@@ -120,6 +120,7 @@ struct prof_type_count {
 struct prof_heap {
 	uint64_t seq, time_us, pause_us, objects, bytes, types;
 	uint64_t roots[CS_ROOT_KINDS];
+	uint8_t walk; /* cs_heap_walk: suspended (every object, no roots) or a forced GC */
 	uint64_t parts, parts_seen;
 	struct prof_type_count *entries;
 	size_t nentries, entries_cap;

@@ -184,7 +184,8 @@ int app_launch(struct app *a, char **argv, const char *dir, const char *events, 
 	struct launch_request req = {.argv = argv, .agent_path = agent, .session_dir = session, .rate_hz = a->rate,
 				     .events = events, .output_path = output,
 				     .instrument = features ? features->patterns : NULL,
-				     .allocations = features && features->allocations};
+				     .allocations = features && features->allocations,
+				     .heap_snapshots = features && features->heap_snapshots};
 	pid_t pid = launch_spawn(&req, &none, err, sizeof err);
 	if (pid < 0) {
 		app_message(a, true, "%s", err);

@@ -169,10 +169,10 @@ static int run_open(struct app *a, int argc, char **argv)
 	return KEY_REDRAW;
 }
 
-/* launch [--instrument PATTERN]... [--allocations] [--] COMMAND [ARG...] */
+/* launch [--instrument PATTERN]... [--allocations] [--heap-snapshots] [--] COMMAND [ARG...] */
 static int run_launch(struct app *a, int argc, char **argv)
 {
-	static const char usage[] = "usage: launch [--instrument PATTERN]... [--allocations] COMMAND [ARG...]";
+	static const char usage[] = "usage: launch [--instrument PATTERN]... [--allocations] [--heap-snapshots] COMMAND [ARG...]";
 	struct startup_features features = {.patterns = ""};
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-'; i++) {
@@ -182,6 +182,8 @@ static int run_launch(struct app *a, int argc, char **argv)
 		}
 		if (!strcmp(argv[i], "--allocations") || !strcmp(argv[i], "-A"))
 			features.allocations = true;
+		else if (!strcmp(argv[i], "--heap-snapshots") || !strcmp(argv[i], "-H"))
+			features.heap_snapshots = true;
 		else if ((!strcmp(argv[i], "--instrument") || !strcmp(argv[i], "-i")) && i + 1 < argc) {
 			size_t used = strlen(features.patterns);
 			if (used + strlen(argv[i + 1]) + 2 > sizeof features.patterns) {
@@ -268,7 +270,7 @@ const struct ui_command ui_commands[] = {
 	{"filter", "TEXT", "/", "show only rows containing TEXT (empty: all)", run_filter, NULL},
 	{"export", "collapsed|json|speedscope|text FILE", "", "write the shown process's profile", run_export, export_args},
 	{"open", "DIR", "", "open a recorded or live session", run_open, NULL},
-	{"launch", "[--instrument PATTERN]... [--allocations] COMMAND [ARG...]", "Enter",
+	{"launch", "[--instrument PATTERN]... [--allocations] [--heap-snapshots] COMMAND [ARG...]", "Enter",
 	 "start a program under the profiler (instrumented, counting allocations)", run_launch, NULL},
 	{"view", "NAME", "Tab 1-9 0", "switch views", run_view, view_args},
 	{"output", "", "o", "show what a launched program printed (its output.log)", run_output, NULL},
