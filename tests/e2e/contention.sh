@@ -1,7 +1,9 @@
 # Lock contention from the runtime's event stream: 4 threads blocked on one
 # lock in each of K rounds give exactly 4K contended acquisitions, each
 # waiting at least 20 ms, all with the waiting thread's stack through the
-# locking method; events=-contention turns them off live and at launch.
+# locking method; events=-contention turns them off at launch, and the
+# dial turns them off and on again live: of three paced rounds with the
+# middle one off, exactly 8 are recorded.
 source "$CLRSCOPE_TESTLIB"
 
 expect_status 0 "record Contender 3" -- clrscope record -o "$WORK/c" -- dotnet "$(app Contender)" 3
@@ -21,4 +23,25 @@ expect_contains "$(clrscope report "$WORK/c")" "lock contention: 12 waits" "the 
 expect_status 0 "record without contention" -- clrscope record -o "$WORK/n" --events gc,exceptions,jit,modules,threads -- dotnet "$(app Contender)" 1
 clrscope report --format json "$WORK/n" >"$WORK/n.json"
 check "n == 0" "no contention recorded when it is off" n="$(json "$c['count']" "$WORK/n.json")"
+
+# live: the dial restarts the runtime's event session between rounds
+mkfifo "$WORK/in"
+"$CLRSCOPE_BIN" record -o "$WORK/live" -- dotnet "$(app Contender)" 3 --paced <"$WORK/in" >"$WORK/live.out" 2>&1 &
+rec=$!
+CHILDREN+=($rec)
+exec 7>"$WORK/in"
+round() { # round I: lets round I run and waits for the next one to be asked for
+	echo go >&7
+	wait_line "$WORK/live.out" "^${2}" 30 || fail "round $1 did not end: $(cat "$WORK/live.out")"
+}
+wait_line "$WORK/live.out" '^round 0' 30 || fail "Contender did not start: $(cat "$WORK/live.out")"
+round 0 'round 1'
+expect_status 0 "dial events=-contention" -- clrscope dial "$WORK/live" events=-contention
+round 1 'round 2'
+expect_status 0 "dial events=+contention" -- clrscope dial "$WORK/live" events=+contention
+round 2 'contended 12'
+exec 7>&-
+wait "$rec" && pass "the paced run ended" || fail "record failed: $(cat "$WORK/live.out")"
+clrscope report --format json "$WORK/live" >"$WORK/live.json"
+check "n == 8" "exactly the 8 contentions of the rounds recorded" n="$(json "$c['count']" "$WORK/live.json")"
 finish

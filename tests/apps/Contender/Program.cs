@@ -1,10 +1,13 @@
-// Contender K
+// Contender K [--paced]
 //
 // K rounds; in each, Main holds one lock while 4 threads try to take it in
 // Contender.Program.TakeLock, and lets go only once all 4 are blocked waiting
 // (their thread state says so), then 20 ms later. So every round has exactly
 // 4 contended lock acquisitions, each waiting at least 20 ms; a thread then
 // holds the lock 2 ms, so the others wait longer still.
+//
+// --paced: before each round, says "round <i>" and reads a line from stdin
+// (a test changes the dials between rounds).
 //
 // stdout: "pid <N>", then "contended <4K>".
 using System.Globalization;
@@ -20,17 +23,27 @@ internal static class Program
 
     private static int Main(string[] args)
     {
-        if (args.Length != 1
-            || !int.TryParse(args[0], NumberStyles.None, CultureInfo.InvariantCulture, out int k))
+        if (args.Length is < 1 or > 2
+            || !int.TryParse(args[0], NumberStyles.None, CultureInfo.InvariantCulture, out int k)
+            || (args.Length == 2 && args[1] != "--paced"))
         {
-            Console.Error.WriteLine("usage: Contender K");
+            Console.Error.WriteLine("usage: Contender K [--paced]");
             return 2;
         }
+        bool paced = args.Length == 2;
 
         Say("pid " + Environment.ProcessId.ToString(CultureInfo.InvariantCulture));
 
         for (int round = 0; round < k; round++)
         {
+            if (paced)
+            {
+                Say("round " + round.ToString(CultureInfo.InvariantCulture));
+                if (Console.In.ReadLine() is null)
+                {
+                    return 1;
+                }
+            }
             var threads = new Thread[Threads];
             Monitor.Enter(s_gate);
             for (int i = 0; i < Threads; i++)
