@@ -10,6 +10,8 @@
 #include "events.h"
 #include "evqueue.h"
 #include "gcstream.h"
+#include "logfmt.h"
+#include "logwriter.h"
 #include "records.h"
 #include "stackwalk.h"
 #include "utf16.h"
@@ -19,6 +21,8 @@
 #define KW_GC UINT64_C(0x1)
 #define KW_CONTENTION UINT64_C(0x4000)
 #define KW_EXCEPTION UINT64_C(0x8000)
+#define KW_THREADING UINT64_C(0x10000)
+#define KW_WAIT_HANDLE UINT64_C(0x40000000000)
 
 /* event ids, same manifest */
 enum {
@@ -27,10 +31,22 @@ enum {
 	EV_GC_RESTART_EE_END = 3,
 	EV_GC_HEAP_STATS = 4,
 	EV_GC_SUSPEND_EE_BEGIN = 9,
+	EV_POOL_WORKER_START = 50,
+	EV_POOL_WORKER_STOP = 51,
+	EV_POOL_ADJUSTMENT = 55,
 	EV_EXCEPTION_THROWN = 80,
 	EV_CONTENTION_START = 81,
 	EV_CONTENTION_STOP = 91,
+	EV_WAIT_START = 301,
+	EV_WAIT_STOP = 302,
 };
+
+/* The kinds the stream delivers, and the level each needs: a session's
+ * level is one for all its keywords, so the verbose wait events get a
+ * session of their own rather than bring the GC keyword's verbose
+ * allocation ticks along. */
+enum { SESSION_INFO, SESSION_VERBOSE, SESSIONS };
+#define STREAM_KINDS (CS_EV_GC | CS_EV_EXCEPTIONS | CS_EV_CONTENTION | CS_EV_WAITS | CS_EV_THREADPOOL)
 
 #define MESSAGE_MAX 256 /* bytes of an exception message kept (UTF-8) */
 
@@ -39,9 +55,11 @@ static const WCHAR provider_name[] = u"Microsoft-Windows-DotNETRuntime";
 static struct {
 	pthread_mutex_t mu;
 	bool probed, available;
-	bool open;
-	EVENTPIPE_SESSION session;
-	uint64_t keywords;
+	struct {
+		bool open;
+		EVENTPIPE_SESSION id;
+		uint64_t keywords;
+	} sessions[SESSIONS];
 } ep = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static _Atomic uint32_t covered;
@@ -68,16 +86,52 @@ bool eventpipe_covers(uint32_t kind)
 	return atomic_load_explicit(&covered, memory_order_relaxed) & kind;
 }
 
-static uint64_t keywords_of(uint32_t kinds)
+static uint64_t keywords_of(int session, uint32_t kinds)
 {
 	uint64_t kw = 0;
+	if (session == SESSION_VERBOSE)
+		return kinds & CS_EV_WAITS ? KW_WAIT_HANDLE : 0;
 	if (kinds & CS_EV_GC)
 		kw |= KW_GC;
 	if (kinds & CS_EV_EXCEPTIONS)
 		kw |= KW_EXCEPTION;
 	if (kinds & CS_EV_CONTENTION)
 		kw |= KW_CONTENTION;
+	if (kinds & CS_EV_THREADPOOL)
+		kw |= KW_THREADING;
 	return kw;
+}
+
+static uint32_t kinds_of(int session)
+{
+	return session == SESSION_VERBOSE ? CS_EV_WAITS : STREAM_KINDS & ~CS_EV_WAITS;
+}
+
+/* One session to the keywords kw (none: stopped); ep.mu held. */
+static HRESULT set_session(int i, uint64_t kw)
+{
+	ICorProfilerInfo10 *info = g_agent.info;
+	if (ep.sessions[i].open && kw == ep.sessions[i].keywords)
+		return S_OK;
+	/* A session's keywords are fixed: a change is a new session.  Stopped
+	 * first, so that no event arrives twice. */
+	if (ep.sessions[i].open) {
+		atomic_fetch_and(&covered, ~kinds_of(i));
+		info->vtbl->EventPipeStopSession(info, ep.sessions[i].id);
+		ep.sessions[i].open = false;
+		if (i == SESSION_INFO)
+			gcs_reset();
+	}
+	if (!kw)
+		return S_OK;
+	COR_PRF_EVENTPIPE_PROVIDER_CONFIG cfg = {
+		provider_name, kw, i == SESSION_VERBOSE ? COR_PRF_EVENTPIPE_VERBOSE : COR_PRF_EVENTPIPE_INFORMATIONAL, NULL};
+	HRESULT hr = info->vtbl->EventPipeStartSession(info, 1, &cfg, FALSE, &ep.sessions[i].id);
+	if (SUCCEEDED(hr)) {
+		ep.sessions[i].open = true;
+		ep.sessions[i].keywords = kw;
+	}
+	return hr;
 }
 
 uint32_t eventpipe_apply(uint32_t kinds, char *why, size_t whylen)
@@ -86,34 +140,15 @@ uint32_t eventpipe_apply(uint32_t kinds, char *why, size_t whylen)
 		why[0] = 0;
 	if (!eventpipe_available())
 		return 0;
-	ICorProfilerInfo10 *info = g_agent.info;
-	uint64_t kw = keywords_of(kinds);
 	pthread_mutex_lock(&ep.mu);
-	if (ep.open && kw == ep.keywords) {
-		pthread_mutex_unlock(&ep.mu);
-		return atomic_load(&covered);
-	}
-	/* A session's keywords are fixed: a change is a new session.  Stopped
-	 * first, so that no event arrives twice. */
-	if (ep.open) {
-		atomic_store(&covered, 0);
-		info->vtbl->EventPipeStopSession(info, ep.session);
-		ep.open = false;
-		gcs_reset();
-	}
-	if (kw) {
-		/* Informational: GC, contention and the exception events, without
-		 * the per-100-KB allocation ticks (verbose) */
-		COR_PRF_EVENTPIPE_PROVIDER_CONFIG cfg = {provider_name, kw, COR_PRF_EVENTPIPE_INFORMATIONAL, NULL};
-		HRESULT hr = info->vtbl->EventPipeStartSession(info, 1, &cfg, FALSE, &ep.session);
-		if (SUCCEEDED(hr)) {
-			ep.open = true;
-			ep.keywords = kw;
-			atomic_store(&covered, kinds & (CS_EV_GC | CS_EV_EXCEPTIONS | CS_EV_CONTENTION));
-		} else if (why) {
+	for (int i = 0; i < SESSIONS; i++) {
+		HRESULT hr = set_session(i, keywords_of(i, kinds));
+		if (SUCCEEDED(hr))
+			atomic_fetch_or(&covered, kinds & kinds_of(i));
+		else if (why)
 			snprintf(why, whylen, "the runtime refused an event session (0x%08x)", (unsigned)hr);
-		}
 	}
+	atomic_fetch_and(&covered, kinds);
 	pthread_mutex_unlock(&ep.mu);
 	return atomic_load(&covered);
 }
@@ -196,27 +231,101 @@ static ThreadID current_thread(void)
 	return tid;
 }
 
-static void on_contention_stop(struct cs_in *in)
+/* A wait that ended on this thread, with the thread's own stack, walked
+ * synchronously like a throw's. */
+static void queue_wait(uint16_t type, uint8_t source, uint64_t ns)
 {
-	cs_get_u8(in);  /* ContentionFlags */
-	cs_get_u16(in); /* ClrInstanceID */
-	double ns = get_double(in);
-	if (in->bad || !(ns >= 0))
-		return;
-	/* the waiting thread's own stack, walked synchronously like a throw's */
 	ICorProfilerInfo10 *info = g_agent.info;
 	FunctionID frames[EVQ_MAX_FRAMES];
 	struct walk w = {frames, 0, EVQ_MAX_FRAMES, false};
 	info->vtbl->DoStackSnapshot(info, 0, walk_frame, COR_PRF_SNAPSHOT_DEFAULT, &w, NULL, 0);
 	struct ev_item item = {
-		.type = CS_REC_CONTENTION,
+		.type = type,
 		.kind = w.truncated,
 		.nframes = (uint16_t)w.n,
+		.os_tid = source, /* the wait's source, for WAIT */
 		.time_us = agent_now_us(),
-		.duration_us = (uint64_t)ns, /* nanoseconds for contention */
+		.duration_us = ns, /* nanoseconds for waits */
 		.thread = current_thread(),
 	};
 	evq_push(&item, frames, NULL);
+}
+
+static void on_contention_stop(struct cs_in *in)
+{
+	cs_get_u8(in);  /* ContentionFlags */
+	cs_get_u16(in); /* ClrInstanceID */
+	double ns = get_double(in);
+	if (!in->bad && ns >= 0)
+		queue_wait(CS_REC_CONTENTION, 0, (uint64_t)ns);
+}
+
+/* WaitHandleWaitStop carries no duration: the start's time waits here. */
+struct wait_state {
+	uint64_t start_ns;
+	uint8_t source;
+};
+static pthread_key_t wait_key;
+static pthread_once_t wait_once = PTHREAD_ONCE_INIT;
+
+static void wait_key_create(void)
+{
+	pthread_key_create(&wait_key, free);
+}
+
+static struct wait_state *wait_state(void)
+{
+	pthread_once(&wait_once, wait_key_create);
+	struct wait_state *ws = pthread_getspecific(wait_key);
+	if (!ws && (ws = calloc(1, sizeof *ws)))
+		pthread_setspecific(wait_key, ws);
+	return ws;
+}
+
+static void on_wait_start(struct cs_in *in)
+{
+	uint8_t source = cs_get_u8(in);
+	struct wait_state *ws = wait_state();
+	if (in->bad || !ws)
+		return;
+	ws->start_ns = agent_mono_ns();
+	ws->source = source;
+}
+
+static void on_wait_stop(void)
+{
+	struct wait_state *ws = wait_state();
+	if (!ws || !ws->start_ns)
+		return; /* began before the session */
+	uint64_t ns = agent_mono_ns() - ws->start_ns;
+	ws->start_ns = 0;
+	queue_wait(CS_REC_WAIT, ws->source, ns);
+}
+
+/* Thread pool records need no names: written on the spot. */
+static void write_pool(uint8_t kind, uint64_t workers, uint8_t reason)
+{
+	struct cs_event e = {.time_us = agent_now_us(), .kind = kind, .workers = workers, .reason = reason};
+	uint8_t payload[32];
+	struct cs_out o;
+	cs_out_init(&o, payload, sizeof payload);
+	cs_event_encode(&o, CS_REC_THREADPOOL, &e);
+	lw_append_record(CS_REC_THREADPOOL, o.buf, o.len);
+}
+
+static void on_pool_worker(struct cs_in *in, uint8_t kind)
+{
+	uint32_t active = cs_get_u32(in);
+	if (!in->bad)
+		write_pool(kind, active, 0);
+}
+
+static void on_pool_adjustment(struct cs_in *in)
+{
+	get_double(in); /* AverageThroughput */
+	uint32_t count = cs_get_u32(in), reason = cs_get_u32(in);
+	if (!in->bad)
+		write_pool(CS_POOL_ADJUSTED, count, (uint8_t)(reason < 255 ? reason : 255));
 }
 
 static HRESULT on_event(ICorProfilerCallback11 *self, EVENTPIPE_PROVIDER provider, DWORD id, DWORD version,
@@ -259,6 +368,23 @@ static HRESULT on_event(ICorProfilerCallback11 *self, EVENTPIPE_PROVIDER provide
 	case EV_CONTENTION_STOP:
 		if (eventpipe_covers(CS_EV_CONTENTION))
 			on_contention_stop(&in);
+		break;
+	case EV_WAIT_START:
+		if (eventpipe_covers(CS_EV_WAITS))
+			on_wait_start(&in);
+		break;
+	case EV_WAIT_STOP:
+		if (eventpipe_covers(CS_EV_WAITS))
+			on_wait_stop();
+		break;
+	case EV_POOL_WORKER_START:
+	case EV_POOL_WORKER_STOP:
+		if (eventpipe_covers(CS_EV_THREADPOOL))
+			on_pool_worker(&in, id == EV_POOL_WORKER_START ? CS_POOL_WORKER_STARTED : CS_POOL_WORKER_STOPPED);
+		break;
+	case EV_POOL_ADJUSTMENT:
+		if (eventpipe_covers(CS_EV_THREADPOOL))
+			on_pool_adjustment(&in);
 		break;
 	default:
 		break;

@@ -535,11 +535,12 @@ static void drain_one(const struct ev_item *it, const FunctionID *frames, const 
 		sym_class_name(it->id, name, sizeof name);
 		break;
 	case CS_REC_CONTENTION:
+	case CS_REC_WAIT:
 		e.thread_ref = sym_thread(it->thread);
 		e.id = it->nframes ? sym_stack_of(frames, it->nframes, it->kind, d->defs) : 0;
-		e.kind = 0;
+		e.kind = (uint8_t)it->os_tid; /* a wait's source */
 		e.duration_us = 0;
-		e.wait_ns = it->duration_us; /* nanoseconds for contention */
+		e.wait_ns = it->duration_us; /* nanoseconds for waits */
 		name[0] = 0;
 		break;
 	case CS_REC_CATCH:

@@ -288,6 +288,14 @@ const char *cs_gc_reason_name(uint8_t reason, uint32_t cause)
 	return reason == CS_GC_INDUCED ? "induced" : "other";
 }
 
+const char *cs_pool_reason_name(uint8_t reason)
+{
+	/* ThreadAdjustmentReasonMap in the runtime's ClrEtwAll.man */
+	static const char *const names[] = {"warmup",   "initializing", "random_move", "climbing_move",
+					    "change_point", "stabilizing", "starvation", "thread_timed_out"};
+	return reason < sizeof names / sizeof *names ? names[reason] : "unknown";
+}
+
 const char *cs_gc_type_name(uint8_t type)
 {
 	switch (type) {
@@ -313,9 +321,17 @@ void cs_event_encode(struct cs_out *o, uint16_t type, const struct cs_event *e)
 		put_cs_str(o, e->message);
 		break;
 	case CS_REC_CONTENTION:
+	case CS_REC_WAIT:
 		cs_put_varint(o, e->thread_ref);
 		cs_put_varint(o, e->id);
 		cs_put_varint(o, e->wait_ns);
+		if (type == CS_REC_WAIT)
+			cs_put_u8(o, e->kind);
+		break;
+	case CS_REC_THREADPOOL:
+		cs_put_u8(o, e->kind);
+		cs_put_varint(o, e->workers);
+		cs_put_u8(o, e->reason);
 		break;
 	case CS_REC_CATCH:
 		cs_put_varint(o, e->thread_ref);
@@ -358,9 +374,17 @@ bool cs_event_decode(uint16_t type, const uint8_t *p, size_t n, struct cs_event 
 			e->message = get_cs_str(&in);
 		break;
 	case CS_REC_CONTENTION:
+	case CS_REC_WAIT:
 		e->thread_ref = cs_get_varint(&in);
 		e->id = cs_get_varint(&in);
 		e->wait_ns = cs_get_varint(&in);
+		if (type == CS_REC_WAIT)
+			e->kind = cs_get_u8(&in);
+		break;
+	case CS_REC_THREADPOOL:
+		e->kind = cs_get_u8(&in);
+		e->workers = cs_get_varint(&in);
+		e->reason = cs_get_u8(&in);
 		break;
 	case CS_REC_CATCH:
 		e->thread_ref = cs_get_varint(&in);

@@ -33,6 +33,8 @@ enum cs_record_type {
 	CS_REC_HEAP = 17,   /* (a part of) a heap snapshot: live objects by type */
 	CS_REC_ALLOCS = 18, /* allocations by type so far */
 	CS_REC_CONTENTION = 19, /* a thread waited for a lock */
+	CS_REC_WAIT = 20,       /* a thread waited on a wait handle */
+	CS_REC_THREADPOOL = 21, /* a thread pool worker came or went, or the pool adjusted its size */
 };
 
 /* Frame ids below this are reserved for pseudo-frames. */
@@ -193,9 +195,19 @@ const char *cs_gc_type_name(uint8_t type);
  * THREAD_EVENT: u64 time_us, u8 kind, v thread_ref, u32 os_tid, str name
  * CONTENTION: u64 time_us (when the wait ended), v thread_ref, v stack_id
  *            (the waiting thread's; 0: not walked), v wait_ns
+ * WAIT:      the same, then u8 kind (the runtime's WaitSource: 0 a wait
+ *            handle, 1 Monitor.Wait)
+ * THREADPOOL: u64 time_us, u8 kind (cs_threadpool_kind), v workers (active
+ *            workers after a start or stop, the new count after an
+ *            adjustment), u8 reason (an adjustment's: the runtime's
+ *            ThreadAdjustmentReason, 6 starvation)
  * One shape serves them all: fields a record type does not have stay 0. */
 enum cs_module_kind { CS_MODULE = 1, CS_ASSEMBLY = 2 };
 enum cs_thread_event_kind { CS_THREAD_CREATED = 1, CS_THREAD_DESTROYED = 2, CS_THREAD_NAMED = 3 };
+enum cs_threadpool_kind { CS_POOL_WORKER_STARTED = 1, CS_POOL_WORKER_STOPPED = 2, CS_POOL_ADJUSTED = 3 };
+#define CS_POOL_STARVATION 6 /* ThreadAdjustmentReason: the pool added a worker for starvation */
+/* "warmup", "starvation", ...: the runtime's ThreadAdjustmentReason. */
+const char *cs_pool_reason_name(uint8_t reason);
 struct cs_event {
 	uint64_t time_us;
 	uint8_t kind;
@@ -204,7 +216,9 @@ struct cs_event {
 	uint32_t os_tid;
 	struct cs_str text;
 	struct cs_str message; /* EXCEPTION */
-	uint64_t wait_ns;      /* CONTENTION */
+	uint64_t wait_ns;      /* CONTENTION, WAIT */
+	uint64_t workers;      /* THREADPOOL */
+	uint8_t reason;        /* THREADPOOL */
 };
 void cs_event_encode(struct cs_out *o, uint16_t type, const struct cs_event *e);
 bool cs_event_decode(uint16_t type, const uint8_t *p, size_t n, struct cs_event *e);

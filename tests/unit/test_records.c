@@ -235,6 +235,16 @@ static void gc_and_events(void)
 	CHECK(cs_event_decode(CS_REC_CONTENTION, buf, o.len, &de) && de.thread_ref == 3 && de.id == 12 &&
 	      de.wait_ns == 25000000);
 	CHECK(!cs_event_decode(CS_REC_CONTENTION, buf, o.len - 1, &de));
+	e.kind = 1;
+	cs_out_init(&o, buf, sizeof buf);
+	cs_event_encode(&o, CS_REC_WAIT, &e);
+	CHECK(cs_event_decode(CS_REC_WAIT, buf, o.len, &de) && de.kind == 1 && de.wait_ns == 25000000);
+	e = (struct cs_event){.time_us = 7, .kind = CS_POOL_ADJUSTED, .workers = 5, .reason = CS_POOL_STARVATION};
+	cs_out_init(&o, buf, sizeof buf);
+	cs_event_encode(&o, CS_REC_THREADPOOL, &e);
+	CHECK(cs_event_decode(CS_REC_THREADPOOL, buf, o.len, &de) && de.kind == CS_POOL_ADJUSTED && de.workers == 5 &&
+	      de.reason == CS_POOL_STARVATION);
+	CHECK_STR(cs_pool_reason_name(de.reason), "starvation");
 }
 
 int main(void)

@@ -27,7 +27,8 @@ void cmd_launch_usage(FILE *f)
 		   "output goes to output.log in the session directory, not to the screen.\n"
 		   "  -o, --output DIR   session directory (default: a new one)\n"
 		   "  -r, --rate HZ      samples per second, %d to %d (default %d, or the config file's rate)\n"
-		   "  -e, --events LIST  runtime events: gc, exceptions, jit, modules, threads, contention, all, none\n"
+		   "  -e, --events LIST  runtime events: gc, exceptions, jit, modules, threads,\n"
+		   "                     contention, waits, threadpool, all, none\n"
 		   "  -i, --instrument PATTERN\n"
 		   "                     count and time every call of the matching functions (repeatable)\n"
 		   "  -A, --allocations  count allocations by type\n"
@@ -45,7 +46,8 @@ void cmd_attach_usage(FILE *f)
 		   "'d' detaches (the process keeps running), 'a' attaches again.\n"
 		   "  -o, --output DIR   session directory (default: a new one)\n"
 		   "  -r, --rate HZ      samples per second, %d to %d (default %d, or the config file's rate)\n"
-		   "  -e, --events LIST  runtime events: gc, exceptions, jit, modules, threads, contention, all, none\n"
+		   "  -e, --events LIST  runtime events: gc, exceptions, jit, modules, threads,\n"
+		   "                     contention, waits, threadpool, all, none\n"
 		   "  -h, --help         show this help\n",
 		CS_RATE_MIN, CS_RATE_MAX, CS_RATE_DEFAULT);
 }

@@ -293,9 +293,10 @@ static void write_json_events(FILE *f, const struct prof_process *p)
 	const struct prof_event_counts *e = &p->events;
 	fprintf(f, ",\"events\":{\"gc\":%" PRIu64 ",\"exceptions\":%" PRIu64 ",\"catches\":%" PRIu64 ",\"jit\":%" PRIu64
 		   ",\"modules\":%" PRIu64 ",\"assemblies\":%" PRIu64 ",\"threads_created\":%" PRIu64
-		   ",\"threads_destroyed\":%" PRIu64 ",\"contention\":%" PRIu64 "}",
+		   ",\"threads_destroyed\":%" PRIu64 ",\"contention\":%" PRIu64 ",\"waits\":%" PRIu64
+		   ",\"threadpool\":%" PRIu64 "}",
 		e->gcs, e->exceptions, e->catches, e->jits, e->modules, e->assemblies, e->threads_created,
-		e->threads_destroyed, e->contentions);
+		e->threads_destroyed, e->contentions, e->waits, e->threadpool);
 	fputs(",\"gcs\":[", f);
 	for (size_t i = 0; i < p->ngcs; i++) {
 		const struct prof_gc *g = &p->gcs[i];
@@ -331,7 +332,7 @@ static void write_json_events(FILE *f, const struct prof_process *p)
 		fputc('}', f);
 	}
 	fputc(']', f);
-	export_json_contention(f, p);
+	export_json_event_stream(f, p);
 	fputs(",\"threads\":[", f);
 	for (size_t i = 0, n = 0; i < p->nthreads; i++) {
 		const struct prof_thread *t = &p->threads[i];

@@ -49,9 +49,8 @@ static int cmp_wait(const void *a, const void *b)
 	return x->stack < y->stack ? -1 : x->stack > y->stack;
 }
 
-struct prof_contention_site *export_contention_sorted(const struct prof_process *p)
+struct prof_contention_site *export_sites_sorted(const struct prof_contention *c)
 {
-	const struct prof_contention *c = &p->contention;
 	struct prof_contention_site *s = xmalloc((c->nsites + 1) * sizeof *s);
 	if (c->nsites)
 		memcpy(s, c->sites, c->nsites * sizeof *s);
@@ -59,12 +58,11 @@ struct prof_contention_site *export_contention_sorted(const struct prof_process 
 	return s;
 }
 
-void export_json_contention(FILE *f, const struct prof_process *p)
+static void json_sites(FILE *f, const struct prof_process *p, const char *key, const struct prof_contention *c)
 {
-	const struct prof_contention *c = &p->contention;
-	struct prof_contention_site *s = export_contention_sorted(p);
+	struct prof_contention_site *s = export_sites_sorted(c);
 	uint32_t *path = xmalloc(PATH_MAX_FRAMES * sizeof *path);
-	fprintf(f, ",\"contention\":{\"count\":%" PRIu64 ",\"wait_ms\":%.3f,\"sites\":[", c->count,
+	fprintf(f, ",\"%s\":{\"count\":%" PRIu64 ",\"wait_ms\":%.3f,\"sites\":[", key, c->count,
 		(double)c->wait_ns / 1e6);
 	for (size_t i = 0; i < c->nsites; i++) {
 		fputs(i ? ",{\"stack\":[" : "{\"stack\":[", f);
@@ -77,6 +75,38 @@ void export_json_contention(FILE *f, const struct prof_process *p)
 		fprintf(f, "],\"count\":%" PRIu64 ",\"wait_ms\":%.3f}", s[i].count, (double)s[i].wait_ns / 1e6);
 	}
 	fputs("]}", f);
+	free(path);
+	free(s);
+}
+
+void export_json_event_stream(FILE *f, const struct prof_process *p)
+{
+	json_sites(f, p, "contention", &p->contention);
+	json_sites(f, p, "waits", &p->waits);
+	const struct prof_threadpool *t = &p->pool;
+	fprintf(f,
+		",\"threadpool\":{\"workers\":%" PRIu64 ",\"workers_max\":%" PRIu64 ",\"started\":%" PRIu64
+		",\"stopped\":%" PRIu64 ",\"adjustments\":%" PRIu64 ",\"starvation\":%" PRIu64 "}",
+		t->workers, t->workers_max, t->started, t->stopped, t->adjustments, t->starvation);
+}
+
+static void text_sites(FILE *f, const struct prof_process *p, const char *what, const struct prof_contention *c,
+		       size_t top)
+{
+	if (!c->count)
+		return;
+	fprintf(f, "\n  %s: %" PRIu64 " waits, %.2f ms in all; by waiting stack:\n", what, c->count,
+		(double)c->wait_ns / 1e6);
+	fprintf(f, "     wait ms   count  where (innermost frames)\n");
+	struct prof_contention_site *s = export_sites_sorted(c);
+	uint32_t *path = xmalloc(PATH_MAX_FRAMES * sizeof *path);
+	for (size_t i = 0; i < c->nsites && i < top; i++) {
+		size_t depth = s[i].stack ? prof_stack_path(p, s[i].stack, path, PATH_MAX_FRAMES) : 0;
+		fprintf(f, "  %10.2f  %6" PRIu64 "  ", (double)s[i].wait_ns / 1e6, s[i].count);
+		for (size_t k = 0; k < 3 && k < depth; k++)
+			fprintf(f, "%s%s", k ? " <- " : "", prof_frame_name(p, path[depth - 1 - k]));
+		fputc('\n', f);
+	}
 	free(path);
 	free(s);
 }
@@ -94,21 +124,11 @@ void export_text_events(FILE *f, const struct prof_process *p, size_t top)
 			fprintf(f, "    %6" PRIu64 "  %s\n", m[k].count, m[k].text);
 		free(m);
 	}
-	const struct prof_contention *c = &p->contention;
-	if (!c->count)
-		return;
-	fprintf(f, "\n  lock contention: %" PRIu64 " waits, %.2f ms in all; by waiting stack:\n", c->count,
-		(double)c->wait_ns / 1e6);
-	fprintf(f, "     wait ms   count  where (innermost frames)\n");
-	struct prof_contention_site *s = export_contention_sorted(p);
-	uint32_t *path = xmalloc(PATH_MAX_FRAMES * sizeof *path);
-	for (size_t i = 0; i < c->nsites && i < top; i++) {
-		size_t depth = s[i].stack ? prof_stack_path(p, s[i].stack, path, PATH_MAX_FRAMES) : 0;
-		fprintf(f, "  %10.2f  %6" PRIu64 "  ", (double)s[i].wait_ns / 1e6, s[i].count);
-		for (size_t k = 0; k < 3 && k < depth; k++)
-			fprintf(f, "%s%s", k ? " <- " : "", prof_frame_name(p, path[depth - 1 - k]));
-		fputc('\n', f);
-	}
-	free(path);
-	free(s);
+	text_sites(f, p, "lock contention", &p->contention, top);
+	text_sites(f, p, "blocking waits", &p->waits, top);
+	const struct prof_threadpool *t = &p->pool;
+	if (t->started || t->adjustments)
+		fprintf(f, "\n  thread pool: %" PRIu64 " workers at most, %" PRIu64 " adjustments (%" PRIu64
+			   " for starvation)\n",
+			t->workers_max, t->adjustments, t->starvation);
 }

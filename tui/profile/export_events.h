@@ -11,13 +11,14 @@
 /* ,"messages":[{"text":...,"count":N}...] of one exception type, most
  * frequent first ("other_messages" counts those past the list). */
 void export_json_exception_messages(FILE *f, const struct prof_exception_type *t);
-/* ,"contention":{"count":N,"wait_ms":X,"sites":[{"stack":[root..leaf],"count":N,"wait_ms":X}...]}
- * sites by wait time, longest first. */
-void export_json_contention(FILE *f, const struct prof_process *p);
-/* The most frequent messages of each exception type and the top
- * contention sites with their leaf frames. */
+/* ,"contention":{"count":N,"wait_ms":X,"sites":[{"stack":[root..leaf],"count":N,"wait_ms":X}...]},
+ *  "waits":{the same},"threadpool":{"workers":N,"workers_max":N,"started":N,"stopped":N,
+ *  "adjustments":N,"starvation":N}; sites by wait time, longest first. */
+void export_json_event_stream(FILE *f, const struct prof_process *p);
+/* The most frequent messages of each exception type, the top contention
+ * and wait sites with their leaf frames, the thread pool's figures. */
 void export_text_events(FILE *f, const struct prof_process *p, size_t top);
-/* Contention sites sorted by wait time, longest first (caller frees). */
-struct prof_contention_site *export_contention_sorted(const struct prof_process *p);
+/* Sites sorted by wait time, longest first (caller frees). */
+struct prof_contention_site *export_sites_sorted(const struct prof_contention *c);
 
 #endif

@@ -62,6 +62,8 @@ static void process_free(struct prof_process *p)
 	free(p->exception_types);
 	free(p->contention.sites);
 	free(p->contention.site_of_stack);
+	free(p->waits.sites);
+	free(p->waits.site_of_stack);
 	free(p->thread_last_throw);
 	for (size_t i = 0; i < p->nmodules; i++)
 		free(p->modules[i].name);
@@ -281,7 +283,7 @@ static void fold_samples(struct prof_process *p, const struct cs_record *rec)
 const char *prof_event_kind_name(uint8_t kind)
 {
 	static const char *const names[] = {"gc",    "exception", "catch",   "jit",       "module",
-					    "thread", "dials",    "message", "contention"};
+					    "thread", "dials",    "message", "contention", "wait", "threadpool"};
 	return kind < sizeof names / sizeof *names ? names[kind] : "?";
 }
 
@@ -364,12 +366,10 @@ static void note_message(struct prof_exception_type *t, struct cs_str text)
 	t->messages[t->nmessages++] = (struct prof_text_count){dup_str(text), 1};
 }
 
-static void note_contention(struct prof_process *p, const struct cs_event *e)
+static void note_wait(struct prof_contention *c, const struct cs_event *e)
 {
-	struct prof_contention *c = &p->contention;
 	c->count++;
 	c->wait_ns += e->wait_ns;
-	p->events.contentions++;
 	xgrow(&c->site_of_stack, &c->site_of_stack_cap, e->id + 1, sizeof *c->site_of_stack);
 	uint32_t site = c->site_of_stack[e->id];
 	if (!site) {
@@ -419,14 +419,43 @@ static void fold_event(struct prof_process *p, const struct cs_record *rec)
 		break;
 	}
 	case CS_REC_CONTENTION:
+	case CS_REC_WAIT:
 		if (!fold_id_ok(p, e.id)) {
 			p->bad_records++;
 			return;
 		}
-		note_contention(p, &e);
-		log_event(p, e.time_us, PEV_CONTENTION, "waited %.3f ms for a lock on thread %llu", (double)e.wait_ns / 1e6,
+		if (rec->type == CS_REC_CONTENTION) {
+			p->events.contentions++;
+			note_wait(&p->contention, &e);
+		} else {
+			p->events.waits++;
+			note_wait(&p->waits, &e);
+		}
+		log_event(p, e.time_us, rec->type == CS_REC_CONTENTION ? PEV_CONTENTION : PEV_WAIT,
+			  "waited %.3f ms %s on thread %llu", (double)e.wait_ns / 1e6,
+			  rec->type == CS_REC_CONTENTION ? "for a lock"
+			  : e.kind == 1		 ? "in Monitor.Wait"
+						 : "on a wait handle",
 			  (unsigned long long)e.thread_ref);
 		break;
+	case CS_REC_THREADPOOL: {
+		struct prof_threadpool *t = &p->pool;
+		p->events.threadpool++;
+		t->started += e.kind == CS_POOL_WORKER_STARTED;
+		t->stopped += e.kind == CS_POOL_WORKER_STOPPED;
+		t->adjustments += e.kind == CS_POOL_ADJUSTED;
+		t->starvation += e.kind == CS_POOL_ADJUSTED && e.reason == CS_POOL_STARVATION;
+		t->workers = e.workers;
+		if (e.workers > t->workers_max)
+			t->workers_max = e.workers;
+		if (e.kind == CS_POOL_ADJUSTED)
+			log_event(p, e.time_us, PEV_THREADPOOL, "thread pool: %llu workers (%s)",
+				  (unsigned long long)e.workers, cs_pool_reason_name(e.reason));
+		else
+			log_event(p, e.time_us, PEV_THREADPOOL, "thread pool worker %s: %llu active",
+				  e.kind == CS_POOL_WORKER_STARTED ? "started" : "stopped", (unsigned long long)e.workers);
+		break;
+	}
 	case CS_REC_CATCH:
 		p->events.catches++;
 		/* a catch belongs to the latest throw on its thread */
@@ -565,6 +594,8 @@ static void fold(struct prof_process *p, const struct cs_record *rec)
 	case CS_REC_MODULE:
 	case CS_REC_THREAD_EVENT:
 	case CS_REC_CONTENTION:
+	case CS_REC_WAIT:
+	case CS_REC_THREADPOOL:
 		fold_event(p, rec);
 		return;
 	case CS_REC_CALLS:

@@ -77,7 +77,13 @@ struct prof_exception_type {
 	uint64_t other_messages; /* throws whose message did not fit the list */
 };
 
-/* Lock contention aggregated by the waiting thread's stack. */
+/* The thread pool as its events tell it. */
+struct prof_threadpool {
+	uint64_t started, stopped, adjustments, starvation;
+	uint64_t workers, workers_max; /* the latest count, the largest */
+};
+
+/* Lock contention (and blocking waits) aggregated by the waiting thread's stack. */
 struct prof_contention_site {
 	uint32_t stack;
 	uint64_t count, wait_ns;
@@ -151,7 +157,7 @@ struct prof_suspend {
 /* Counts of runtime events by kind. */
 struct prof_event_counts {
 	uint64_t gcs, exceptions, catches, jits, modules, assemblies, threads_created, threads_destroyed;
-	uint64_t contentions;
+	uint64_t contentions, waits, threadpool;
 };
 
 /* Which samples count (report --thread, --from, --to). */
@@ -170,7 +176,9 @@ enum prof_event_kind {
 	PEV_THREAD,
 	PEV_DIALS,
 	PEV_MESSAGE,
-	PEV_CONTENTION
+	PEV_CONTENTION,
+	PEV_WAIT,
+	PEV_THREADPOOL
 };
 struct prof_event_line {
 	uint64_t time_us;
@@ -238,6 +246,8 @@ struct prof_process {
 	size_t thread_last_throw_cap;
 	uint64_t jit_total_us;
 	struct prof_contention contention;
+	struct prof_contention waits; /* WaitHandle waits, the same shape */
+	struct prof_threadpool pool;
 	struct prof_module *modules;
 	size_t nmodules, modules_cap;
 	struct prof_dials_ack *dials;
