@@ -23,6 +23,9 @@
 #define KW_EXCEPTION UINT64_C(0x8000)
 #define KW_THREADING UINT64_C(0x10000)
 #define KW_WAIT_HANDLE UINT64_C(0x40000000000)
+#define KW_ALLOCATION_SAMPLING UINT64_C(0x80000000000)
+/* the mean distance between sampled allocations (DynamicAllocationSampling.md) */
+#define SAMPLING_DISTANCE 102400.0
 
 /* event ids, same manifest */
 enum {
@@ -39,6 +42,7 @@ enum {
 	EV_CONTENTION_STOP = 91,
 	EV_WAIT_START = 301,
 	EV_WAIT_STOP = 302,
+	EV_ALLOCATION_SAMPLED = 303,
 };
 
 /* The kinds the stream delivers, and the level each needs: a session's
@@ -46,7 +50,7 @@ enum {
  * session of their own rather than bring the GC keyword's verbose
  * allocation ticks along. */
 enum { SESSION_INFO, SESSION_VERBOSE, SESSIONS };
-#define STREAM_KINDS (CS_EV_GC | CS_EV_EXCEPTIONS | CS_EV_CONTENTION | CS_EV_WAITS | CS_EV_THREADPOOL)
+#define STREAM_KINDS (CS_EV_GC | CS_EV_EXCEPTIONS | CS_EV_CONTENTION | CS_EV_WAITS | CS_EV_THREADPOOL | CS_EV_ALLOCSAMPLES)
 
 #define MESSAGE_MAX 256 /* bytes of an exception message kept (UTF-8) */
 
@@ -99,6 +103,8 @@ static uint64_t keywords_of(int session, uint32_t kinds)
 		kw |= KW_CONTENTION;
 	if (kinds & CS_EV_THREADPOOL)
 		kw |= KW_THREADING;
+	if (kinds & CS_EV_ALLOCSAMPLES)
+		kw |= KW_ALLOCATION_SAMPLING;
 	return kw;
 }
 
@@ -302,6 +308,64 @@ static void on_wait_stop(void)
 	queue_wait(CS_REC_WAIT, ws->source, ns);
 }
 
+/* 1 - e^-x for x >= 0, without libm (the agent links only libc, libpthread
+ * and libdl): halve x until small, a Taylor series, square back. */
+static double one_minus_exp_neg(double x)
+{
+	if (x < 1e-3)
+		return x - x * x / 2 + x * x * x / 6;
+	if (x > 40)
+		return 1.0;
+	int halvings = 0;
+	while (x > 0.5) {
+		x /= 2;
+		halvings++;
+	}
+	double e = 1, term = 1;
+	for (int i = 1; i <= 12; i++) {
+		term *= -x / i;
+		e += term;
+	}
+	while (halvings--)
+		e *= e;
+	return 1 - e;
+}
+
+/* An allocation the runtime sampled, on the allocating thread (the object
+ * is not initialised yet: only its size and type are read, from the
+ * payload).  A sample stands for size / (1 - e^(-size / distance)) bytes:
+ * the distance for small objects, the object itself for large ones. */
+static void on_allocation_sampled(struct cs_in *in)
+{
+	cs_get_u32(in); /* AllocationKind */
+	cs_get_u16(in); /* ClrInstanceID */
+	cs_get_u64(in); /* TypeID */
+	char type[EVQ_MAX_TEXT];
+	get_wstr(in, type, sizeof type);
+	cs_get_u64(in); /* Address */
+	uint64_t size = cs_get_u64(in);
+	if (in->bad)
+		return;
+	double x = (double)size / SAMPLING_DISTANCE;
+	double weight = x > 1e-9 ? (double)size / one_minus_exp_neg(x) : SAMPLING_DISTANCE;
+	ICorProfilerInfo10 *info = g_agent.info;
+	FunctionID frames[EVQ_MAX_FRAMES];
+	struct walk w = {frames, 0, EVQ_MAX_FRAMES, false};
+	info->vtbl->DoStackSnapshot(info, 0, walk_frame, COR_PRF_SNAPSHOT_DEFAULT, &w, NULL, 0);
+	size_t tlen = strlen(type);
+	struct ev_item item = {
+		.type = CS_REC_ALLOC_SAMPLE,
+		.kind = w.truncated,
+		.nframes = (uint16_t)w.n,
+		.text_len = (uint16_t)tlen,
+		.time_us = agent_now_us(),
+		.duration_us = (uint64_t)weight, /* the bytes it stands for */
+		.thread = current_thread(),
+		.id = (UINT_PTR)size,
+	};
+	evq_push(&item, frames, type);
+}
+
 /* Thread pool records need no names: written on the spot. */
 static void write_pool(uint8_t kind, uint64_t workers, uint8_t reason)
 {
@@ -385,6 +449,10 @@ static HRESULT on_event(ICorProfilerCallback11 *self, EVENTPIPE_PROVIDER provide
 	case EV_POOL_ADJUSTMENT:
 		if (eventpipe_covers(CS_EV_THREADPOOL))
 			on_pool_adjustment(&in);
+		break;
+	case EV_ALLOCATION_SAMPLED:
+		if (eventpipe_covers(CS_EV_ALLOCSAMPLES))
+			on_allocation_sampled(&in);
 		break;
 	default:
 		break;

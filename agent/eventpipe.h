@@ -15,7 +15,7 @@
 #include "agent.h"
 
 /* The kinds (CS_EV_*) that only the event stream can deliver. */
-#define EVENTPIPE_ONLY_KINDS (CS_EV_CONTENTION | CS_EV_WAITS | CS_EV_THREADPOOL)
+#define EVENTPIPE_ONLY_KINDS (CS_EV_CONTENTION | CS_EV_WAITS | CS_EV_THREADPOOL | CS_EV_ALLOCSAMPLES)
 
 /* Whether the runtime has the interfaces (.NET 5 and later); asked once. */
 bool eventpipe_available(void) AGENT_HIDDEN;

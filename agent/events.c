@@ -552,6 +552,14 @@ static void drain_one(const struct ev_item *it, const FunctionID *frames, const 
 		break;
 	case CS_REC_MODULE:
 		break;
+	case CS_REC_ALLOC_SAMPLE:
+		e.thread_ref = sym_thread(it->thread);
+		e.id = it->nframes ? sym_stack_of(frames, it->nframes, it->kind, d->defs) : 0;
+		e.kind = 0;
+		e.size = it->id;
+		e.weight = it->duration_us; /* the bytes the sample stands for */
+		e.duration_us = 0;
+		break;
 	case CS_REC_THREAD_EVENT:
 		if (it->kind == 0) { /* the OS thread behind a managed one */
 			sym_thread_os(it->thread, (uint32_t)it->id);

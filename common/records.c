@@ -328,6 +328,13 @@ void cs_event_encode(struct cs_out *o, uint16_t type, const struct cs_event *e)
 		if (type == CS_REC_WAIT)
 			cs_put_u8(o, e->kind);
 		break;
+	case CS_REC_ALLOC_SAMPLE:
+		cs_put_varint(o, e->thread_ref);
+		cs_put_varint(o, e->id);
+		cs_put_varint(o, e->size);
+		cs_put_varint(o, e->weight);
+		put_cs_str(o, e->text);
+		break;
 	case CS_REC_THREADPOOL:
 		cs_put_u8(o, e->kind);
 		cs_put_varint(o, e->workers);
@@ -380,6 +387,13 @@ bool cs_event_decode(uint16_t type, const uint8_t *p, size_t n, struct cs_event 
 		e->wait_ns = cs_get_varint(&in);
 		if (type == CS_REC_WAIT)
 			e->kind = cs_get_u8(&in);
+		break;
+	case CS_REC_ALLOC_SAMPLE:
+		e->thread_ref = cs_get_varint(&in);
+		e->id = cs_get_varint(&in);
+		e->size = cs_get_varint(&in);
+		e->weight = cs_get_varint(&in);
+		e->text = get_cs_str(&in);
 		break;
 	case CS_REC_THREADPOOL:
 		e->kind = cs_get_u8(&in);

@@ -35,6 +35,7 @@ enum cs_record_type {
 	CS_REC_CONTENTION = 19, /* a thread waited for a lock */
 	CS_REC_WAIT = 20,       /* a thread waited on a wait handle */
 	CS_REC_THREADPOOL = 21, /* a thread pool worker came or went, or the pool adjusted its size */
+	CS_REC_ALLOC_SAMPLE = 22, /* the runtime sampled an allocation */
 };
 
 /* Frame ids below this are reserved for pseudo-frames. */
@@ -197,6 +198,9 @@ const char *cs_gc_type_name(uint8_t type);
  *            (the waiting thread's; 0: not walked), v wait_ns
  * WAIT:      the same, then u8 kind (the runtime's WaitSource: 0 a wait
  *            handle, 1 Monitor.Wait)
+ * ALLOC_SAMPLE: u64 time_us, v thread_ref, v stack_id (the allocating
+ *            thread's), v size (the object's bytes), v weight (the bytes
+ *            of allocation the sample stands for), str type
  * THREADPOOL: u64 time_us, u8 kind (cs_threadpool_kind), v workers (active
  *            workers after a start or stop, the new count after an
  *            adjustment), u8 reason (an adjustment's: the runtime's
@@ -218,6 +222,7 @@ struct cs_event {
 	struct cs_str message; /* EXCEPTION */
 	uint64_t wait_ns;      /* CONTENTION, WAIT */
 	uint64_t workers;      /* THREADPOOL */
+	uint64_t size, weight; /* ALLOC_SAMPLE */
 	uint8_t reason;        /* THREADPOOL */
 };
 void cs_event_encode(struct cs_out *o, uint16_t type, const struct cs_event *e);

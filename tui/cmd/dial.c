@@ -37,7 +37,7 @@ void cmd_dial_usage(FILE *f)
 		   "                       suspend the runtime per tick, or signal busy threads\n"
 		   "  rate=HZ              samples per second, %d to %d\n"
 		   "  events=LIST          gc, exceptions, jit, modules, threads, contention,\n"
-		   "                       waits, threadpool, all, none;\n"
+		   "                       waits, threadpool, allocsamples, all, none;\n"
 		   "                       +KIND and -KIND change the current list\n"
 		   "  flush_ms=N           how often the agent writes its log, %d to %d ms\n"
 		   "  instrument=on|off    record or pause the calls of instrumented functions\n"

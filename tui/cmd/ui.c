@@ -28,7 +28,7 @@ void cmd_launch_usage(FILE *f)
 		   "  -o, --output DIR   session directory (default: a new one)\n"
 		   "  -r, --rate HZ      samples per second, %d to %d (default %d, or the config file's rate)\n"
 		   "  -e, --events LIST  runtime events: gc, exceptions, jit, modules, threads,\n"
-		   "                     contention, waits, threadpool, all, none\n"
+		   "                     contention, waits, threadpool, allocsamples, all, none\n"
 		   "  -i, --instrument PATTERN\n"
 		   "                     count and time every call of the matching functions (repeatable)\n"
 		   "  -A, --allocations  count allocations by type\n"
@@ -47,7 +47,7 @@ void cmd_attach_usage(FILE *f)
 		   "  -o, --output DIR   session directory (default: a new one)\n"
 		   "  -r, --rate HZ      samples per second, %d to %d (default %d, or the config file's rate)\n"
 		   "  -e, --events LIST  runtime events: gc, exceptions, jit, modules, threads,\n"
-		   "                     contention, waits, threadpool, all, none\n"
+		   "                     contention, waits, threadpool, allocsamples, all, none\n"
 		   "  -h, --help         show this help\n",
 		CS_RATE_MIN, CS_RATE_MAX, CS_RATE_DEFAULT);
 }

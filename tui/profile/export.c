@@ -294,9 +294,9 @@ static void write_json_events(FILE *f, const struct prof_process *p)
 	fprintf(f, ",\"events\":{\"gc\":%" PRIu64 ",\"exceptions\":%" PRIu64 ",\"catches\":%" PRIu64 ",\"jit\":%" PRIu64
 		   ",\"modules\":%" PRIu64 ",\"assemblies\":%" PRIu64 ",\"threads_created\":%" PRIu64
 		   ",\"threads_destroyed\":%" PRIu64 ",\"contention\":%" PRIu64 ",\"waits\":%" PRIu64
-		   ",\"threadpool\":%" PRIu64 "}",
+		   ",\"threadpool\":%" PRIu64 ",\"alloc_samples\":%" PRIu64 "}",
 		e->gcs, e->exceptions, e->catches, e->jits, e->modules, e->assemblies, e->threads_created,
-		e->threads_destroyed, e->contentions, e->waits, e->threadpool);
+		e->threads_destroyed, e->contentions, e->waits, e->threadpool, e->alloc_samples);
 	fputs(",\"gcs\":[", f);
 	for (size_t i = 0; i < p->ngcs; i++) {
 		const struct prof_gc *g = &p->gcs[i];

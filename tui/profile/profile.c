@@ -28,6 +28,8 @@ static struct prof_process *process_new(const char *dir)
 	strmap_init(p->function_index);
 	p->exception_index = xcalloc(1, sizeof(struct strmap));
 	strmap_init(p->exception_index);
+	p->alloc_type_index = xcalloc(1, sizeof(struct strmap));
+	strmap_init(p->alloc_type_index);
 	p->control = xstrdup("");
 	if (cs_reader_open(&p->reader, dir) == 0)
 		p->reader_open = true;
@@ -64,6 +66,13 @@ static void process_free(struct prof_process *p)
 	free(p->contention.site_of_stack);
 	free(p->waits.sites);
 	free(p->waits.site_of_stack);
+	free(p->alloc_sites.sites);
+	free(p->alloc_sites.site_of_stack);
+	for (size_t i = 0; i < p->nalloc_types; i++)
+		free(p->alloc_types[i].type);
+	free(p->alloc_types);
+	strmap_free(p->alloc_type_index);
+	free(p->alloc_type_index);
 	free(p->thread_last_throw);
 	for (size_t i = 0; i < p->nmodules; i++)
 		free(p->modules[i].name);
@@ -283,7 +292,7 @@ static void fold_samples(struct prof_process *p, const struct cs_record *rec)
 const char *prof_event_kind_name(uint8_t kind)
 {
 	static const char *const names[] = {"gc",    "exception", "catch",   "jit",       "module",
-					    "thread", "dials",    "message", "contention", "wait", "threadpool"};
+					    "thread", "dials",    "message", "contention", "wait", "threadpool", "alloc"};
 	return kind < sizeof names / sizeof *names ? names[kind] : "?";
 }
 
@@ -366,19 +375,19 @@ static void note_message(struct prof_exception_type *t, struct cs_str text)
 	t->messages[t->nmessages++] = (struct prof_text_count){dup_str(text), 1};
 }
 
-static void note_wait(struct prof_contention *c, const struct cs_event *e)
+static void tally(struct prof_stack_tallies *c, const struct cs_event *e, uint64_t amount)
 {
 	c->count++;
-	c->wait_ns += e->wait_ns;
+	c->total += amount;
 	xgrow(&c->site_of_stack, &c->site_of_stack_cap, e->id + 1, sizeof *c->site_of_stack);
 	uint32_t site = c->site_of_stack[e->id];
 	if (!site) {
 		xgrow(&c->sites, &c->sites_cap, c->nsites + 1, sizeof *c->sites);
-		c->sites[c->nsites++] = (struct prof_contention_site){(uint32_t)e->id, 0, 0};
+		c->sites[c->nsites++] = (struct prof_stack_tally){(uint32_t)e->id, 0, 0};
 		site = c->site_of_stack[e->id] = (uint32_t)c->nsites;
 	}
 	c->sites[site - 1].count++;
-	c->sites[site - 1].wait_ns += e->wait_ns;
+	c->sites[site - 1].total += amount;
 }
 
 static uint32_t exception_type(struct prof_process *p, struct cs_str name)
@@ -395,6 +404,23 @@ static uint32_t exception_type(struct prof_process *p, struct cs_str name)
 		exit(1);
 	}
 	return idx;
+}
+
+static void note_alloc_type(struct prof_process *p, struct cs_str name, uint64_t bytes)
+{
+	uint32_t idx;
+	if (!strmap_get(p->alloc_type_index, name.p, name.len, &idx)) {
+		idx = (uint32_t)p->nalloc_types;
+		p->alloc_types = xrealloc(p->alloc_types, (idx + 1) * sizeof *p->alloc_types);
+		p->alloc_types[idx] = (struct prof_type_count){dup_str(name), 0, 0};
+		p->nalloc_types++;
+		if (!strmap_add(p->alloc_type_index, name.p, name.len, idx)) {
+			fprintf(stderr, "clrscope: out of memory\n");
+			exit(1);
+		}
+	}
+	p->alloc_types[idx].count++;
+	p->alloc_types[idx].bytes += bytes;
 }
 
 static void fold_event(struct prof_process *p, const struct cs_record *rec)
@@ -426,10 +452,10 @@ static void fold_event(struct prof_process *p, const struct cs_record *rec)
 		}
 		if (rec->type == CS_REC_CONTENTION) {
 			p->events.contentions++;
-			note_wait(&p->contention, &e);
+			tally(&p->contention, &e, e.wait_ns);
 		} else {
 			p->events.waits++;
-			note_wait(&p->waits, &e);
+			tally(&p->waits, &e, e.wait_ns);
 		}
 		log_event(p, e.time_us, rec->type == CS_REC_CONTENTION ? PEV_CONTENTION : PEV_WAIT,
 			  "waited %.3f ms %s on thread %llu", (double)e.wait_ns / 1e6,
@@ -437,6 +463,15 @@ static void fold_event(struct prof_process *p, const struct cs_record *rec)
 			  : e.kind == 1		 ? "in Monitor.Wait"
 						 : "on a wait handle",
 			  (unsigned long long)e.thread_ref);
+		break;
+	case CS_REC_ALLOC_SAMPLE:
+		if (!fold_id_ok(p, e.id)) {
+			p->bad_records++;
+			return;
+		}
+		p->events.alloc_samples++;
+		tally(&p->alloc_sites, &e, e.weight);
+		note_alloc_type(p, e.text, e.weight);
 		break;
 	case CS_REC_THREADPOOL: {
 		struct prof_threadpool *t = &p->pool;
@@ -596,6 +631,7 @@ static void fold(struct prof_process *p, const struct cs_record *rec)
 	case CS_REC_CONTENTION:
 	case CS_REC_WAIT:
 	case CS_REC_THREADPOOL:
+	case CS_REC_ALLOC_SAMPLE:
 		fold_event(p, rec);
 		return;
 	case CS_REC_CALLS:

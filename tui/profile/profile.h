@@ -83,14 +83,16 @@ struct prof_threadpool {
 	uint64_t workers, workers_max; /* the latest count, the largest */
 };
 
-/* Lock contention (and blocking waits) aggregated by the waiting thread's stack. */
-struct prof_contention_site {
+/* Events added up by the stack of their thread: lock contention and
+ * blocking waits (total: nanoseconds waited), sampled allocations (total:
+ * the bytes the samples stand for). */
+struct prof_stack_tally {
 	uint32_t stack;
-	uint64_t count, wait_ns;
+	uint64_t count, total;
 };
-struct prof_contention {
-	uint64_t count, wait_ns;
-	struct prof_contention_site *sites;
+struct prof_stack_tallies {
+	uint64_t count, total;
+	struct prof_stack_tally *sites;
 	size_t nsites, sites_cap;
 	uint32_t *site_of_stack; /* by stack id: site index + 1 */
 	size_t site_of_stack_cap;
@@ -157,7 +159,7 @@ struct prof_suspend {
 /* Counts of runtime events by kind. */
 struct prof_event_counts {
 	uint64_t gcs, exceptions, catches, jits, modules, assemblies, threads_created, threads_destroyed;
-	uint64_t contentions, waits, threadpool;
+	uint64_t contentions, waits, threadpool, alloc_samples;
 };
 
 /* Which samples count (report --thread, --from, --to). */
@@ -178,7 +180,8 @@ enum prof_event_kind {
 	PEV_MESSAGE,
 	PEV_CONTENTION,
 	PEV_WAIT,
-	PEV_THREADPOOL
+	PEV_THREADPOOL,
+	PEV_ALLOC_SAMPLE
 };
 struct prof_event_line {
 	uint64_t time_us;
@@ -245,8 +248,12 @@ struct prof_process {
 	uint32_t *thread_last_throw; /* by thread ref: exception type index + 1 */
 	size_t thread_last_throw_cap;
 	uint64_t jit_total_us;
-	struct prof_contention contention;
-	struct prof_contention waits; /* WaitHandle waits, the same shape */
+	struct prof_stack_tallies contention;
+	struct prof_stack_tallies waits; /* WaitHandle waits, the same shape */
+	struct prof_stack_tallies alloc_sites;    /* sampled allocations by stack */
+	struct prof_type_count *alloc_types;      /* ... by type (bytes: what they stand for) */
+	size_t nalloc_types;
+	void *alloc_type_index; /* type name -> alloc_types index (opaque) */
 	struct prof_threadpool pool;
 	struct prof_module *modules;
 	size_t nmodules, modules_cap;

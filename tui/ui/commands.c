@@ -43,7 +43,7 @@ static int run_sampler(struct app *a, int argc, char **argv)
 static int run_events(struct app *a, int argc, char **argv)
 {
 	if (argc < 2) {
-		app_message(a, true, "usage: events +KIND|-KIND ... (gc, exceptions, jit, modules, threads, contention, waits, threadpool)");
+		app_message(a, true, "usage: events +KIND|-KIND ... (gc, exceptions, jit, modules, threads, contention, waits, threadpool, allocsamples)");
 		return KEY_REDRAW;
 	}
 	char dial[256] = "events=";
@@ -260,7 +260,7 @@ const struct ui_command ui_commands[] = {
 	{"rate", "HZ", "+ -", "samples per second (+ doubles, - halves)", run_rate, rate_args},
 	{"sampling", "on|off", "p", "take stack samples or pause them", run_sampling, on_off},
 	{"sampler", "mixed|suspend|signal", "", "how ticks are taken (see clrscope(1))", run_sampler, sampler_args},
-	{"events", "+KIND|-KIND...", "G X J M T", "record or stop gc, exceptions, jit, modules, threads, contention, waits, threadpool", run_events, event_args},
+	{"events", "+KIND|-KIND...", "G X J M T", "record or stop gc, exceptions, jit, modules, threads, contention, waits, threadpool, allocsamples", run_events, event_args},
 	{"detach", "", "d", "the agent leaves the process; it keeps running", run_detach, NULL},
 	{"snapshot", "[heap]", "h", "take a heap snapshot (a full GC; see the Heap view)", run_snapshot, snapshot_args},
 	{"instrument", "on|off", "", "record or pause calls of instrumented functions", run_instrument, on_off},
