@@ -516,9 +516,10 @@ static void handle_key(struct app *a, int key, bool function_key)
 			if (a->session) {
 				struct listview *views[] = {&a->session->functions_lv, &a->session->tree_lv, &a->session->callers_lv,
 							    &a->session->events_lv, &a->session->threads_lv, &a->session->processes_lv};
-				lv = views[a->session->view];
+				lv = a->session->view < (int)(sizeof views / sizeof *views) ? views[a->session->view] : NULL;
 			}
-			listview_click(lv, ev.y - 2 - (a->session && a->session->view == 2 ? 1 : 0));
+			if (lv) /* the views without a list here ignore the mouse */
+				listview_click(lv, ev.y - 2 - (a->session && a->session->view == 2 ? 1 : 0));
 		}
 		return;
 	}

@@ -24,7 +24,10 @@ int screen_view_height(int rows)
 /* " 1 Functions " for key 1 (the tenth view is key 0); tight: "1 Functions ". */
 static void tab_label(int i, bool tight, char *out, size_t n)
 {
-	snprintf(out, n, "%s%d %s ", tight ? "" : " ", (i + 1) % 10, ui_view(i)->name);
+	if (i < 10)
+		snprintf(out, n, "%s%d %s ", tight ? "" : " ", (i + 1) % 10, ui_view(i)->name);
+	else /* no digit left: Tab or ':view' */
+		snprintf(out, n, "%s%s ", tight ? "" : " ", ui_view(i)->name);
 }
 
 static void draw_tabs(struct ui_session *s, struct canvas *c)
