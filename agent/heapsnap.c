@@ -127,6 +127,14 @@ static void reset_counts(void)
 		atomic_store(&h.roots[i], 0);
 }
 
+static void warn_dropped(uint64_t seq)
+{
+	if (atomic_load(&h.table.dropped))
+		agent_message(CS_LEVEL_WARNING, "heap snapshot %llu: more than %u types, %llu objects not counted",
+			      (unsigned long long)seq, cc_capacity(&h.table) / 4,
+			      (unsigned long long)atomic_load(&h.table.dropped));
+}
+
 static BOOL count_object(ObjectID obj, void *state)
 {
 	(void)state;
@@ -172,6 +180,7 @@ static void take_suspended(uint64_t seq)
 	h.seq = seq;
 	h.time_us = (t0 - g_agent.start_mono_ns) / 1000;
 	h.pause_us = (t1 - t0) / 1000;
+	warn_dropped(seq);
 	atomic_store(&h.phase, WRITING); /* the sampler thread's turn */
 }
 
@@ -214,10 +223,7 @@ static void take_one(uint64_t seq)
 	h.seq = seq;
 	h.time_us = (t0 - g_agent.start_mono_ns) / 1000;
 	h.pause_us = (t1 - t0) / 1000;
-	if (atomic_load(&h.table.dropped))
-		agent_message(CS_LEVEL_WARNING, "heap snapshot %llu: more than %u types, %llu objects not counted",
-			      (unsigned long long)seq, cc_capacity(&h.table) / 4,
-			      (unsigned long long)atomic_load(&h.table.dropped));
+	warn_dropped(seq);
 	atomic_store(&h.phase, WRITING); /* the sampler thread's turn */
 }
 
