@@ -3,7 +3,8 @@
 # waiting at least 20 ms, all with the waiting thread's stack through the
 # locking method; events=-contention turns them off at launch, and the
 # dial turns them off and on again live: of three paced rounds with the
-# middle one off, exactly 8 are recorded.
+# middle one off, exactly 8 are recorded; an attached agent starts the
+# runtime's event session too: exactly the 4 of the round after the attach.
 source "$CLRSCOPE_TESTLIB"
 
 expect_status 0 "record Contender 3" -- clrscope record -o "$WORK/c" -- dotnet "$(app Contender)" 3
@@ -44,4 +45,25 @@ exec 7>&-
 wait "$rec" && pass "the paced run ended" || fail "record failed: $(cat "$WORK/live.out")"
 clrscope report --format json "$WORK/live" >"$WORK/live.json"
 check "n == 8" "exactly the 8 contentions of the rounds recorded" n="$(json "$c['count']" "$WORK/live.json")"
+
+# attached: the event session starts from InitializeForAttach
+mkfifo "$WORK/in2"
+dotnet "$(app Contender)" 2 --paced <"$WORK/in2" >"$WORK/att.out" 2>&1 &
+app_pid=$!
+CHILDREN+=($app_pid)
+exec 8>"$WORK/in2"
+wait_line "$WORK/att.out" '^round 0' 30 || fail "Contender did not start: $(cat "$WORK/att.out")"
+echo go >&8
+wait_line "$WORK/att.out" '^round 1' 30 || fail "round 0 did not end"
+"$CLRSCOPE_BIN" record --pid "$app_pid" -o "$WORK/att" >"$WORK/att-rec.out" 2>&1 &
+rec=$!
+CHILDREN+=($rec)
+wait_line "$WORK/att-rec.out" 'attached to pid' 15 || fail "no attach: $(cat "$WORK/att-rec.out")"
+echo go >&8
+wait_line "$WORK/att.out" '^contended 8' 30 || fail "round 1 did not end: $(cat "$WORK/att.out")"
+exec 8>&-
+wait "$app_pid" || true
+wait "$rec" || true
+clrscope report --format json "$WORK/att" >"$WORK/att.json"
+check "n == 4" "attached: exactly the 4 contentions after the attach" n="$(json "$c['count']" "$WORK/att.json")"
 finish
