@@ -1,10 +1,7 @@
-/* The runtime's own event stream, in process: an EventPipe session on
+/* The runtime's own event stream, in process: EventPipe sessions on
  * Microsoft-Windows-DotNETRuntime (ICorProfilerInfo12) whose keywords follow
  * the event kinds, delivered to EventPipeEventDelivered (ICorProfilerCallback10)
- * on the thread that fired each event.  Payloads are parsed here from the
- * documented layouts (ClrEtwAll.man) and copied out at once: GC events go to
- * gcstream.c, exception messages to the throw the callback saw just before
- * on the same thread (events.c), contention (with the waiting thread's stack) to evqueue. */
+ * on the thread that fired each event, which hands them to runtimeevents.c. */
 #ifndef CLRSCOPE_AGENT_EVENTPIPE_H
 #define CLRSCOPE_AGENT_EVENTPIPE_H
 
