@@ -278,6 +278,7 @@ static void locks_view(void)
 	CHECK(strstr(dump, "     20.00       1    20.00 App.Idle <- App.Main\n") != NULL);
 	CHECK(strstr(dump, "     10.00       2     5.00 App.Work <- App.Main\n") != NULL);
 	CHECK(strstr(dump, "root first:\n App.Main\n App.Idle\n") != NULL);
+	CHECK(strstr(dump, "\nwaits/s   █\nsamples/s █\n") != NULL); /* 37 ms waited in second 0 */
 	free(dump);
 	ui_view(10)->key(&s, 'j'); /* the second site: Work */
 	canvas_clear(&c);

@@ -93,6 +93,7 @@ static void process_free(struct prof_process *p)
 	free(p->threads);
 	free(p->messages);
 	free(p->per_second);
+	free(p->waited_per_second);
 	free(p->suspend.buckets);
 	free(p->agent_version);
 	free(p->runtime_version);
@@ -449,6 +450,11 @@ static void fold_event(struct prof_process *p, const struct cs_record *rec)
 		if (!fold_id_ok(p, e.id)) {
 			p->bad_records++;
 			return;
+		}
+		uint64_t sec = e.time_us / 1000000u;
+		if (sec < 1u << 24) { /* else damage: half a year */
+			xgrow(&p->waited_per_second, &p->waited_cap, sec + 1, sizeof *p->waited_per_second);
+			p->waited_per_second[sec] += e.wait_ns;
 		}
 		if (rec->type == CS_REC_CONTENTION) {
 			p->events.contentions++;

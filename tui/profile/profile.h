@@ -216,6 +216,8 @@ struct prof_process {
 	uint64_t ticks, samples;
 	uint64_t *per_second;
 	size_t nseconds;
+	uint64_t *waited_per_second; /* ns of lock and wait handle waits ending in each second */
+	size_t waited_cap; /* entries allocated (zero past the last wait) */
 	struct prof_suspend suspend; /* how long each tick held the runtime */
 	uint64_t last_time_us; /* latest time any record carried */
 
