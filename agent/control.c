@@ -180,8 +180,14 @@ int control_apply(const struct cs_dials *want, char *error, size_t errlen)
 	bool allocations = apply_startup_switch(want->allocations, c.current.allocations, allocs_configured(),
 						allocs_set_recording, "no allocation counting",
 						"clrscope record --allocations -- PROGRAM", &status, error, errlen);
-	if (want->snapshots > c.current.snapshots)
-		heapsnap_request(want->snapshots);
+	if (want->snapshots > c.current.snapshots) {
+		size_t at = strlen(error);
+		char why[300];
+		if (heapsnap_request(want->snapshots, why, sizeof why) < 0) {
+			snprintf(error + at, errlen - at, "%s%s", at ? "; " : "", why);
+			status = CS_DIALS_PARTIAL;
+		}
+	}
 	uint64_t generation = c.current.generation;
 	c.current = *want;
 	c.current.events = events;

@@ -154,7 +154,8 @@ static void write_hello(void)
 		.control = {g_agent.control_name, strlen(g_agent.control_name)},
 		.events = events_enabled(),
 		.features = (instr_configured() ? CS_FEATURE_INSTRUMENT : 0u) |
-			    (allocs_configured() ? CS_FEATURE_ALLOCATIONS : 0u),
+			    (allocs_configured() ? CS_FEATURE_ALLOCATIONS : 0u) |
+			    (heapsnap_gc_walk() ? CS_FEATURE_HEAP_SNAPSHOTS : 0u),
 		.patterns = {instr_patterns(), strlen(instr_patterns())},
 	};
 	uint8_t payload[4600];
@@ -172,6 +173,7 @@ struct agent_config {
 	struct cs_dials dials;
 	const char *instrument; /* patterns, one per line (startup only) */
 	bool allocations;       /* count allocations (startup only) */
+	bool heap_snapshots;    /* snapshots by a forced GC, background GC off (startup only) */
 };
 
 static void config_from_env(struct agent_config *cfg)
@@ -181,6 +183,8 @@ static void config_from_env(struct agent_config *cfg)
 	cfg->instrument = getenv(CS_ENV_INSTRUMENT);
 	const char *allocations = getenv(CS_ENV_ALLOCATIONS);
 	cfg->allocations = allocations && !strcmp(allocations, "1");
+	const char *heap = getenv(CS_ENV_HEAP_SNAPSHOTS);
+	cfg->heap_snapshots = heap && !strcmp(heap, "1");
 	cs_dials_default(&cfg->dials, CS_RATE_DEFAULT);
 	static const struct {
 		const char *env, *key;
@@ -204,6 +208,7 @@ static int config_from_client_data(struct agent_config *cfg, const void *data, U
 	cfg->session[0] = 0;
 	cfg->instrument = NULL; /* the runtime allows neither after attach */
 	cfg->allocations = false;
+	cfg->heap_snapshots = false;
 	if (!data || len == 0 || len > 8192) {
 		agent_debug("attach without usable client data (%u bytes)", len);
 		return -1;
@@ -375,7 +380,8 @@ static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct age
 	if (instr_configure(cfg->instrument, feature_why, sizeof feature_why) < 0 ||
 	    allocs_configure(cfg->allocations, feature_why, sizeof feature_why) < 0)
 		instr_configure(NULL, NULL, 0);
-	events_set_fixed(instr_mask_bits() | allocs_mask_bits());
+	bool background_gc_off = heapsnap_configure(cfg->heap_snapshots, load_mode == CS_LOAD_ATTACH);
+	events_set_fixed(instr_mask_bits() | allocs_mask_bits(), background_gc_off);
 	char why[300];
 	uint32_t kinds = events_apply(cfg->dials.events, why, sizeof why);
 	cfg->dials.events = kinds;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dials.h"
+#include "eventpipe.h"
 #include "evqueue.h"
 #include "heapsnap.h"
 #include "logfmt.h"
@@ -29,8 +30,9 @@ uint32_t events_enabled(void)
 
 /* What every event mask carries besides the event kinds: the startup-only
  * features (immutable once Initialize returns), and COR_PRF_MONITOR_GC while
- * a heap snapshot walks the heap or while the runtime still has to see it
- * once to turn concurrent GC off (else it could not be turned on later). */
+ * a heap snapshot walks the heap during a GC or, with --heap-snapshots,
+ * while the runtime still has to see it once to turn concurrent GC off
+ * (else that walk could not be turned on later). */
 static struct {
 	pthread_mutex_t mu;
 	DWORD fixed_low;
@@ -40,11 +42,11 @@ static struct {
 	_Atomic uint64_t gcs;
 } mask = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
-void events_set_fixed(DWORD low)
+void events_set_fixed(DWORD low, bool background_gc_off)
 {
 	pthread_mutex_lock(&mask.mu);
 	mask.fixed_low = low;
-	mask.gc_at_start = true;
+	mask.gc_at_start = background_gc_off;
 	mask.settle_after_ns = 0;
 	pthread_mutex_unlock(&mask.mu);
 }
@@ -54,7 +56,7 @@ static void compute_mask(uint32_t kinds, DWORD *low, DWORD *high)
 	*low = COR_PRF_ENABLE_STACK_SNAPSHOT | mask.fixed_low;
 	/* GC start and finish without a heap walk at every collection: the
 	 * allocation view counts GCs even when GC events are not recorded */
-	*high = COR_PRF_HIGH_BASIC_GC;
+	*high = COR_PRF_HIGH_BASIC_GC | COR_PRF_HIGH_MONITOR_EVENT_PIPE;
 	if (mask.heap_walk || mask.gc_at_start)
 		*low |= COR_PRF_MONITOR_GC;
 	if (kinds & CS_EV_GC)
@@ -152,6 +154,18 @@ uint32_t events_apply(uint32_t kinds, char *why, size_t whylen)
 		}
 		kinds &= ~refused_on;
 	}
+	char stream_why[160];
+	uint32_t streamed = eventpipe_apply(kinds, stream_why, sizeof stream_why);
+	uint32_t missing = kinds & EVENTPIPE_ONLY_KINDS & ~streamed;
+	if (missing) {
+		char names[128];
+		cs_events_format(missing, names, sizeof names);
+		size_t at = strlen(why);
+		snprintf(why + at, whylen - at, "%s%s events need the runtime's event stream, which %s", at ? "; " : "",
+			 names,
+			 stream_why[0] ? stream_why : "this runtime lacks (ICorProfilerInfo12, .NET 5 and later)");
+		kinds &= ~missing;
+	}
 	atomic_store(&enabled_kinds, kinds);
 	return kinds;
 }
@@ -182,7 +196,8 @@ static void gc_write_locked(uint64_t pause_us)
 static HRESULT on_runtime_suspend_started(ICorProfilerCallback11 *self, COR_PRF_SUSPEND_REASON reason)
 {
 	(void)self;
-	if (!recording(CS_EV_GC) || (reason != COR_PRF_SUSPEND_FOR_GC && reason != COR_PRF_SUSPEND_FOR_GC_PREP))
+	if (!recording(CS_EV_GC) || eventpipe_covers(CS_EV_GC) ||
+	    (reason != COR_PRF_SUSPEND_FOR_GC && reason != COR_PRF_SUSPEND_FOR_GC_PREP))
 		return S_OK;
 	pthread_mutex_lock(&gc.mu);
 	if (!gc.suspend_start_us)
@@ -210,8 +225,8 @@ static HRESULT on_gc_started(ICorProfilerCallback11 *self, int generations, BOOL
 	(void)self;
 	atomic_fetch_add(&mask.gcs, 1);
 	heapsnap_gc_started(generations, collected);
-	if (!recording(CS_EV_GC))
-		return S_OK;
+	if (!recording(CS_EV_GC) || eventpipe_covers(CS_EV_GC))
+		return S_OK; /* gcstream.c builds the records from the runtime's events */
 	pthread_mutex_lock(&gc.mu);
 	if (gc.pending)
 		gc_write_locked(0); /* a background GC that never paused */
@@ -229,7 +244,7 @@ static HRESULT on_gc_finished(ICorProfilerCallback11 *self)
 {
 	(void)self;
 	heapsnap_gc_finished();
-	if (!recording(CS_EV_GC))
+	if (!recording(CS_EV_GC) || eventpipe_covers(CS_EV_GC))
 		return S_OK;
 	pthread_mutex_lock(&gc.mu);
 	if (!gc.rec.start_us) {
@@ -280,60 +295,110 @@ static void push(uint16_t type, uint8_t kind, ThreadID thread, UINT_PTR id, uint
 	evq_push(&item, frames, text);
 }
 
+/* Per-thread state behind a pthread key (no __thread: that would tie the
+ * agent to the dynamic loader's TLS entry points): JIT durations (a thread
+ * compiles one method at a time, rarely nested) and a throw waiting for its
+ * message from the event stream, whose event follows the callback. */
+#define JIT_NESTING 4
+struct thread_state {
+	uint64_t started[JIT_NESTING];
+	int depth;
+	struct {
+		bool pending;
+		uint8_t truncated;
+		uint16_t nframes;
+		ClassID cls;
+		uint64_t time_us;
+		FunctionID frames[EVQ_MAX_FRAMES];
+	} exc;
+};
+static pthread_key_t state_key;
+static pthread_once_t state_once = PTHREAD_ONCE_INIT;
+
+static void state_key_create(void)
+{
+	pthread_key_create(&state_key, free);
+}
+
+static struct thread_state *thread_state(void)
+{
+	pthread_once(&state_once, state_key_create);
+	struct thread_state *ts = pthread_getspecific(state_key);
+	if (!ts && (ts = calloc(1, sizeof *ts)))
+		pthread_setspecific(state_key, ts);
+	return ts;
+}
+
+static void push_throw(struct thread_state *ts, const char *message)
+{
+	struct ev_item item = {
+		.type = CS_REC_EXCEPTION,
+		.kind = ts->exc.truncated,
+		.nframes = ts->exc.nframes,
+		.text_len = (uint16_t)(message ? strnlen(message, EVQ_MAX_TEXT) : 0),
+		.time_us = ts->exc.time_us,
+		.thread = current_thread(),
+		.id = ts->exc.cls,
+	};
+	evq_push(&item, ts->exc.frames, message);
+	ts->exc.pending = false;
+}
+
+/* A throw whose message never came (the stream stopped between the two)
+ * goes out without one. */
+static void flush_throw(struct thread_state *ts)
+{
+	if (ts && ts->exc.pending)
+		push_throw(ts, NULL);
+}
+
+void events_exception_message(const char *message)
+{
+	struct thread_state *ts = thread_state();
+	if (ts && ts->exc.pending && recording(CS_EV_EXCEPTIONS))
+		push_throw(ts, message);
+}
+
 static HRESULT on_exception_thrown(ICorProfilerCallback11 *self, ObjectID thrown)
 {
 	(void)self;
 	if (!recording(CS_EV_EXCEPTIONS))
 		return S_OK;
+	struct thread_state *ts = thread_state();
+	if (!ts)
+		return S_OK;
+	flush_throw(ts);
 	ICorProfilerInfo10 *info = g_agent.info;
 	ClassID cls = 0;
 	if (FAILED(info->vtbl->GetClassFromObject(info, thrown, &cls)))
 		cls = 0; /* named "[unknown class]"; the stack is still worth having */
-	FunctionID frames[EVQ_MAX_FRAMES];
-	struct walk w = {frames, 0, EVQ_MAX_FRAMES, false};
+	struct walk w = {ts->exc.frames, 0, EVQ_MAX_FRAMES, false};
 	/* the throwing thread's own stack, walked synchronously */
 	info->vtbl->DoStackSnapshot(info, 0, walk_frame, COR_PRF_SNAPSHOT_DEFAULT, &w, NULL, 0);
-	push(CS_REC_EXCEPTION, w.truncated, current_thread(), cls, 0, frames, (uint16_t)w.n, NULL);
+	ts->exc.truncated = w.truncated;
+	ts->exc.nframes = (uint16_t)w.n;
+	ts->exc.cls = cls;
+	ts->exc.time_us = agent_now_us();
+	ts->exc.pending = true;
+	if (!eventpipe_covers(CS_EV_EXCEPTIONS))
+		push_throw(ts, NULL);
 	return S_OK;
 }
 
 static HRESULT on_exception_catcher_enter(ICorProfilerCallback11 *self, FunctionID fn, ObjectID obj)
 {
 	(void)self, (void)obj;
-	if (recording(CS_EV_EXCEPTIONS))
-		push(CS_REC_CATCH, 0, current_thread(), fn, 0, NULL, 0, NULL);
+	if (!recording(CS_EV_EXCEPTIONS))
+		return S_OK;
+	flush_throw(thread_state());
+	push(CS_REC_CATCH, 0, current_thread(), fn, 0, NULL, 0, NULL);
 	return S_OK;
-}
-
-/* JIT durations: a thread compiles one method at a time, rarely nested.
- * Per-thread state lives behind a pthread key (no __thread: that would tie
- * the agent to the dynamic loader's TLS entry points). */
-#define JIT_NESTING 4
-struct jit_state {
-	uint64_t started[JIT_NESTING];
-	int depth;
-};
-static pthread_key_t jit_key;
-static pthread_once_t jit_once = PTHREAD_ONCE_INIT;
-
-static void jit_key_create(void)
-{
-	pthread_key_create(&jit_key, free);
-}
-
-static struct jit_state *jit_state(void)
-{
-	pthread_once(&jit_once, jit_key_create);
-	struct jit_state *js = pthread_getspecific(jit_key);
-	if (!js && (js = calloc(1, sizeof *js)))
-		pthread_setspecific(jit_key, js);
-	return js;
 }
 
 static HRESULT on_jit_started(ICorProfilerCallback11 *self, FunctionID fn, BOOL safe)
 {
 	(void)self, (void)fn, (void)safe;
-	struct jit_state *js = jit_state();
+	struct thread_state *js = thread_state();
 	if (!js)
 		return S_OK;
 	if (js->depth < JIT_NESTING)
@@ -345,7 +410,7 @@ static HRESULT on_jit_started(ICorProfilerCallback11 *self, FunctionID fn, BOOL 
 static HRESULT on_jit_finished(ICorProfilerCallback11 *self, FunctionID fn, HRESULT status, BOOL safe)
 {
 	(void)self, (void)safe;
-	struct jit_state *js = jit_state();
+	struct thread_state *js = thread_state();
 	if (!js || js->depth <= 0)
 		return S_OK; /* events were switched on mid-compilation */
 	js->depth--;
@@ -423,6 +488,7 @@ static HRESULT on_thread_assigned(ICorProfilerCallback11 *self, ThreadID tid, DW
 
 void events_install(struct ICorProfilerCallback11Vtbl *vtbl)
 {
+	eventpipe_install(vtbl);
 	vtbl->RuntimeSuspendStarted = on_runtime_suspend_started;
 	vtbl->RuntimeResumeFinished = on_runtime_resume_finished;
 	vtbl->GarbageCollectionStarted = on_gc_started;
@@ -466,7 +532,17 @@ static void drain_one(const struct ev_item *it, const FunctionID *frames, const 
 		e.thread_ref = sym_thread(it->thread);
 		e.id = it->nframes ? sym_stack_of(frames, it->nframes, it->kind, d->defs) : 0;
 		e.kind = 0;
+		e.message = (struct cs_str){text, it->text_len};
 		sym_class_name(it->id, name, sizeof name);
+		break;
+	case CS_REC_CONTENTION:
+	case CS_REC_WAIT:
+		e.thread_ref = sym_thread(it->thread);
+		e.id = it->nframes ? sym_stack_of(frames, it->nframes, it->kind, d->defs) : 0;
+		e.kind = (uint8_t)it->os_tid; /* a wait's source */
+		e.duration_us = 0;
+		e.wait_ns = it->duration_us; /* nanoseconds for waits */
+		name[0] = 0;
 		break;
 	case CS_REC_CATCH:
 		e.thread_ref = sym_thread(it->thread);
@@ -476,6 +552,14 @@ static void drain_one(const struct ev_item *it, const FunctionID *frames, const 
 		e.id = sym_frame(it->id, d->defs);
 		break;
 	case CS_REC_MODULE:
+		break;
+	case CS_REC_ALLOC_SAMPLE:
+		e.thread_ref = sym_thread(it->thread);
+		e.id = it->nframes ? sym_stack_of(frames, it->nframes, it->kind, d->defs) : 0;
+		e.kind = 0;
+		e.size = it->id;
+		e.weight = it->duration_us; /* the bytes the sample stands for */
+		e.duration_us = 0;
 		break;
 	case CS_REC_THREAD_EVENT:
 		if (it->kind == 0) { /* the OS thread behind a managed one */

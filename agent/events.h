@@ -17,9 +17,10 @@
  * (after attach), says why in why. */
 uint32_t events_apply(uint32_t kinds, char *why, size_t whylen) AGENT_HIDDEN;
 uint32_t events_enabled(void) AGENT_HIDDEN;
-/* Bits every mask must carry from now on (startup-only features); also
- * asks for COR_PRF_MONITOR_GC until events_settle drops it. */
-void events_set_fixed(DWORD low) AGENT_HIDDEN;
+/* Bits every mask must carry from now on (startup-only features); with
+ * background_gc_off, also asks for COR_PRF_MONITOR_GC until events_settle
+ * drops it (the runtime then keeps background GC off for good). */
+void events_set_fixed(DWORD low, bool background_gc_off) AGENT_HIDDEN;
 /* Initialize has returned: the runtime has read the first mask. */
 void events_initialized(void) AGENT_HIDDEN;
 /* Sampler thread: drops what the first mask needed only at startup. */
@@ -28,6 +29,10 @@ void events_settle(void) AGENT_HIDDEN;
 HRESULT events_set_heap_walk(bool on) AGENT_HIDDEN;
 /* Garbage collections started since the agent started. */
 uint64_t events_gc_count(void) AGENT_HIDDEN;
+
+/* The event stream's ExceptionThrown, on the throwing thread: the message
+ * of the throw its callback just saw (which then goes out). */
+void events_exception_message(const char *message) AGENT_HIDDEN;
 
 /* Sampler thread: names and logs what the callbacks queued. */
 void events_drain(struct sym_defs *defs) AGENT_HIDDEN;

@@ -14,14 +14,14 @@
 #define EVQ_MAX_TEXT 512
 
 struct ev_item {
-	uint16_t type; /* CS_REC_EXCEPTION, CATCH, JIT, MODULE, THREAD_EVENT */
+	uint16_t type; /* CS_REC_EXCEPTION, CATCH, JIT, MODULE, THREAD_EVENT, CONTENTION, WAIT */
 	uint8_t kind;
 	uint16_t nframes;  /* FunctionIDs that follow, innermost first */
 	uint16_t text_len; /* bytes of text that follow the frames */
-	uint32_t os_tid;
-	uint64_t time_us, duration_us;
+	uint32_t os_tid; /* a wait's source (WAIT) */
+	uint64_t time_us, duration_us; /* duration: nanoseconds for CONTENTION and WAIT, bytes for ALLOC_SAMPLE */
 	ThreadID thread;
-	UINT_PTR id; /* FunctionID (catch, jit) or ClassID (exception) */
+	UINT_PTR id; /* FunctionID (catch, jit), ClassID (exception), object size (ALLOC_SAMPLE) */
 };
 
 int evq_init(void) AGENT_HIDDEN;

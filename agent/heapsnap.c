@@ -20,6 +20,9 @@
 #define PART_BYTES (32u << 10)
 
 enum phase { IDLE, ARMED, CAPTURING, CAPTURED, WRITING };
+enum walk { WALK_NONE, WALK_SUSPENDED, WALK_GC };
+
+#define SUSPEND_TRIES 200 /* 2 ms apart: the sampler's suspensions come and go */
 
 static struct {
 	pthread_mutex_t mu;
@@ -31,7 +34,36 @@ static struct {
 	struct cc_table table;
 	_Atomic uint64_t roots[CS_ROOT_KINDS]; /* (objects and bytes are the table's sums) */
 	uint64_t time_us, pause_us, seq;
+	int walk;      /* enum walk, chosen at startup */
+	bool attached; /* an older runtime after attach: the gc walk, on demand */
 } h = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+static bool runtime_has_info15(void)
+{
+	ICorProfilerInfo10 *info = g_agent.info;
+	void *info15 = NULL;
+	if (FAILED(info->vtbl->QueryInterface(info, &IID_ICorProfilerInfo15, &info15)) || !info15)
+		return false;
+	info->vtbl->Release(info);
+	return true;
+}
+
+bool heapsnap_configure(bool gc_walk, bool attached)
+{
+	h.attached = attached;
+	if (gc_walk)
+		h.walk = WALK_GC;
+	else if (runtime_has_info15())
+		h.walk = WALK_SUSPENDED;
+	else
+		h.walk = attached ? WALK_GC : WALK_NONE;
+	return h.walk == WALK_GC && !attached;
+}
+
+bool heapsnap_gc_walk(void)
+{
+	return h.walk == WALK_GC && !h.attached;
+}
 
 /* ---- GC threads ---- */
 
@@ -95,6 +127,63 @@ static void reset_counts(void)
 		atomic_store(&h.roots[i], 0);
 }
 
+static void warn_dropped(uint64_t seq)
+{
+	if (atomic_load(&h.table.dropped))
+		agent_message(CS_LEVEL_WARNING, "heap snapshot %llu: more than %u types, %llu objects not counted",
+			      (unsigned long long)seq, cc_capacity(&h.table) / 4,
+			      (unsigned long long)atomic_load(&h.table.dropped));
+}
+
+static BOOL count_object(ObjectID obj, void *state)
+{
+	(void)state;
+	ICorProfilerInfo10 *info = g_agent.info;
+	ClassID cls = 0;
+	SIZE_T size = 0;
+	if (FAILED(info->vtbl->GetClassFromObject(info, obj, &cls)) || !cls)
+		return TRUE;
+	if (FAILED(info->vtbl->GetObjectSize2(info, obj, &size)))
+		size = 0;
+	cc_add(&h.table, cls, ((uint64_t)size + OBJECT_ALIGN - 1) & ~(uint64_t)(OBJECT_ALIGN - 1));
+	return TRUE;
+}
+
+/* Every object in the heap, counted while the runtime stands still: no
+ * collection and no GC event mask, so background GC stays on. */
+static void take_suspended(uint64_t seq)
+{
+	ICorProfilerInfo10 *info = g_agent.info;
+	HRESULT hr = CORPROF_E_SUSPENSION_IN_PROGRESS;
+	uint64_t t0 = 0;
+	for (int i = 0; i < SUSPEND_TRIES && hr == CORPROF_E_SUSPENSION_IN_PROGRESS; i++) {
+		if (i) {
+			struct timespec pause = {0, 2 * 1000000L};
+			nanosleep(&pause, NULL);
+		}
+		t0 = agent_mono_ns();
+		hr = info->vtbl->SuspendRuntime(info);
+	}
+	if (FAILED(hr)) {
+		agent_message(CS_LEVEL_WARNING, "heap snapshot %llu failed: the runtime could not be suspended (0x%08x)",
+			      (unsigned long long)seq, (unsigned)hr);
+		return;
+	}
+	hr = info->vtbl->EnumerateGCHeapObjects(info, count_object, NULL);
+	info->vtbl->ResumeRuntime(info);
+	uint64_t t1 = agent_mono_ns();
+	if (FAILED(hr)) {
+		agent_message(CS_LEVEL_WARNING, "heap snapshot %llu failed: the runtime refused the heap walk (0x%08x)",
+			      (unsigned long long)seq, (unsigned)hr);
+		return;
+	}
+	h.seq = seq;
+	h.time_us = (t0 - g_agent.start_mono_ns) / 1000;
+	h.pause_us = (t1 - t0) / 1000;
+	warn_dropped(seq);
+	atomic_store(&h.phase, WRITING); /* the sampler thread's turn */
+}
+
 static void take_one(uint64_t seq)
 {
 	ICorProfilerInfo10 *info = g_agent.info;
@@ -103,6 +192,10 @@ static void take_one(uint64_t seq)
 		return;
 	}
 	reset_counts();
+	if (h.walk == WALK_SUSPENDED) {
+		take_suspended(seq);
+		return;
+	}
 	HRESULT hr = events_set_heap_walk(true);
 	if (FAILED(hr)) {
 		agent_message(CS_LEVEL_WARNING,
@@ -130,10 +223,7 @@ static void take_one(uint64_t seq)
 	h.seq = seq;
 	h.time_us = (t0 - g_agent.start_mono_ns) / 1000;
 	h.pause_us = (t1 - t0) / 1000;
-	if (atomic_load(&h.table.dropped))
-		agent_message(CS_LEVEL_WARNING, "heap snapshot %llu: more than %u types, %llu objects not counted",
-			      (unsigned long long)seq, cc_capacity(&h.table) / 4,
-			      (unsigned long long)atomic_load(&h.table.dropped));
+	warn_dropped(seq);
 	atomic_store(&h.phase, WRITING); /* the sampler thread's turn */
 }
 
@@ -162,8 +252,14 @@ static void *snapshot_main(void *arg)
 	return NULL;
 }
 
-void heapsnap_request(uint32_t seq)
+int heapsnap_request(uint32_t seq, char *why, size_t whylen)
 {
+	if (h.walk == WALK_NONE) {
+		snprintf(why, whylen, "no heap snapshots: this runtime (before .NET 10) can walk the heap only during a "
+				      "GC with background GC off, which must be chosen when the program starts "
+				      "(clrscope record --heap-snapshots -- PROGRAM)");
+		return -1;
+	}
 	pthread_mutex_lock(&h.mu);
 	if (seq > h.asked)
 		h.asked = seq;
@@ -178,6 +274,7 @@ void heapsnap_request(uint32_t seq)
 	}
 	pthread_cond_broadcast(&h.cv);
 	pthread_mutex_unlock(&h.mu);
+	return 0;
 }
 
 void heapsnap_stop(void)
@@ -271,6 +368,7 @@ void heapsnap_drain(void)
 		.time_us = h.time_us,
 		.seq = h.seq,
 		.pause_us = h.pause_us,
+		.walk = h.walk == WALK_SUSPENDED ? CS_HEAP_WALK_SUSPENDED : CS_HEAP_WALK_GC,
 	}};
 	for (int i = 0; i < CS_ROOT_KINDS; i++)
 		w.head.roots[i] = atomic_load(&h.roots[i]);

@@ -1,11 +1,17 @@
-/* Heap snapshots: live objects by type, on request.
+/* Heap snapshots: objects by type, on request, on a thread of its own; the
+ * sampler thread then names the classes and writes HEAP records.  Two walks:
  *
- * A thread of its own (the runtime makes it a managed thread on the first
- * ForceGC, so it is kept for nothing else) turns on the heap walk, forces a
- * full blocking GC and turns the walk off again.  During that GC the
- * ObjectReferences callbacks, while the ObjectIDs are valid, count each live
- * object by class with its aligned size, and RootReferences2 counts roots by
- * kind.  The sampler thread then names the classes and writes HEAP records. */
+ * - suspended (.NET 10 and later, the default): SuspendRuntime, then
+ *   ICorProfilerInfo15::EnumerateGCHeapObjects counts every object in the
+ *   heap by class with its aligned size, then ResumeRuntime.  No GC, no GC
+ *   event mask: background GC stays on.  Garbage not yet collected counts
+ *   too, and roots are not counted.
+ * - gc (--heap-snapshots at launch, attached to an older runtime): the
+ *   thread (a managed thread after its first ForceGC) turns on the heap
+ *   walk, forces a full blocking GC and turns the walk off again; during
+ *   that GC ObjectReferences counts each live object and RootReferences2
+ *   the roots by kind.  The walk needs background GC off: at launch the
+ *   first event mask turns it off for good. */
 #ifndef CLRSCOPE_AGENT_HEAPSNAP_H
 #define CLRSCOPE_AGENT_HEAPSNAP_H
 
@@ -14,8 +20,16 @@
 
 #include "agent.h"
 
-/* Control thread: take snapshots until `seq` of them were asked for. */
-void heapsnap_request(uint32_t seq) AGENT_HIDDEN;
+/* Startup: which walk this process gets.  gc_walk: --heap-snapshots;
+ * attached: loaded by an attach (where the gc walk may still turn
+ * background GC off when a snapshot is asked for).  Returns whether the
+ * runtime must see COR_PRF_MONITOR_GC in the first mask. */
+bool heapsnap_configure(bool gc_walk, bool attached) AGENT_HIDDEN;
+/* Whether snapshots walk a forced GC (else the suspended walk, or none). */
+bool heapsnap_gc_walk(void) AGENT_HIDDEN;
+/* Control thread: take snapshots until `seq` of them were asked for;
+ * -1 with why when this process cannot have them. */
+int heapsnap_request(uint32_t seq, char *why, size_t whylen) AGENT_HIDDEN;
 /* Stops the snapshot thread (waits for a snapshot in progress). */
 void heapsnap_stop(void) AGENT_HIDDEN;
 void heapsnap_install_callbacks(struct ICorProfilerCallback11Vtbl *vtbl) AGENT_HIDDEN;

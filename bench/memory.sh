@@ -9,10 +9,13 @@
 #    instrumentation; with the method instrumented and recording on; and
 #    instrumented with recording off (the instrument=off dial, set before the
 #    loop starts).  Interleaved runs, medians, nanoseconds per call.
-# 2. A heap snapshot of a MIB-mebibyte heap (tests/apps/BigHeap): the wall
-#    time of the snapshot's forced collection with its heap walk, against a
-#    plain full blocking collection of the same heap (GC.Collect, timed by
-#    the program, the agent loaded but not walking), RUNS of each.
+# 2. Heap snapshots of a MIB-mebibyte heap (tests/apps/BigHeap), each walk
+#    in a process of its own: the default walk in a runtime suspension
+#    (EnumerateGCHeapObjects, .NET 10; background GC on) and --heap-snapshots
+#    (a forced collection with its heap walk; background GC off): the pause
+#    and the objects counted, against a plain full blocking collection of the
+#    same heap (GC.Collect, timed by the program), RUNS of each.
+# -c 0 skips the instrumentation part.
 # Not a test: nothing is asserted.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -23,7 +26,7 @@ mib=1024
 bench_opt() {
 	case $1 in
 	n) bench_uint runs -n "$2" ;;
-	c) bench_uint calls -c "$2" ;;
+	c) [[ $2 == 0 ]] && calls=0 || bench_uint calls -c "$2" ;;
 	m) bench_uint mib -m "$2" ;;
 	esac
 }
@@ -67,8 +70,10 @@ call_run() {
 }
 
 configs=(none sampling instrument-on instrument-off)
-echo "instrumentation: CallBench $calls calls, $runs interleaved runs per configuration" >&2
-for ((r = 0; r < runs; r++)); do
+((calls)) || configs=()
+: >"$work/calls"
+((calls == 0)) || echo "instrumentation: CallBench $calls calls, $runs interleaved runs per configuration" >&2
+for ((r = 0; r < runs && calls; r++)); do
 	for ((k = 0; k < ${#configs[@]}; k++)); do
 		c=${configs[$(((k + r) % ${#configs[@]}))]}
 		call_run "$c" "$r"
@@ -76,44 +81,51 @@ for ((r = 0; r < runs; r++)); do
 	done
 done
 
-# heap: one process, RUNS plain collections and RUNS snapshots, alternating
-echo "heap snapshot: BigHeap $mib MiB, $runs of each" >&2
-fifo_for heap
-session="$work/heap"
-"$clrscope" record -o "$session" --rate 100 -- dotnet "$bigheap" "$mib" <"$work/heap.fifo" >"$work/heap.out" 2>/dev/null &
-heap_pid=$!
-exec 3>"$work/heap.fifo"
-bench_wait_line "$work/heap.out" '^ready' 300 "$heap_pid"
-rss_kb=$(bench_rss_kb "$(bench_pid_of "$work/heap.out")")
-for ((r = 1; r <= runs; r++)); do
-	echo gc >&3
-	bench_wait_line "$work/heap.out" "^gc_ms" 120 "$heap_pid"
-	while (($(grep -c '^gc_ms' "$work/heap.out") < r)); do sleep 0.05; done
-	"$clrscope" dial "$session" snapshot=heap >/dev/null
-	for _ in $(seq 1200); do
-		n=$("$clrscope" report --format json "$session" | python3 -c 'import json,sys; print(sum(1 for s in json.load(sys.stdin)["processes"][0]["heap_snapshots"] if s["complete"]))')
-		((n >= r)) && break
-		sleep 0.1
+# heap: per walk one process, RUNS plain collections and RUNS snapshots, alternating
+heap_walk() { # heap_walk WALK [OPTION]: writes heap-WALK.out and heap-WALK.json
+	local walk=$1 session="$work/heap-$1"
+	shift
+	echo "heap snapshot ($walk walk): BigHeap $mib MiB, $runs of each" >&2
+	fifo_for heap
+	"$clrscope" record -o "$session" --rate 100 "$@" -- dotnet "$bigheap" "$mib" <"$work/heap.fifo" >"$work/heap-$walk.out" 2>/dev/null &
+	heap_pid=$!
+	exec 3>"$work/heap.fifo"
+	bench_wait_line "$work/heap-$walk.out" '^ready' 300 "$heap_pid"
+	rss_kb=$(bench_rss_kb "$(bench_pid_of "$work/heap-$walk.out")")
+	for ((r = 1; r <= runs; r++)); do
+		echo gc >&3
+		bench_wait_line "$work/heap-$walk.out" "^gc_ms" 120 "$heap_pid"
+		while (($(grep -c '^gc_ms' "$work/heap-$walk.out") < r)); do sleep 0.05; done
+		"$clrscope" dial "$session" snapshot=heap >/dev/null
+		for _ in $(seq 1200); do
+			n=$("$clrscope" report --format json "$session" | python3 -c 'import json,sys; print(sum(1 for s in json.load(sys.stdin)["processes"][0]["heap_snapshots"] if s["complete"]))')
+			((n >= r)) && break
+			sleep 0.1
+		done
+		echo "  round $r/$runs: gc $(grep '^gc_ms' "$work/heap-$walk.out" | tail -1 | awk '{print $2}') ms, snapshot done" >&2
 	done
-	echo "  round $r/$runs: gc $(grep '^gc_ms' "$work/heap.out" | tail -1 | awk '{print $2}') ms, snapshot done" >&2
-done
-echo quit >&3
-exec 3>&-
-wait "$heap_pid" || true
-"$clrscope" report --format json "$session" >"$work/heap.json"
+	echo quit >&3
+	exec 3>&-
+	wait "$heap_pid" || true
+	"$clrscope" report --format json "$session" >"$work/heap-$walk.json"
+	rm -rf "$session"
+}
+heap_walk suspended
+heap_walk gc --heap-snapshots
 
-python3 - "$work/calls" "$calls" "$work/heap.out" "$work/heap.json" "$rss_kb" <<'PY'
+python3 - "$work/calls" "$calls" "$work" "$rss_kb" "$mib" <<'PY'
 import json, statistics, sys
-calls_file, ncalls, heap_out, heap_json, rss_kb = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+calls_file, ncalls, work, rss_kb, mib = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 rows = {}
 for line in open(calls_file):
     c, ms = line.split()
     rows.setdefault(c, []).append(float(ms))
-base = statistics.median(rows["none"])
+base = statistics.median(rows["none"]) if rows else 1
 names = {"none": "no profiler", "sampling": "clrscope 100 Hz, no instrumentation",
          "instrument-on": "instrumented, recording on", "instrument-off": "instrumented, recording off (dial)"}
-print("\ninstrumentation overhead (%d calls of one NoInlining method)" % ncalls)
-print("%-38s %10s %9s %10s %9s" % ("configuration", "median ms", "ns/call", "vs none", "spread"))
+if rows:
+    print("\ninstrumentation overhead (%d calls of one NoInlining method)" % ncalls)
+    print("%-38s %10s %9s %10s %9s" % ("configuration", "median ms", "ns/call", "vs none", "spread"))
 for c in ("none", "sampling", "instrument-on", "instrument-off"):
     v = rows.get(c, [])
     if not v:
@@ -121,26 +133,17 @@ for c in ("none", "sampling", "instrument-on", "instrument-off"):
     m = statistics.median(v)
     print("%-38s %10.1f %9.2f %+9.1f%% %8.1f%%" % (names[c], m, m * 1e6 / ncalls, 100 * (m - base) / base,
                                                  100 * (max(v) - min(v)) / m))
-gcs = [float(l.split()[1]) for l in open(heap_out) if l.startswith("gc_ms")]
-p = json.load(open(heap_json))["processes"][0]
-snaps = [s for s in p["heap_snapshots"] if s["complete"]]
-objects = snaps[-1]["objects"] if snaps else 0
-heap_bytes = snaps[-1]["bytes"] if snaps else 0
-# the GC records of the snapshots' collections: induced gen2 ones right after each snapshot's start
-induced = [g for g in p["gcs"] if g["reason"] == "induced"]
-snap_pauses = []
-for s in snaps:
-    after = [g for g in induced if g["start_ms"] >= s["time_ms"] - 1]
-    if after:
-        snap_pauses.append(after[0]["pause_ms"])
-print("\nheap snapshot of a %.0f MiB heap (%d live objects, RSS %s MiB)" % (heap_bytes / 1048576.0, objects,
-      "%.0f" % (int(rss_kb) / 1024.0) if rss_kb.isdigit() else "?"))
-print("%-52s %10s %10s" % ("collection", "median ms", "max ms"))
-if gcs:
-    print("%-52s %10.1f %10.1f" % ("plain full blocking GC (GC.Collect, program's clock)", statistics.median(gcs), max(gcs)))
-if snaps:
-    w = [s["pause_ms"] for s in snaps]
-    print("%-52s %10.1f %10.1f" % ("snapshot: forced GC with heap walk (agent's clock)", statistics.median(w), max(w)))
-if snap_pauses:
-    print("%-52s %10.1f %10.1f" % ("snapshot: runtime paused (GC suspend to resume)", statistics.median(snap_pauses), max(snap_pauses)))
+print("\nheap snapshots of a %s MiB heap (RSS %s MiB)" % (mib, "%.0f" % (int(rss_kb) / 1024.0) if rss_kb.isdigit() else "?"))
+print("%-60s %10s %10s %12s" % ("pause", "median ms", "max ms", "objects"))
+for walk, name in (("suspended", "snapshot in a suspension (EnumerateGCHeapObjects)"), ("gc", "snapshot by a forced GC with its walk (--heap-snapshots)")):
+    out, js = "%s/heap-%s.out" % (work, walk), "%s/heap-%s.json" % (work, walk)
+    gcs = [float(l.split()[1]) for l in open(out) if l.startswith("gc_ms")]
+    p = json.load(open(js))["processes"][0]
+    snaps = [s for s in p["heap_snapshots"] if s["complete"]]
+    objects = snaps[-1]["objects"] if snaps else 0
+    if gcs:
+        print("%-60s %10.1f %10.1f" % ("plain full blocking GC, %s process" % walk, statistics.median(gcs), max(gcs)))
+    if snaps:
+        w = [s["pause_ms"] for s in snaps]
+        print("%-60s %10.1f %10.1f %12d" % (name, statistics.median(w), max(w), objects))
 PY

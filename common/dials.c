@@ -19,7 +19,8 @@ static const struct {
 	const char *name;
 } event_names[] = {
 	{CS_EV_GC, "gc"},           {CS_EV_EXCEPTIONS, "exceptions"}, {CS_EV_JIT, "jit"},
-	{CS_EV_MODULES, "modules"}, {CS_EV_THREADS, "threads"},
+	{CS_EV_MODULES, "modules"}, {CS_EV_THREADS, "threads"},     {CS_EV_CONTENTION, "contention"},
+	{CS_EV_WAITS, "waits"},     {CS_EV_THREADPOOL, "threadpool"}, {CS_EV_ALLOCSAMPLES, "allocsamples"},
 };
 #define NEVENTS (sizeof event_names / sizeof *event_names)
 
@@ -119,7 +120,7 @@ static int parse_events(uint32_t current, const char *value, uint32_t *out, char
 				if (!strcmp(item, event_names[i].name))
 					bits = event_names[i].kind;
 			if (!bits) {
-				snprintf(err, errlen, "events: unknown kind '%s' (gc, exceptions, jit, modules, threads, all, none)",
+				snprintf(err, errlen, "events: unknown kind '%s' (gc, exceptions, jit, modules, threads, contention, waits, threadpool, allocsamples, all, none)",
 					 item);
 				return -1;
 			}

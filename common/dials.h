@@ -16,7 +16,7 @@
  *   generation 7
  *   sampling=on
  *   rate=500
- *   events=gc,exceptions,modules,threads
+ *   events=gc,exceptions,modules,threads,contention,waits,threadpool,allocsamples
  *   flush_ms=100
  *
  * clrscope then posts the agent's named semaphore; the agent re-reads the
@@ -42,8 +42,14 @@ enum cs_event_kind {
 	CS_EV_JIT = 1u << 2,
 	CS_EV_MODULES = 1u << 3,
 	CS_EV_THREADS = 1u << 4,
+	CS_EV_CONTENTION = 1u << 5, /* lock contention (the runtime's event stream only) */
+	CS_EV_WAITS = 1u << 6,      /* blocking WaitHandle waits (event stream, .NET 9+) */
+	CS_EV_THREADPOOL = 1u << 7, /* thread pool workers and adjustments (event stream) */
+	CS_EV_ALLOCSAMPLES = 1u << 8, /* sampled allocations with their stacks (event stream, .NET 10+) */
 };
-#define CS_EV_ALL (CS_EV_GC | CS_EV_EXCEPTIONS | CS_EV_JIT | CS_EV_MODULES | CS_EV_THREADS)
+#define CS_EV_ALL                                                                                                \
+	(CS_EV_GC | CS_EV_EXCEPTIONS | CS_EV_JIT | CS_EV_MODULES | CS_EV_THREADS | CS_EV_CONTENTION | CS_EV_WAITS | \
+	 CS_EV_THREADPOOL | CS_EV_ALLOCSAMPLES)
 #define CS_EV_DEFAULT CS_EV_ALL
 
 /* Name of one kind ("gc") or NULL. */

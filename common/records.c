@@ -243,6 +243,10 @@ void cs_gc_encode(struct cs_out *o, const struct cs_gc *g)
 	cs_put_varint(o, n);
 	for (uint32_t i = 0; i < n; i++)
 		cs_put_varint(o, g->gen_bytes[i]);
+	cs_put_varint(o, g->cause);
+	cs_put_u8(o, g->type);
+	cs_put_varint(o, g->promoted_bytes);
+	cs_put_varint(o, g->pinned_objects);
 }
 
 bool cs_gc_decode(const uint8_t *p, size_t n, struct cs_gc *g)
@@ -263,7 +267,51 @@ bool cs_gc_decode(const uint8_t *p, size_t n, struct cs_gc *g)
 	}
 	for (uint32_t i = g->ngens; i < CS_GC_GENERATIONS; i++)
 		g->gen_bytes[i] = 0;
+	bool details = in.p < in.end && !in.bad;
+	g->cause = details ? (uint32_t)cs_get_varint(&in) : 0;
+	g->type = details ? cs_get_u8(&in) : 0;
+	g->promoted_bytes = details ? cs_get_varint(&in) : 0;
+	g->pinned_objects = details ? cs_get_varint(&in) : 0;
 	return !in.bad;
+}
+
+const char *cs_gc_reason_name(uint8_t reason, uint32_t cause)
+{
+	/* enum gc_reason in the runtime's src/coreclr/gc/gc.h, in order */
+	static const char *const causes[] = {
+		"alloc_small",      "induced",          "low_memory",    "empty",
+		"alloc_large",      "oos_small",        "oos_large",     "induced_noforce",
+		"gc_stress",        "induced_low_memory", "induced_compacting", "low_memory_host",
+		"pm_full_gc",       "low_memory_host_blocking", "bgc_tuning_small", "bgc_tuning_large",
+		"bgc_stepping",     "induced_aggressive",
+	};
+	if (cause && cause - 1 < sizeof causes / sizeof *causes)
+		return causes[cause - 1];
+	if (cause)
+		return "unknown";
+	return reason == CS_GC_INDUCED ? "induced" : "other";
+}
+
+const char *cs_pool_reason_name(uint8_t reason)
+{
+	/* ThreadAdjustmentReasonMap in the runtime's ClrEtwAll.man */
+	static const char *const names[] = {"warmup",   "initializing", "random_move", "climbing_move",
+					    "change_point", "stabilizing", "starvation", "thread_timed_out"};
+	return reason < sizeof names / sizeof *names ? names[reason] : "unknown";
+}
+
+const char *cs_gc_type_name(uint8_t type)
+{
+	switch (type) {
+	case CS_GC_BLOCKING:
+		return "blocking";
+	case CS_GC_BACKGROUND:
+		return "background";
+	case CS_GC_FOREGROUND:
+		return "foreground";
+	default:
+		return "";
+	}
 }
 
 void cs_event_encode(struct cs_out *o, uint16_t type, const struct cs_event *e)
@@ -274,6 +322,27 @@ void cs_event_encode(struct cs_out *o, uint16_t type, const struct cs_event *e)
 		cs_put_varint(o, e->thread_ref);
 		cs_put_varint(o, e->id);
 		put_cs_str(o, e->text);
+		put_cs_str(o, e->message);
+		break;
+	case CS_REC_CONTENTION:
+	case CS_REC_WAIT:
+		cs_put_varint(o, e->thread_ref);
+		cs_put_varint(o, e->id);
+		cs_put_varint(o, e->wait_ns);
+		if (type == CS_REC_WAIT)
+			cs_put_u8(o, e->kind);
+		break;
+	case CS_REC_ALLOC_SAMPLE:
+		cs_put_varint(o, e->thread_ref);
+		cs_put_varint(o, e->id);
+		cs_put_varint(o, e->size);
+		cs_put_varint(o, e->weight);
+		put_cs_str(o, e->text);
+		break;
+	case CS_REC_THREADPOOL:
+		cs_put_u8(o, e->kind);
+		cs_put_varint(o, e->workers);
+		cs_put_u8(o, e->reason);
 		break;
 	case CS_REC_CATCH:
 		cs_put_varint(o, e->thread_ref);
@@ -305,12 +374,35 @@ bool cs_event_decode(uint16_t type, const uint8_t *p, size_t n, struct cs_event 
 	cs_in_init(&in, p, n);
 	*e = (struct cs_event){0};
 	e->text = (struct cs_str){"", 0};
+	e->message = (struct cs_str){"", 0};
 	e->time_us = cs_get_u64(&in);
 	switch (type) {
 	case CS_REC_EXCEPTION:
 		e->thread_ref = cs_get_varint(&in);
 		e->id = cs_get_varint(&in);
 		e->text = get_cs_str(&in);
+		if (in.p < in.end && !in.bad)
+			e->message = get_cs_str(&in);
+		break;
+	case CS_REC_CONTENTION:
+	case CS_REC_WAIT:
+		e->thread_ref = cs_get_varint(&in);
+		e->id = cs_get_varint(&in);
+		e->wait_ns = cs_get_varint(&in);
+		if (type == CS_REC_WAIT)
+			e->kind = cs_get_u8(&in);
+		break;
+	case CS_REC_ALLOC_SAMPLE:
+		e->thread_ref = cs_get_varint(&in);
+		e->id = cs_get_varint(&in);
+		e->size = cs_get_varint(&in);
+		e->weight = cs_get_varint(&in);
+		e->text = get_cs_str(&in);
+		break;
+	case CS_REC_THREADPOOL:
+		e->kind = cs_get_u8(&in);
+		e->workers = cs_get_varint(&in);
+		e->reason = cs_get_u8(&in);
 		break;
 	case CS_REC_CATCH:
 		e->thread_ref = cs_get_varint(&in);
@@ -388,8 +480,9 @@ void cs_heap_head_encode(struct cs_out *o, const struct cs_heap_head *h)
 	cs_put_varint(o, h->objects);
 	cs_put_varint(o, h->bytes);
 	cs_put_varint(o, h->types);
-	cs_put_varint(o, CS_ROOT_KINDS);
-	for (int i = 0; i < CS_ROOT_KINDS; i++)
+	int nroots = h->walk == CS_HEAP_WALK_SUSPENDED ? 0 : CS_ROOT_KINDS;
+	cs_put_varint(o, (uint64_t)nroots);
+	for (int i = 0; i < nroots; i++)
 		cs_put_varint(o, h->roots[i]);
 }
 
@@ -404,6 +497,7 @@ bool cs_heap_head_decode(struct cs_in *in, struct cs_heap_head *h)
 	h->bytes = cs_get_varint(in);
 	h->types = cs_get_varint(in);
 	uint64_t nroots = cs_get_varint(in);
+	h->walk = nroots ? CS_HEAP_WALK_GC : CS_HEAP_WALK_SUSPENDED;
 	for (uint64_t i = 0; i < nroots && !in->bad; i++) {
 		uint64_t v = cs_get_varint(in);
 		if (i < CS_ROOT_KINDS)

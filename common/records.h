@@ -32,6 +32,10 @@ enum cs_record_type {
 	CS_REC_CALLS = 16,  /* call counts and times of instrumented functions */
 	CS_REC_HEAP = 17,   /* (a part of) a heap snapshot: live objects by type */
 	CS_REC_ALLOCS = 18, /* allocations by type so far */
+	CS_REC_CONTENTION = 19, /* a thread waited for a lock */
+	CS_REC_WAIT = 20,       /* a thread waited on a wait handle */
+	CS_REC_THREADPOOL = 21, /* a thread pool worker came or went, or the pool adjusted its size */
+	CS_REC_ALLOC_SAMPLE = 22, /* the runtime sampled an allocation */
 };
 
 /* Frame ids below this are reserved for pseudo-frames. */
@@ -45,7 +49,11 @@ struct cs_str {
 enum cs_load_mode { CS_LOAD_STARTUP = 1, CS_LOAD_ATTACH = 2 };
 
 /* What a process was started with; only a startup load can have these. */
-enum cs_feature { CS_FEATURE_INSTRUMENT = 1u << 0, CS_FEATURE_ALLOCATIONS = 1u << 1 };
+enum cs_feature {
+	CS_FEATURE_INSTRUMENT = 1u << 0,
+	CS_FEATURE_ALLOCATIONS = 1u << 1,
+	CS_FEATURE_HEAP_SNAPSHOTS = 1u << 2, /* snapshots by a forced GC: background GC is off */
+};
 
 /* HELLO: u32 pid, u32 ppid, u64 start_unix_ns, u8 load_mode, u32 rate_hz,
  *        str agent_version, str runtime_version, str command_line,
@@ -157,26 +165,54 @@ bool cs_dials_ack_decode(const uint8_t *p, size_t n, struct cs_dials_ack *a);
 
 /* GC: u64 start_us, v duration_us, v pause_us, u8 generation, u8 reason,
  *     v count, v bytes[count] (heap size per generation after the GC:
- *     0, 1, 2, large objects, pinned objects) */
+ *     0, 1, 2, large objects, pinned objects),
+ *     then (from the runtime's event stream; absent in older logs: 0)
+ *     v cause (the runtime's gc_reason + 1; 0: unknown), u8 type
+ *     (cs_gc_type), v promoted_bytes, v pinned_objects */
 enum cs_gc_reason { CS_GC_OTHER = 0, CS_GC_INDUCED = 1 };
+enum cs_gc_type { CS_GC_TYPE_UNKNOWN = 0, CS_GC_BLOCKING = 1, CS_GC_BACKGROUND = 2, CS_GC_FOREGROUND = 3 };
 #define CS_GC_GENERATIONS 5
 struct cs_gc {
 	uint64_t start_us, duration_us, pause_us;
 	uint8_t generation, reason;
 	uint32_t ngens;
 	uint64_t gen_bytes[CS_GC_GENERATIONS];
+	uint32_t cause;
+	uint8_t type;
+	uint64_t promoted_bytes, pinned_objects;
 };
 void cs_gc_encode(struct cs_out *o, const struct cs_gc *g);
 bool cs_gc_decode(const uint8_t *p, size_t n, struct cs_gc *g);
+/* "induced", "alloc_small", ...: the cause when known, else the reason. */
+const char *cs_gc_reason_name(uint8_t reason, uint32_t cause);
+/* "blocking", "background", "foreground" or "" (unknown). */
+const char *cs_gc_type_name(uint8_t type);
 
-/* EXCEPTION: u64 time_us, v thread_ref, v stack_id (0: not walked), str type
+/* EXCEPTION: u64 time_us, v thread_ref, v stack_id (0: not walked), str type,
+ *            str message (absent in older logs and without the event
+ *            stream: empty)
  * CATCH:     u64 time_us, v thread_ref, v frame_id (the catching method)
  * JIT:       u64 time_us, v frame_id, v duration_us
  * MODULE:    u64 time_us, u8 kind, str name (a path for modules)
  * THREAD_EVENT: u64 time_us, u8 kind, v thread_ref, u32 os_tid, str name
+ * CONTENTION: u64 time_us (when the wait ended), v thread_ref, v stack_id
+ *            (the waiting thread's; 0: not walked), v wait_ns
+ * WAIT:      the same, then u8 kind (the runtime's WaitSource: 0 a wait
+ *            handle, 1 Monitor.Wait)
+ * ALLOC_SAMPLE: u64 time_us, v thread_ref, v stack_id (the allocating
+ *            thread's), v size (the object's bytes), v weight (the bytes
+ *            of allocation the sample stands for), str type
+ * THREADPOOL: u64 time_us, u8 kind (cs_threadpool_kind), v workers (active
+ *            workers after a start or stop, the new count after an
+ *            adjustment), u8 reason (an adjustment's: the runtime's
+ *            ThreadAdjustmentReason, 6 starvation)
  * One shape serves them all: fields a record type does not have stay 0. */
 enum cs_module_kind { CS_MODULE = 1, CS_ASSEMBLY = 2 };
 enum cs_thread_event_kind { CS_THREAD_CREATED = 1, CS_THREAD_DESTROYED = 2, CS_THREAD_NAMED = 3 };
+enum cs_threadpool_kind { CS_POOL_WORKER_STARTED = 1, CS_POOL_WORKER_STOPPED = 2, CS_POOL_ADJUSTED = 3 };
+#define CS_POOL_STARVATION 6 /* ThreadAdjustmentReason: the pool added a worker for starvation */
+/* "warmup", "starvation", ...: the runtime's ThreadAdjustmentReason. */
+const char *cs_pool_reason_name(uint8_t reason);
 struct cs_event {
 	uint64_t time_us;
 	uint8_t kind;
@@ -184,6 +220,11 @@ struct cs_event {
 	uint64_t duration_us;
 	uint32_t os_tid;
 	struct cs_str text;
+	struct cs_str message; /* EXCEPTION */
+	uint64_t wait_ns;      /* CONTENTION, WAIT */
+	uint64_t workers;      /* THREADPOOL */
+	uint64_t size, weight; /* ALLOC_SAMPLE */
+	uint8_t reason;        /* THREADPOOL */
 };
 void cs_event_encode(struct cs_out *o, uint16_t type, const struct cs_event *e);
 bool cs_event_decode(uint16_t type, const uint8_t *p, size_t n, struct cs_event *e);
@@ -211,13 +252,18 @@ bool cs_next_call_entry(struct cs_in *in, struct cs_call_entry *e);
 /* HEAP: u64 time_us, v seq, v part, v parts, v pause_us, v objects, v bytes,
  *       v types, v nroots, v roots[nroots] (by cs_root_kind),
  *       { str type, v count, v bytes }*
+ * nroots 0 marks a snapshot walked in a runtime suspension (every object in
+ * the heap, roots not counted; CS_HEAP_WALK_SUSPENDED); else it was walked
+ * during a forced full GC (the live objects and their roots).
  * One snapshot (seq) may take several records (parts 0..parts-1); each
  * repeats the totals.  bytes are object sizes rounded up to the heap's
  * alignment.  types is how many entries all parts hold together. */
 enum cs_root_kind { CS_ROOT_STACK, CS_ROOT_FINALIZER, CS_ROOT_HANDLE, CS_ROOT_OTHER, CS_ROOT_KINDS };
+enum cs_heap_walk { CS_HEAP_WALK_GC = 0, CS_HEAP_WALK_SUSPENDED = 1 };
 struct cs_heap_head {
 	uint64_t time_us, seq, part, parts, pause_us, objects, bytes, types;
 	uint64_t roots[CS_ROOT_KINDS];
+	uint8_t walk; /* cs_heap_walk */
 };
 struct cs_type_count {
 	uint64_t type_id; /* ALLOCS only: the agent's number for the type */

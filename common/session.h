@@ -26,6 +26,7 @@
 #define CS_ENV_AGENT_LOG "CLRSCOPE_AGENT_LOG"     /* optional debug log file of the agent */
 #define CS_ENV_INSTRUMENT "CLRSCOPE_INSTRUMENT"   /* functions to hook, one pattern per line */
 #define CS_ENV_ALLOCATIONS "CLRSCOPE_ALLOCATIONS" /* "1": count allocations by type */
+#define CS_ENV_HEAP_SNAPSHOTS "CLRSCOPE_HEAP_SNAPSHOTS" /* "1": heap snapshots by a forced GC (background GC off) */
 /* Environment read by clrscope. */
 #define CS_ENV_AGENT_PATH "CLRSCOPE_AGENT" /* overrides where the agent library is */
 

@@ -74,7 +74,7 @@ _clrscope_formats() {
 	done
 }
 
-_clrscope_event_kinds="gc exceptions jit modules threads all none"
+_clrscope_event_kinds="gc exceptions jit modules threads contention waits threadpool allocsamples all none"
 
 # The KEY=VALUE words of clrscope dial --help's "dials:" list: "sampling=on|off"
 # gives sampling=on and sampling=off, "rate=HZ" gives rate=, "detach" detach.

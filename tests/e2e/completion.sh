@@ -87,7 +87,7 @@ offers_only "$bin report --format " "clrscope report --format <TAB> offers the f
 offers_only "$bin report -f " "clrscope report -f <TAB> offers the same" "${formats[@]}"
 offers_only "$bin report --format=c" "clrscope report --format=c<TAB> offers collapsed" collapsed
 
-kinds=(gc exceptions jit modules threads all none)
+kinds=(gc exceptions jit modules threads contention waits threadpool allocsamples all none)
 offers_only "$bin record --events " "clrscope record --events <TAB> offers the event kinds" "${kinds[@]}"
 offers_only "$bin launch -e " "clrscope launch -e <TAB> offers the event kinds" "${kinds[@]}"
 offers_only "$bin record --events gc,j" "clrscope record --events gc,j<TAB> completes the list's last item" gc,jit

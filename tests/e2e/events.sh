@@ -1,6 +1,8 @@
 # Runtime events: a program that throws and catches exactly N exceptions of
-# its own type shows exactly N; one that induces K gen-2 collections shows at
-# least K induced gen-2 GCs; modules, JIT and threads are counted.
+# its own type shows exactly N, with their N messages (from the runtime's
+# event stream); one that induces K gen-2 collections shows at least K
+# induced gen-2 GCs with a type and promoted bytes; modules, JIT and threads
+# are counted.
 source "$CLRSCOPE_TESTLIB"
 
 expect_status 0 "record Thrower 25" -- clrscope record -o "$WORK/t" -- dotnet "$(app Thrower)" 25
@@ -17,6 +19,15 @@ check "n >= 1" "modules were loaded" n="$(json "$p['events']['modules']" "$WORK/
 expect_contains "$(json "[m['name'] for m in $p['modules']]" "$WORK/t.json")" "Thrower.dll" "the app's own module is listed"
 check "n >= 1" "methods were compiled" n="$(json "$p['jit']['methods']" "$WORK/t.json")"
 expect_contains "$(json "$mine[0]['caught_in']" "$WORK/t.json")" "Clrscope.TestApps.Program.Main" "caught in Main"
+check "n == 25" "25 distinct messages" n="$(json "len($mine[0]['messages'])" "$WORK/t.json")"
+check "n == 25" "each message counted once" n="$(json "sum(m['count'] for m in $mine[0]['messages'] if m['count'] == 1)" "$WORK/t.json")"
+check "n == 25" "the messages are the program's (boom 0 .. boom 24)" \
+	n="$(json "len(set(m['text'] for m in $mine[0]['messages']) & set('boom %d' % i for i in range(25)))" "$WORK/t.json")"
+inv="[e['messages'] for e in $p['exceptions'] if e['type']=='System.InvalidOperationException'][0]"
+check "n == 1" "the other exception's message, its control characters made spaces" \
+	n="$(json "int(len($inv) == 1 and $inv[0]['count'] == 1 and $inv[0]['text'].startswith('invalid   xxx'))" "$WORK/t.json")"
+check "n <= 255" "a long message is cut to 255 bytes" n="$(json "len($inv[0]['text'].encode())" "$WORK/t.json")"
+expect_contains "$(clrscope report "$WORK/t")" "boom 0" "the text report shows messages"
 expect_contains "$(clrscope report "$WORK/t")" "exception Clrscope.TestApps.ThrowerException: 25 thrown, 25 caught in Clrscope.TestApps.Program.Main" \
 	"the text report lists the exception type and where it was caught"
 expect_contains "$(json "[t['name'] for t in $p['threads']]" "$WORK/t.json")" "" "threads are listed"
@@ -26,6 +37,13 @@ clrscope report --format json "$WORK/g" >"$WORK/g.json"
 check "n >= 7" "at least 7 induced gen-2 GCs" \
 	n="$(json "len([g for g in $p['gcs'] if g['gen']==2 and g['reason']=='induced'])" "$WORK/g.json")"
 check "x >= 0" "pause times are there" x="$(json "min(g['pause_ms'] for g in $p['gcs'])" "$WORK/g.json")"
+check "n >= 7" "the induced gen-2 GCs are blocking (type from the event stream)" \
+	n="$(json "len([g for g in $p['gcs'] if g['gen']==2 and g['reason']=='induced' and g['type']=='blocking'])" "$WORK/g.json")"
+check "n == 0" "every GC has a reason and a type" \
+	n="$(json "len([g for g in $p['gcs'] if g['reason'] in ('other', 'unknown') or g['type'] is None])" "$WORK/g.json")"
+check "x > 0" "induced GCs promote the live objects" \
+	x="$(json "min(g['promoted_bytes'] for g in $p['gcs'] if g['reason']=='induced')" "$WORK/g.json")"
+check "n >= 0" "pinned objects are counted" n="$(json "min(g['pinned_objects'] for g in $p['gcs'])" "$WORK/g.json")"
 check "x > 0" "heap sizes after each GC" x="$(json "sum($p['gcs'][-1]['heap_bytes'])" "$WORK/g.json")"
 expect_contains "$(clrscope report "$WORK/g")" "induced" "the text report summarises the GCs"
 

@@ -1,7 +1,10 @@
 # Heap snapshots of real programs: a program retaining exactly N objects of
 # its own type shows exactly N of them, launched and attached; a second
 # snapshot is kept beside the first; a snapshot asked for as the program
-# exits harms nothing; many pending requests make one snapshot.
+# exits harms nothing; many pending requests make one snapshot.  On this
+# runtime (.NET 10) snapshots walk the heap in a runtime suspension and
+# background GC stays on (the program tells); --heap-snapshots walks a
+# forced GC instead, with roots, background GC off.
 source "$CLRSCOPE_TESTLIB"
 retainer=$(app Retainer)
 
@@ -31,18 +34,47 @@ bytes=$(json "[h['bytes'] for h in d['processes'][0]['heap'] if h['type']=='Clrs
 check "b == 1234 * 32" "each Retained takes 32 bytes (aligned)" b="$bytes"
 expect_status 0 "a second snapshot" -- clrscope dial "$WORK/launched" snapshot=heap
 wait_snapshots "$WORK/launched" 2 && pass "both snapshots are kept" || fail "second snapshot missing"
-# a huge count asked at once is one snapshot, not thousands of collections
+expect_contains "$(json "[s['walk'] for s in d['processes'][0]['heap_snapshots']]" "$WORK/r.json")" "suspended" \
+	"the snapshots walked the heap in a suspension"
+check "n == 1" "a suspended walk counts no roots" n="$(json "int(d['processes'][0]['heap_snapshots'][-1]['roots'] is None)" "$WORK/r.json")"
+# a huge count asked at once is one snapshot, not thousands of heap walks
 expect_status 0 "dial snapshots=5000" -- clrscope dial "$WORK/launched" snapshots=5000
 wait_snapshots "$WORK/launched" 3 || fail "no snapshot for snapshots=5000"
 sleep 1.5
 clrscope report --format json "$WORK/launched" >"$WORK/r.json"
 n=$(json "len(d['processes'][0]['heap_snapshots'])" "$WORK/r.json")
 [[ "$n" == 3 ]] && pass "the 4998 pending requests made one snapshot" || fail "$n snapshots after snapshots=5000"
-roots=$(json "d['processes'][0]['heap_snapshots'][-1]['roots']['handle'] + d['processes'][0]['heap_snapshots'][-1]['roots']['stack']" "$WORK/r.json")
-check "r > 0" "roots are counted by kind" r="$roots"
 pid=$(awk '/^pid / {print $2; exit}' "$WORK/l.out")
 kill -INT "$rec" 2>/dev/null || true
 wait "$rec" || true
+
+# background GC: on under the default walk, off with --heap-snapshots (a
+# gen-2 heap this big makes the program's non-blocking GC a background one)
+for mode in default forced; do
+	opts=()
+	[[ $mode == forced ]] && opts=(--heap-snapshots)
+	"$CLRSCOPE_BIN" record "${opts[@]}" -o "$WORK/$mode" -- dotnet "$retainer" 100000 20 >"$WORK/$mode.out" 2>&1 &
+	rec=$!
+	CHILDREN+=($rec)
+	wait_line "$WORK/$mode.out" '^retained 100000' 30 || fail "$mode: Retainer did not start: $(cat "$WORK/$mode.out")"
+	expect_status 0 "$mode: dial snapshot=heap" -- clrscope dial "$WORK/$mode" snapshot=heap
+	wait_snapshots "$WORK/$mode" 1 && pass "$mode: the snapshot arrived" || fail "$mode: no snapshot"
+	n=$(retained_in "$WORK/r.json")
+	[[ "$n" == 100000 ]] && pass "$mode: exactly 100000 Retained objects" || fail "$mode: $n Retained"
+	if [[ $mode == default ]]; then
+		expect_contains "$(cat "$WORK/$mode.out")" "background_gc on" "default: background GC is still on"
+		expect_contains "$(json "d['processes'][0]['heap_snapshots'][-1]['walk']" "$WORK/r.json")" "suspended" "default: walked in a suspension"
+	else
+		expect_contains "$(cat "$WORK/$mode.out")" "background_gc off" "--heap-snapshots: background GC is off"
+		expect_contains "$(json "d['processes'][0]['heap_snapshots'][-1]['walk']" "$WORK/r.json")" "gc" "--heap-snapshots: walked in a forced GC"
+		roots=$(json "d['processes'][0]['heap_snapshots'][-1]['roots']['handle'] + d['processes'][0]['heap_snapshots'][-1]['roots']['stack']" "$WORK/r.json")
+		check "r > 0" "--heap-snapshots: roots are counted by kind" r="$roots"
+		expect_contains "$(json "d['processes'][0]['features']" "$WORK/r.json")" "heap_snapshots" "--heap-snapshots is a recorded feature"
+	fi
+	kill -INT "$rec" 2>/dev/null || true
+	wait "$rec" || true
+done
+expect_status 2 "--heap-snapshots with --pid is refused" -- clrscope record --pid 1 --heap-snapshots
 
 # attached
 dotnet "$retainer" 777 30 >"$WORK/a.out" 2>&1 &

@@ -50,10 +50,10 @@ static void events_lists(void)
 	cs_dials_default(&d, 200);
 	CHECK_EQ_U(d.events, CS_EV_ALL);
 	CHECK(cs_dials_assign(&d, "events=-jit,-gc", err, sizeof err) == 0);
-	CHECK_EQ_U(d.events, CS_EV_EXCEPTIONS | CS_EV_MODULES | CS_EV_THREADS);
+	CHECK_EQ_U(d.events, CS_EV_EXCEPTIONS | CS_EV_MODULES | CS_EV_THREADS | CS_EV_CONTENTION | CS_EV_WAITS | CS_EV_THREADPOOL | CS_EV_ALLOCSAMPLES);
 	CHECK(cs_dials_assign(&d, "events=+gc", err, sizeof err) == 0);
 	cs_events_format(d.events, text, sizeof text);
-	CHECK_STR(text, "gc,exceptions,modules,threads");
+	CHECK_STR(text, "gc,exceptions,modules,threads,contention,waits,threadpool,allocsamples");
 	CHECK(cs_dials_assign(&d, "events=jit", err, sizeof err) == 0 && d.events == CS_EV_JIT);
 	CHECK(cs_dials_assign(&d, "events=none", err, sizeof err) == 0 && d.events == 0);
 	cs_events_format(d.events, text, sizeof text);

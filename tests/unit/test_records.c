@@ -204,8 +204,54 @@ static void calls_heap_allocs(void)
 	CHECK(!cs_next_alloc_entry(&in, &dt));
 }
 
+static void gc_and_events(void)
+{
+	uint8_t buf[256];
+	struct cs_out o;
+	cs_out_init(&o, buf, sizeof buf);
+	struct cs_gc g = {.start_us = 10, .duration_us = 2, .pause_us = 3, .generation = 2, .reason = CS_GC_INDUCED,
+			  .ngens = CS_GC_GENERATIONS, .gen_bytes = {1, 2, 3, 4, 5}, .cause = 11, .type = CS_GC_BLOCKING,
+			  .promoted_bytes = 4096, .pinned_objects = 7};
+	cs_gc_encode(&o, &g);
+	struct cs_gc d;
+	CHECK(cs_gc_decode(buf, o.len, &d) && d.cause == 11 && d.type == CS_GC_BLOCKING && d.promoted_bytes == 4096 &&
+	      d.pinned_objects == 7 && d.gen_bytes[4] == 5);
+	CHECK_STR(cs_gc_reason_name(d.reason, d.cause), "induced_compacting");
+	CHECK_STR(cs_gc_type_name(d.type), "blocking");
+	/* an older agent's record ends after the sizes: reason from the callbacks */
+	CHECK(cs_gc_decode(buf, o.len - 5, &d) && d.cause == 0 && d.type == 0 && d.promoted_bytes == 0);
+	CHECK_STR(cs_gc_reason_name(d.reason, d.cause), "induced");
+	CHECK_STR(cs_gc_reason_name(CS_GC_OTHER, 1), "alloc_small");
+	CHECK_STR(cs_gc_reason_name(CS_GC_OTHER, 200), "unknown");
+
+	struct cs_event e = {.time_us = 5, .thread_ref = 2, .id = 9, .text = {"T", 1}, .message = {"boom 1", 6}};
+	cs_out_init(&o, buf, sizeof buf);
+	cs_event_encode(&o, CS_REC_EXCEPTION, &e);
+	struct cs_event de;
+	CHECK(cs_event_decode(CS_REC_EXCEPTION, buf, o.len, &de) && de.message.len == 6 &&
+	      !memcmp(de.message.p, "boom 1", 6));
+	CHECK(cs_event_decode(CS_REC_EXCEPTION, buf, o.len - 7, &de) && de.message.len == 0 && de.text.len == 1);
+	e = (struct cs_event){.time_us = 6, .thread_ref = 3, .id = 12, .wait_ns = 25000000};
+	cs_out_init(&o, buf, sizeof buf);
+	cs_event_encode(&o, CS_REC_CONTENTION, &e);
+	CHECK(cs_event_decode(CS_REC_CONTENTION, buf, o.len, &de) && de.thread_ref == 3 && de.id == 12 &&
+	      de.wait_ns == 25000000);
+	CHECK(!cs_event_decode(CS_REC_CONTENTION, buf, o.len - 1, &de));
+	e.kind = 1;
+	cs_out_init(&o, buf, sizeof buf);
+	cs_event_encode(&o, CS_REC_WAIT, &e);
+	CHECK(cs_event_decode(CS_REC_WAIT, buf, o.len, &de) && de.kind == 1 && de.wait_ns == 25000000);
+	e = (struct cs_event){.time_us = 7, .kind = CS_POOL_ADJUSTED, .workers = 5, .reason = CS_POOL_STARVATION};
+	cs_out_init(&o, buf, sizeof buf);
+	cs_event_encode(&o, CS_REC_THREADPOOL, &e);
+	CHECK(cs_event_decode(CS_REC_THREADPOOL, buf, o.len, &de) && de.kind == CS_POOL_ADJUSTED && de.workers == 5 &&
+	      de.reason == CS_POOL_STARVATION);
+	CHECK_STR(cs_pool_reason_name(de.reason), "starvation");
+}
+
 int main(void)
 {
+	RUN(gc_and_events);
 	RUN(hello_round_trip);
 	RUN(calls_heap_allocs);
 	RUN(lists);

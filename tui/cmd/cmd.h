@@ -67,6 +67,7 @@ int parse_events_option(const char *command, const char *list);
 struct startup_features {
 	char patterns[4096]; /* --instrument patterns, one per line ("": none) */
 	bool allocations;
+	bool heap_snapshots; /* snapshots by a forced GC (background GC off) */
 };
 /* Adds one --instrument pattern; 0, or a usage error's status. */
 int add_instrument_pattern(const char *command, struct startup_features *f, const char *pattern);

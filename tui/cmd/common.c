@@ -123,5 +123,10 @@ int refuse_features_on_attach(const char *command, const struct startup_features
 						"can only be turned on when the program starts.  Start it with: "
 						"clrscope %s --allocations -- COMMAND",
 				       strcmp(command, "attach") ? command : "launch");
+	if (f->heap_snapshots)
+		return cmd_usage_error(command, "--heap-snapshots cannot be used when attaching: it turns background GC "
+						"off, which only a program starting under the profiler allows.  Start it "
+						"with: clrscope %s --heap-snapshots -- COMMAND",
+				       strcmp(command, "attach") ? command : "launch");
 	return 0;
 }

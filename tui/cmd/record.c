@@ -33,7 +33,8 @@
 void cmd_record_usage(FILE *f)
 {
 	fprintf(f, "usage: clrscope record [-o DIR] [--rate HZ] [--duration SEC] [--events LIST] [--rotate SEC]\n"
-		   "                       [--instrument PATTERN]... [--allocations] -- COMMAND [ARG...]\n"
+		   "                       [--instrument PATTERN]... [--allocations] [--heap-snapshots]\n"
+		   "                       -- COMMAND [ARG...]\n"
 		   "       clrscope record --pid PID [-o DIR] [--rate HZ] [--duration SEC] [--events LIST]\n"
 		   "                       [--rotate SEC]\n"
 		   "\n"
@@ -47,12 +48,17 @@ void cmd_record_usage(FILE *f)
 		   "  -r, --rate HZ       samples per second, %d to %d (default %d, or the config file's rate)\n"
 		   "  -d, --duration SEC  stop COMMAND after SEC seconds (SIGINT, then SIGTERM)\n"
 		   "  -e, --events LIST   runtime events to record: gc, exceptions, jit, modules,\n"
-		   "                      threads, all (the default) or none\n"
+		   "                      threads, contention, waits, threadpool, allocsamples,\n"
+		   "                      all (the default)\n"
+		   "                      or none\n"
 		   "  -i, --instrument PATTERN\n"
 		   "                      count every call of the matching functions and time them\n"
 		   "                      exactly ('Ns.Type.*', '*.Method', a full name; repeatable;\n"
 		   "                      not with --pid)\n"
 		   "  -A, --allocations   count allocations by type (not with --pid)\n"
+		   "  -H, --heap-snapshots\n"
+		   "                      heap snapshots by a forced full GC with roots, as runtimes\n"
+		   "                      before .NET 10 need; turns background GC off (not with --pid)\n"
 		   "  -p, --pid PID       attach to the running process PID (then detach at the end)\n"
 		   "      --sampler MODE  mixed (the default: every thread each tick; running ones\n"
 		   "                      signalled, others walked in a suspension only when they\n"
@@ -336,7 +342,7 @@ int cmd_record(int argc, char **argv)
 		{"sampler", required_argument, NULL, 'S'}, {"validate", required_argument, NULL, 'V'},
 		{"instrument", required_argument, NULL, 'i'}, {"allocations", no_argument, NULL, 'A'},
 		{"rotate", required_argument, NULL, 'R'}, {"max-size", required_argument, NULL, 'm'},
-		{"follow-children", no_argument, NULL, 'F'},
+		{"follow-children", no_argument, NULL, 'F'}, {"heap-snapshots", no_argument, NULL, 'H'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -354,7 +360,7 @@ int cmd_record(int argc, char **argv)
 	struct startup_features features = {.patterns = ""};
 	int c;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+o:r:d:e:p:i:Am:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:r:d:e:p:i:Am:Hh", options, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			if (cs_parse_size(optarg, &max_size) < 0)
@@ -396,6 +402,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'A':
 			features.allocations = true;
+			break;
+		case 'H':
+			features.heap_snapshots = true;
 			break;
 		case 'S':
 			if (cs_sampler_parse(optarg) < 0)
@@ -467,8 +476,9 @@ int cmd_record(int argc, char **argv)
 	struct paused_start ps;
 	bool paused = pause && paused_start_open(&ps, session);
 	struct launch_request req = {.argv = command, .agent_path = agent, .session_dir = session, .rate_hz = rate,
-				     .events = events, .sampler = sampler, .validate = validate, .diagnostic_port = paused ? ps.path : NULL,
-				     .instrument = features.patterns, .allocations = features.allocations};
+				     .events = events, .sampler = sampler, .validate = validate,
+				     .diagnostic_port = paused ? ps.path : NULL, .instrument = features.patterns,
+				     .allocations = features.allocations, .heap_snapshots = features.heap_snapshots};
 	pid_t child = launch_spawn(&req, &old, err, sizeof err);
 	if (child < 0) {
 		if (paused)

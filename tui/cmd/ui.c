@@ -21,16 +21,19 @@ void cmd_open_usage(FILE *f)
 void cmd_launch_usage(FILE *f)
 {
 	fprintf(f, "usage: clrscope launch [-o DIR] [--rate HZ] [--events LIST] [--instrument PATTERN]...\n"
-		   "                       [--allocations] -- COMMAND [ARG...]\n"
+		   "                       [--allocations] [--heap-snapshots] -- COMMAND [ARG...]\n"
 		   "\n"
 		   "Starts COMMAND under the profiler and shows it live in the terminal UI.  Its\n"
 		   "output goes to output.log in the session directory, not to the screen.\n"
 		   "  -o, --output DIR   session directory (default: a new one)\n"
 		   "  -r, --rate HZ      samples per second, %d to %d (default %d, or the config file's rate)\n"
-		   "  -e, --events LIST  runtime events: gc, exceptions, jit, modules, threads, all, none\n"
+		   "  -e, --events LIST  runtime events: gc, exceptions, jit, modules, threads,\n"
+		   "                     contention, waits, threadpool, allocsamples, all, none\n"
 		   "  -i, --instrument PATTERN\n"
 		   "                     count and time every call of the matching functions (repeatable)\n"
 		   "  -A, --allocations  count allocations by type\n"
+		   "  -H, --heap-snapshots\n"
+		   "                     heap snapshots by a forced full GC with roots (background GC off)\n"
 		   "  -h, --help         show this help\n",
 		CS_RATE_MIN, CS_RATE_MAX, CS_RATE_DEFAULT);
 }
@@ -43,7 +46,8 @@ void cmd_attach_usage(FILE *f)
 		   "'d' detaches (the process keeps running), 'a' attaches again.\n"
 		   "  -o, --output DIR   session directory (default: a new one)\n"
 		   "  -r, --rate HZ      samples per second, %d to %d (default %d, or the config file's rate)\n"
-		   "  -e, --events LIST  runtime events: gc, exceptions, jit, modules, threads, all, none\n"
+		   "  -e, --events LIST  runtime events: gc, exceptions, jit, modules, threads,\n"
+		   "                     contention, waits, threadpool, allocsamples, all, none\n"
 		   "  -h, --help         show this help\n",
 		CS_RATE_MIN, CS_RATE_MAX, CS_RATE_DEFAULT);
 }
@@ -54,12 +58,13 @@ static int parse_session_options(const char *name, int argc, char **argv, struct
 	static const struct option options[] = {
 		{"output", required_argument, NULL, 'o'},     {"rate", required_argument, NULL, 'r'},
 		{"events", required_argument, NULL, 'e'},     {"instrument", required_argument, NULL, 'i'},
-		{"allocations", no_argument, NULL, 'A'},      {"help", no_argument, NULL, 'h'},
+		{"allocations", no_argument, NULL, 'A'},      {"heap-snapshots", no_argument, NULL, 'H'},
+		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+o:r:e:i:Ah", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:r:e:i:AHh", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->dir = optarg;
@@ -86,6 +91,9 @@ static int parse_session_options(const char *name, int argc, char **argv, struct
 			break;
 		case 'A':
 			o->features.allocations = true;
+			break;
+		case 'H':
+			o->features.heap_snapshots = true;
 			break;
 		case 'h':
 			if (!strcmp(name, "launch"))

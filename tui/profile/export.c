@@ -1,4 +1,5 @@
 #include "export.h"
+#include "export_events.h"
 #include "export_memory.h"
 
 #include <inttypes.h>
@@ -104,11 +105,6 @@ static void describe_log(FILE *f, const struct prof_process *p)
 	fputc('\n', f);
 	if (p->error[0])
 		fprintf(f, "  error: %s\n", p->error);
-}
-
-static const char *gc_reason_name(uint8_t reason)
-{
-	return reason == CS_GC_INDUCED ? "induced" : "other";
 }
 
 static const char *dials_status_name(uint8_t status)
@@ -218,6 +214,7 @@ static void write_text(FILE *f, struct prof_process *p, const struct export_opti
 	}
 	free(idx);
 	export_text_memory(f, p, top);
+	export_text_events(f, p, top);
 	fputc('\n', f);
 }
 
@@ -302,15 +299,25 @@ static void write_json_events(FILE *f, const struct prof_process *p)
 	const struct prof_event_counts *e = &p->events;
 	fprintf(f, ",\"events\":{\"gc\":%" PRIu64 ",\"exceptions\":%" PRIu64 ",\"catches\":%" PRIu64 ",\"jit\":%" PRIu64
 		   ",\"modules\":%" PRIu64 ",\"assemblies\":%" PRIu64 ",\"threads_created\":%" PRIu64
-		   ",\"threads_destroyed\":%" PRIu64 "}",
+		   ",\"threads_destroyed\":%" PRIu64 ",\"contention\":%" PRIu64 ",\"waits\":%" PRIu64
+		   ",\"threadpool\":%" PRIu64 ",\"alloc_samples\":%" PRIu64 "}",
 		e->gcs, e->exceptions, e->catches, e->jits, e->modules, e->assemblies, e->threads_created,
-		e->threads_destroyed);
+		e->threads_destroyed, e->contentions, e->waits, e->threadpool, e->alloc_samples);
 	fputs(",\"gcs\":[", f);
 	for (size_t i = 0; i < p->ngcs; i++) {
 		const struct prof_gc *g = &p->gcs[i];
-		fprintf(f, "%s{\"gen\":%u,\"reason\":\"%s\",\"pause_ms\":%.3f,\"start_ms\":%.3f,\"duration_ms\":%.3f,\"heap_bytes\":[",
-			i ? "," : "", g->generation, gc_reason_name(g->reason), (double)g->pause_us / 1000.0,
-			(double)g->start_us / 1000.0, (double)g->duration_us / 1000.0);
+		fprintf(f, "%s{\"gen\":%u,\"reason\":\"%s\",\"type\":", i ? "," : "", g->generation, prof_gc_reason(g));
+		if (g->type)
+			fprintf(f, "\"%s\"", cs_gc_type_name(g->type));
+		else
+			fputs("null", f);
+		fprintf(f, ",\"promoted_bytes\":");
+		if (g->cause)
+			fprintf(f, "%" PRIu64 ",\"pinned_objects\":%" PRIu64, g->promoted_bytes, g->pinned_objects);
+		else
+			fputs("null,\"pinned_objects\":null", f);
+		fprintf(f, ",\"pause_ms\":%.3f,\"start_ms\":%.3f,\"duration_ms\":%.3f,\"heap_bytes\":[",
+			(double)g->pause_us / 1000.0, (double)g->start_us / 1000.0, (double)g->duration_us / 1000.0);
 		for (int k = 0; k < CS_GC_GENERATIONS; k++)
 			fprintf(f, "%s%" PRIu64, k ? "," : "", g->gen_bytes[k]);
 		fputs("]}", f);
@@ -326,9 +333,13 @@ static void write_json_events(FILE *f, const struct prof_process *p)
 				fputc(',', f);
 			json_string(f, prof_frame_name(p, p->exception_types[i].catchers[k]));
 		}
-		fputs("]}", f);
+		fputc(']', f);
+		export_json_exception_messages(f, &p->exception_types[i]);
+		fputc('}', f);
 	}
-	fputs("],\"threads\":[", f);
+	fputc(']', f);
+	export_json_event_stream(f, p);
+	fputs(",\"threads\":[", f);
 	for (size_t i = 0, n = 0; i < p->nthreads; i++) {
 		const struct prof_thread *t = &p->threads[i];
 		if (!t->runtime_id && !t->samples)

@@ -58,6 +58,17 @@ static void json_types(FILE *f, const struct prof_type_count *v, size_t n)
 
 void export_json_memory(FILE *f, const struct prof_process *p)
 {
+	static const struct {
+		uint32_t bit;
+		const char *name;
+	} features[] = {{CS_FEATURE_INSTRUMENT, "instrument"},
+			{CS_FEATURE_ALLOCATIONS, "allocations"},
+			{CS_FEATURE_HEAP_SNAPSHOTS, "heap_snapshots"}};
+	fputs(",\"features\":[", f);
+	for (size_t i = 0, n = 0; i < sizeof features / sizeof *features; i++)
+		if (p->features & features[i].bit)
+			fprintf(f, "%s\"%s\"", n++ ? "," : "", features[i].name);
+	fputc(']', f);
 	fputs(",\"instrumentation\":", f);
 	if (p->features & CS_FEATURE_INSTRUMENT) {
 		fputs("{\"patterns\":[", f);
@@ -88,11 +99,16 @@ void export_json_memory(FILE *f, const struct prof_process *p)
 	for (size_t i = 0, n = 0; i < p->nheaps; i++) {
 		const struct prof_heap *s = &p->heaps[i];
 		fprintf(f, "%s{\"seq\":%" PRIu64 ",\"time_ms\":%.3f,\"pause_ms\":%.3f,\"objects\":%" PRIu64
-			   ",\"bytes\":%" PRIu64 ",\"types\":%" PRIu64 ",\"complete\":%s,\"roots\":{",
+			   ",\"bytes\":%" PRIu64 ",\"types\":%" PRIu64 ",\"complete\":%s,\"walk\":\"%s\",\"roots\":",
 			n++ ? "," : "", s->seq, (double)s->time_us / 1000.0, (double)s->pause_us / 1000.0, s->objects,
-			s->bytes, s->types, s->parts_seen == s->parts ? "true" : "false");
+			s->bytes, s->types, s->parts_seen == s->parts ? "true" : "false",
+			s->walk == CS_HEAP_WALK_SUSPENDED ? "suspended" : "gc");
+		if (s->walk == CS_HEAP_WALK_SUSPENDED) {
+			fputs("null}", f);
+			continue;
+		}
 		for (int k = 0; k < CS_ROOT_KINDS; k++)
-			fprintf(f, "%s\"%s\":%" PRIu64, k ? "," : "", root_kinds[k], s->roots[k]);
+			fprintf(f, "%s\"%s\":%" PRIu64, k ? "," : "{", root_kinds[k], s->roots[k]);
 		fputs("}}", f);
 	}
 	fputs("],\"allocations\":", f);
@@ -109,12 +125,12 @@ static void text_gcs(FILE *f, const struct prof_process *p, size_t top)
 	if (!p->ngcs)
 		return;
 	fprintf(f, "\n  garbage collections (%zu%s):\n", p->ngcs, p->ngcs > top ? ", the last ones" : "");
-	fprintf(f, "     time s  gen  reason    pause ms   took ms    gen0 MiB   gen1 MiB   gen2 MiB    LOH MiB    POH MiB\n");
+	fprintf(f, "     time s  gen  reason              type        pause ms   took ms    gen0 MiB   gen1 MiB   gen2 MiB    LOH MiB    POH MiB\n");
 	size_t from = p->ngcs > top ? p->ngcs - top : 0;
 	for (size_t i = from; i < p->ngcs; i++) {
 		const struct prof_gc *g = &p->gcs[i];
-		fprintf(f, "  %9.3f  %3u  %-7s  %9.2f  %8.2f", (double)g->start_us / 1e6, g->generation,
-			g->reason == CS_GC_INDUCED ? "induced" : "other", (double)g->pause_us / 1000.0,
+		fprintf(f, "  %9.3f  %3u  %-18s  %-10s  %9.2f  %8.2f", (double)g->start_us / 1e6, g->generation,
+			prof_gc_reason(g), cs_gc_type_name(g->type), (double)g->pause_us / 1000.0,
 			(double)g->duration_us / 1000.0);
 		for (int k = 0; k < CS_GC_GENERATIONS; k++)
 			fprintf(f, "  %9.2f", (double)g->gen_bytes[k] / 1048576.0);
@@ -171,7 +187,13 @@ void export_text_memory(FILE *f, struct prof_process *p, size_t top)
 	text_gcs(f, p, top);
 	text_calls(f, p, top);
 	const struct prof_heap *h = prof_latest_heap(p, NULL);
-	if (h) {
+	if (h && h->walk == CS_HEAP_WALK_SUSPENDED) {
+		fprintf(f, "\n  heap snapshot %" PRIu64 " at %.2f s: %" PRIu64 " objects, %.1f MiB, %" PRIu64
+			   " types (every object in the heap, walked in a %.1f ms suspension)\n",
+			h->seq, (double)h->time_us / 1e6, h->objects, (double)h->bytes / 1048576.0, h->types,
+			(double)h->pause_us / 1000.0);
+		text_types(f, h->entries, h->nentries, top);
+	} else if (h) {
 		fprintf(f, "\n  heap snapshot %" PRIu64 " at %.2f s: %" PRIu64 " objects, %.1f MiB, %" PRIu64
 			   " types; collection took %.1f ms; roots: %" PRIu64 " stack, %" PRIu64 " finalizer, %" PRIu64
 			   " handle, %" PRIu64 " other\n",

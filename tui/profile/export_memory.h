@@ -8,7 +8,7 @@
 
 #include "profile.h"
 
-/* ,"instrumentation":...,"heap":[...],"heap_snapshots":[...],"allocations":[...] */
+/* ,"features":[...],"instrumentation":...,"heap":[...],"heap_snapshots":[...],"allocations":[...] */
 void export_json_memory(FILE *f, const struct prof_process *p);
 /* Per function: ,"calls":N,"inclusive_ns":N,"exclusive_ns":N (null when not hooked). */
 void export_json_calls(FILE *f, const struct prof_function *fn);

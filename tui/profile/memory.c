@@ -54,7 +54,7 @@ static struct prof_heap *heap_of(struct prof_process *p, const struct cs_heap_he
 	struct prof_heap *s = &p->heaps[p->nheaps++];
 	*s = (struct prof_heap){
 		.seq = h->seq, .time_us = h->time_us, .pause_us = h->pause_us, .objects = h->objects,
-		.bytes = h->bytes, .types = h->types, .parts = h->parts,
+		.bytes = h->bytes, .types = h->types, .parts = h->parts, .walk = h->walk,
 	};
 	memcpy(s->roots, h->roots, sizeof s->roots);
 	return s;

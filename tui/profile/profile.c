@@ -28,6 +28,8 @@ static struct prof_process *process_new(const char *dir)
 	strmap_init(p->function_index);
 	p->exception_index = xcalloc(1, sizeof(struct strmap));
 	strmap_init(p->exception_index);
+	p->alloc_type_index = xcalloc(1, sizeof(struct strmap));
+	strmap_init(p->alloc_type_index);
 	p->control = xstrdup("");
 	if (cs_reader_open(&p->reader, dir) == 0)
 		p->reader_open = true;
@@ -57,9 +59,24 @@ static void process_free(struct prof_process *p)
 	free(p->function_index);
 	strmap_free(p->exception_index);
 	free(p->exception_index);
-	for (size_t i = 0; i < p->nexception_types; i++)
+	for (size_t i = 0; i < p->nexception_types; i++) {
 		free(p->exception_types[i].name);
+		for (size_t k = 0; k < p->exception_types[i].nmessages; k++)
+			free(p->exception_types[i].messages[k].text);
+		free(p->exception_types[i].messages);
+	}
 	free(p->exception_types);
+	free(p->contention.sites);
+	free(p->contention.site_of_stack);
+	free(p->waits.sites);
+	free(p->waits.site_of_stack);
+	free(p->alloc_sites.sites);
+	free(p->alloc_sites.site_of_stack);
+	for (size_t i = 0; i < p->nalloc_types; i++)
+		free(p->alloc_types[i].type);
+	free(p->alloc_types);
+	strmap_free(p->alloc_type_index);
+	free(p->alloc_type_index);
 	free(p->thread_last_throw);
 	for (size_t i = 0; i < p->nmodules; i++)
 		free(p->modules[i].name);
@@ -80,6 +97,7 @@ static void process_free(struct prof_process *p)
 	free(p->threads);
 	free(p->messages);
 	free(p->per_second);
+	free(p->waited_per_second);
 	free(p->suspend.buckets);
 	free(p->agent_version);
 	free(p->runtime_version);
@@ -293,7 +311,8 @@ static void fold_samples(struct prof_process *p, const struct cs_record *rec)
 
 const char *prof_event_kind_name(uint8_t kind)
 {
-	static const char *const names[] = {"gc", "exception", "catch", "jit", "module", "thread", "dials", "message"};
+	static const char *const names[] = {"gc",    "exception", "catch",   "jit",       "module",
+					    "thread", "dials",    "message", "contention", "wait", "threadpool", "alloc"};
 	return kind < sizeof names / sizeof *names ? names[kind] : "?";
 }
 
@@ -361,15 +380,53 @@ static void fold_gc(struct prof_process *p, const struct cs_record *rec)
 	fold_note_time(p, g.start_us + g.duration_us);
 	xgrow(&p->gcs, &p->gcs_cap, p->ngcs + 1, sizeof *p->gcs);
 	struct prof_gc *pg = &p->gcs[p->ngcs++];
-	*pg = (struct prof_gc){g.start_us, g.duration_us, g.pause_us, g.generation, g.reason, {0}};
+	*pg = (struct prof_gc){g.start_us, g.duration_us, g.pause_us, g.generation, g.reason, {0},
+			       g.cause, g.type, g.promoted_bytes, g.pinned_objects};
 	memcpy(pg->gen_bytes, g.gen_bytes, sizeof pg->gen_bytes);
 	p->events.gcs++;
 	uint64_t heap = 0;
 	for (int i = 0; i < CS_GC_GENERATIONS; i++)
 		heap += g.gen_bytes[i];
-	log_event(p, g.start_us, PEV_GC, "GC gen%u %s: pause %.2f ms, took %.2f ms, heap after %.1f MiB", g.generation,
-		  g.reason == CS_GC_INDUCED ? "induced" : "other", (double)g.pause_us / 1000.0,
+	const char *type = cs_gc_type_name(g.type);
+	log_event(p, g.start_us, PEV_GC, "GC gen%u %s%s%s: pause %.2f ms, took %.2f ms, heap after %.1f MiB", g.generation,
+		  prof_gc_reason(pg), type[0] ? " " : "", type, (double)g.pause_us / 1000.0,
 		  (double)g.duration_us / 1000.0, (double)heap / 1048576.0);
+}
+
+const char *prof_gc_reason(const struct prof_gc *g)
+{
+	return cs_gc_reason_name(g->reason, g->cause);
+}
+
+static void note_message(struct prof_exception_type *t, struct cs_str text)
+{
+	for (size_t i = 0; i < t->nmessages; i++) {
+		if (strlen(t->messages[i].text) == text.len && !memcmp(t->messages[i].text, text.p, text.len)) {
+			t->messages[i].count++;
+			return;
+		}
+	}
+	if (t->nmessages >= PROF_MESSAGES_MAX) {
+		t->other_messages++;
+		return;
+	}
+	t->messages = xrealloc(t->messages, (t->nmessages + 1) * sizeof *t->messages);
+	t->messages[t->nmessages++] = (struct prof_text_count){dup_str(text), 1};
+}
+
+static void tally(struct prof_stack_tallies *c, const struct cs_event *e, uint64_t amount)
+{
+	c->count++;
+	c->total += amount;
+	xgrow(&c->site_of_stack, &c->site_of_stack_cap, e->id + 1, sizeof *c->site_of_stack);
+	uint32_t site = c->site_of_stack[e->id];
+	if (!site) {
+		xgrow(&c->sites, &c->sites_cap, c->nsites + 1, sizeof *c->sites);
+		c->sites[c->nsites++] = (struct prof_stack_tally){(uint32_t)e->id, 0, 0};
+		site = c->site_of_stack[e->id] = (uint32_t)c->nsites;
+	}
+	c->sites[site - 1].count++;
+	c->sites[site - 1].total += amount;
 }
 
 static uint32_t exception_type(struct prof_process *p, struct cs_str name)
@@ -388,6 +445,23 @@ static uint32_t exception_type(struct prof_process *p, struct cs_str name)
 	return idx;
 }
 
+static void note_alloc_type(struct prof_process *p, struct cs_str name, uint64_t bytes)
+{
+	uint32_t idx;
+	if (!strmap_get(p->alloc_type_index, name.p, name.len, &idx)) {
+		idx = (uint32_t)p->nalloc_types;
+		p->alloc_types = xrealloc(p->alloc_types, (idx + 1) * sizeof *p->alloc_types);
+		p->alloc_types[idx] = (struct prof_type_count){dup_str(name), 0, 0};
+		p->nalloc_types++;
+		if (!strmap_add(p->alloc_type_index, name.p, name.len, idx)) {
+			fprintf(stderr, "clrscope: out of memory\n");
+			exit(1);
+		}
+	}
+	p->alloc_types[idx].count++;
+	p->alloc_types[idx].bytes += bytes;
+}
+
 static void fold_event(struct prof_process *p, const struct cs_record *rec)
 {
 	struct cs_event e;
@@ -400,11 +474,65 @@ static void fold_event(struct prof_process *p, const struct cs_record *rec)
 	case CS_REC_EXCEPTION: {
 		uint32_t t = exception_type(p, e.text);
 		p->exception_types[t].thrown++;
+		if (e.message.len)
+			note_message(&p->exception_types[t], e.message);
 		p->events.exceptions++;
 		xgrow(&p->thread_last_throw, &p->thread_last_throw_cap, e.thread_ref + 1, sizeof *p->thread_last_throw);
 		p->thread_last_throw[e.thread_ref] = t + 1;
 		log_event(p, e.time_us, PEV_EXCEPTION, "%.*s thrown on thread %llu", (int)e.text.len, e.text.p,
 			  (unsigned long long)e.thread_ref);
+		break;
+	}
+	case CS_REC_CONTENTION:
+	case CS_REC_WAIT:
+		if (!fold_id_ok(p, e.id)) {
+			p->bad_records++;
+			return;
+		}
+		uint64_t sec = e.time_us / 1000000u;
+		if (sec < 1u << 24) { /* else damage: half a year */
+			xgrow(&p->waited_per_second, &p->waited_cap, sec + 1, sizeof *p->waited_per_second);
+			p->waited_per_second[sec] += e.wait_ns;
+		}
+		if (rec->type == CS_REC_CONTENTION) {
+			p->events.contentions++;
+			tally(&p->contention, &e, e.wait_ns);
+		} else {
+			p->events.waits++;
+			tally(&p->waits, &e, e.wait_ns);
+		}
+		log_event(p, e.time_us, rec->type == CS_REC_CONTENTION ? PEV_CONTENTION : PEV_WAIT,
+			  "waited %.3f ms %s on thread %llu", (double)e.wait_ns / 1e6,
+			  rec->type == CS_REC_CONTENTION ? "for a lock"
+			  : e.kind == 1		 ? "in Monitor.Wait"
+						 : "on a wait handle",
+			  (unsigned long long)e.thread_ref);
+		break;
+	case CS_REC_ALLOC_SAMPLE:
+		if (!fold_id_ok(p, e.id)) {
+			p->bad_records++;
+			return;
+		}
+		p->events.alloc_samples++;
+		tally(&p->alloc_sites, &e, e.weight);
+		note_alloc_type(p, e.text, e.weight);
+		break;
+	case CS_REC_THREADPOOL: {
+		struct prof_threadpool *t = &p->pool;
+		p->events.threadpool++;
+		t->started += e.kind == CS_POOL_WORKER_STARTED;
+		t->stopped += e.kind == CS_POOL_WORKER_STOPPED;
+		t->adjustments += e.kind == CS_POOL_ADJUSTED;
+		t->starvation += e.kind == CS_POOL_ADJUSTED && e.reason == CS_POOL_STARVATION;
+		t->workers = e.workers;
+		if (e.workers > t->workers_max)
+			t->workers_max = e.workers;
+		if (e.kind == CS_POOL_ADJUSTED)
+			log_event(p, e.time_us, PEV_THREADPOOL, "thread pool: %llu workers (%s)",
+				  (unsigned long long)e.workers, cs_pool_reason_name(e.reason));
+		else
+			log_event(p, e.time_us, PEV_THREADPOOL, "thread pool worker %s: %llu active",
+				  e.kind == CS_POOL_WORKER_STARTED ? "started" : "stopped", (unsigned long long)e.workers);
 		break;
 	}
 	case CS_REC_CATCH:
@@ -545,6 +673,10 @@ static void fold(struct prof_process *p, const struct cs_record *rec)
 	case CS_REC_JIT:
 	case CS_REC_MODULE:
 	case CS_REC_THREAD_EVENT:
+	case CS_REC_CONTENTION:
+	case CS_REC_WAIT:
+	case CS_REC_THREADPOOL:
+	case CS_REC_ALLOC_SAMPLE:
 		fold_event(p, rec);
 		return;
 	case CS_REC_CALLS:

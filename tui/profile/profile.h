@@ -54,13 +54,49 @@ struct prof_gc {
 	uint64_t start_us, duration_us, pause_us;
 	uint8_t generation, reason;
 	uint64_t gen_bytes[CS_GC_GENERATIONS];
+	uint32_t cause; /* the runtime's reason + 1 (0: unknown) */
+	uint8_t type;   /* cs_gc_type */
+	uint64_t promoted_bytes, pinned_objects;
 };
 
+/* The runtime's name for a GC's reason ("induced", "alloc_small", ...). */
+const char *prof_gc_reason(const struct prof_gc *g);
+
+struct prof_text_count {
+	char *text;
+	uint64_t count;
+};
+
+#define PROF_MESSAGES_MAX 64 /* distinct messages kept per exception type */
 struct prof_exception_type {
 	char *name;
 	uint64_t thrown, caught;
 	uint32_t catchers[4]; /* distinct catching frames (frame ids), the first few */
 	uint32_t ncatchers;
+	struct prof_text_count *messages; /* in order of first appearance */
+	size_t nmessages;
+	uint64_t other_messages; /* throws whose message did not fit the list */
+};
+
+/* The thread pool as its events tell it. */
+struct prof_threadpool {
+	uint64_t started, stopped, adjustments, starvation;
+	uint64_t workers, workers_max; /* the latest count, the largest */
+};
+
+/* Events added up by the stack of their thread: lock contention and
+ * blocking waits (total: nanoseconds waited), sampled allocations (total:
+ * the bytes the samples stand for). */
+struct prof_stack_tally {
+	uint32_t stack;
+	uint64_t count, total;
+};
+struct prof_stack_tallies {
+	uint64_t count, total;
+	struct prof_stack_tally *sites;
+	size_t nsites, sites_cap;
+	uint32_t *site_of_stack; /* by stack id: site index + 1 */
+	size_t site_of_stack_cap;
 };
 
 struct prof_dials_ack {
@@ -93,6 +129,7 @@ struct prof_type_count {
 struct prof_heap {
 	uint64_t seq, time_us, pause_us, objects, bytes, types;
 	uint64_t roots[CS_ROOT_KINDS];
+	uint8_t walk; /* cs_heap_walk: suspended (every object, no roots) or a forced GC */
 	uint64_t parts, parts_seen;
 	struct prof_type_count *entries;
 	size_t nentries, entries_cap;
@@ -123,6 +160,7 @@ struct prof_suspend {
 /* Counts of runtime events by kind. */
 struct prof_event_counts {
 	uint64_t gcs, exceptions, catches, jits, modules, assemblies, threads_created, threads_destroyed;
+	uint64_t contentions, waits, threadpool, alloc_samples;
 };
 
 /* Which samples count (report --thread, --from, --to). */
@@ -137,7 +175,20 @@ struct prof_filter {
 enum prof_value { PROF_VALUE_SAMPLES, PROF_VALUE_CPU_NS, PROF_VALUES };
 
 /* One line of the events log (the live Events view). */
-enum prof_event_kind { PEV_GC, PEV_EXCEPTION, PEV_CATCH, PEV_JIT, PEV_MODULE, PEV_THREAD, PEV_DIALS, PEV_MESSAGE };
+enum prof_event_kind {
+	PEV_GC,
+	PEV_EXCEPTION,
+	PEV_CATCH,
+	PEV_JIT,
+	PEV_MODULE,
+	PEV_THREAD,
+	PEV_DIALS,
+	PEV_MESSAGE,
+	PEV_CONTENTION,
+	PEV_WAIT,
+	PEV_THREADPOOL,
+	PEV_ALLOC_SAMPLE
+};
 struct prof_event_line {
 	uint64_t time_us;
 	uint8_t kind; /* prof_event_kind */
@@ -171,6 +222,8 @@ struct prof_process {
 	uint64_t ticks, samples;
 	uint64_t *per_second;
 	size_t nseconds;
+	uint64_t *waited_per_second; /* ns of lock and wait handle waits ending in each second */
+	size_t waited_cap; /* entries allocated (zero past the last wait) */
 	struct prof_suspend suspend; /* how long each tick held the runtime */
 	uint64_t last_time_us; /* latest time any record carried */
 
@@ -210,6 +263,13 @@ struct prof_process {
 	uint32_t *thread_last_throw; /* by thread ref: exception type index + 1 */
 	size_t thread_last_throw_cap;
 	uint64_t jit_total_us;
+	struct prof_stack_tallies contention;
+	struct prof_stack_tallies waits; /* WaitHandle waits, the same shape */
+	struct prof_stack_tallies alloc_sites;    /* sampled allocations by stack */
+	struct prof_type_count *alloc_types;      /* ... by type (bytes: what they stand for) */
+	size_t nalloc_types;
+	void *alloc_type_index; /* type name -> alloc_types index (opaque) */
+	struct prof_threadpool pool;
 	struct prof_module *modules;
 	size_t nmodules, modules_cap;
 	struct prof_dials_ack *dials;

@@ -22,8 +22,8 @@ static bool replaced(const char *entry)
 		"CORECLR_PROFILER_PATH_64", "CORECLR_PROFILER_PATH_32", "CORECLR_PROFILER_PATH_ARM64",
 		"CORECLR_PROFILER_PATH_ARM32", "DOTNET_ENABLE_PROFILING", "DOTNET_PROFILER",
 		"DOTNET_PROFILER_PATH", "DOTNET_PROFILER_PATH_64", "DOTNET_PROFILER_PATH_32",
-		"DOTNET_PROFILER_PATH_ARM64", "DOTNET_PROFILER_PATH_ARM32", CS_ENV_SESSION_DIR, CS_ENV_RATE, CS_ENV_SAMPLER, CS_ENV_VALIDATE,
-		CS_ENV_INSTRUMENT, CS_ENV_ALLOCATIONS,
+		"DOTNET_PROFILER_PATH_ARM64", "DOTNET_PROFILER_PATH_ARM32", CS_ENV_SESSION_DIR, CS_ENV_RATE, CS_ENV_SAMPLER,
+		CS_ENV_VALIDATE, CS_ENV_INSTRUMENT, CS_ENV_ALLOCATIONS, CS_ENV_HEAP_SNAPSHOTS,
 	};
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
 		size_t n = strlen(names[i]);
@@ -76,6 +76,8 @@ char **launch_env_build(const struct launch_request *r)
 		env[k++] = assign(CS_ENV_INSTRUMENT, r->instrument);
 	if (r->allocations)
 		env[k++] = assign(CS_ENV_ALLOCATIONS, "1");
+	if (r->heap_snapshots)
+		env[k++] = assign(CS_ENV_HEAP_SNAPSHOTS, "1");
 	if (r->diagnostic_port) {
 		/* added to any ports of the user's own ('; '-separated list) */
 		char port[4200];

@@ -21,6 +21,7 @@ struct launch_request {
 	const char *output_path;     /* the program's stdout and stderr (and no stdin), or NULL: ours */
 	const char *instrument;      /* functions to hook, one pattern per line, or NULL */
 	bool allocations;            /* count allocations by type */
+	bool heap_snapshots;         /* heap snapshots by a forced GC (background GC off) */
 };
 
 /* Builds the environment for the target: ours, less any profiler variables

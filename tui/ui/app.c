@@ -186,7 +186,8 @@ int app_launch(struct app *a, char **argv, const char *dir, const char *events, 
 	struct launch_request req = {.argv = argv, .agent_path = agent, .session_dir = session, .rate_hz = a->rate,
 				     .events = events, .output_path = output,
 				     .instrument = features ? features->patterns : NULL,
-				     .allocations = features && features->allocations};
+				     .allocations = features && features->allocations,
+				     .heap_snapshots = features && features->heap_snapshots};
 	pid_t pid = launch_spawn(&req, &none, err, sizeof err);
 	if (pid < 0) {
 		app_message(a, true, "%s", err);
@@ -555,9 +556,10 @@ static void handle_key(struct app *a, int key, bool function_key)
 			if (a->session) {
 				struct listview *views[] = {&a->session->functions_lv, &a->session->tree_lv, &a->session->callers_lv,
 							    &a->session->events_lv, &a->session->threads_lv, &a->session->processes_lv};
-				lv = views[a->session->view];
+				lv = a->session->view < (int)(sizeof views / sizeof *views) ? views[a->session->view] : NULL;
 			}
-			listview_click(lv, ev.y - 2 - (a->session && a->session->view == 2 ? 1 : 0));
+			if (lv) /* the views without a list here ignore the mouse */
+				listview_click(lv, ev.y - 2 - (a->session && a->session->view == 2 ? 1 : 0));
 		}
 		return;
 	}

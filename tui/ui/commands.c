@@ -49,7 +49,7 @@ static int run_validate(struct app *a, int argc, char **argv)
 static int run_events(struct app *a, int argc, char **argv)
 {
 	if (argc < 2) {
-		app_message(a, true, "usage: events +KIND|-KIND ... (gc, exceptions, jit, modules, threads)");
+		app_message(a, true, "usage: events +KIND|-KIND ... (gc, exceptions, jit, modules, threads, contention, waits, threadpool, allocsamples)");
 		return KEY_REDRAW;
 	}
 	char dial[256] = "events=";
@@ -202,10 +202,10 @@ static int run_open(struct app *a, int argc, char **argv)
 	return KEY_REDRAW;
 }
 
-/* launch [--instrument PATTERN]... [--allocations] [--] COMMAND [ARG...] */
+/* launch [--instrument PATTERN]... [--allocations] [--heap-snapshots] [--] COMMAND [ARG...] */
 static int run_launch(struct app *a, int argc, char **argv)
 {
-	static const char usage[] = "usage: launch [--instrument PATTERN]... [--allocations] COMMAND [ARG...]";
+	static const char usage[] = "usage: launch [--instrument PATTERN]... [--allocations] [--heap-snapshots] COMMAND [ARG...]";
 	struct startup_features features = {.patterns = ""};
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-'; i++) {
@@ -215,6 +215,8 @@ static int run_launch(struct app *a, int argc, char **argv)
 		}
 		if (!strcmp(argv[i], "--allocations") || !strcmp(argv[i], "-A"))
 			features.allocations = true;
+		else if (!strcmp(argv[i], "--heap-snapshots") || !strcmp(argv[i], "-H"))
+			features.heap_snapshots = true;
 		else if ((!strcmp(argv[i], "--instrument") || !strcmp(argv[i], "-i")) && i + 1 < argc) {
 			size_t used = strlen(features.patterns);
 			if (used + strlen(argv[i + 1]) + 2 > sizeof features.patterns) {
@@ -294,7 +296,7 @@ const struct ui_command ui_commands[] = {
 	{"sampler", "mixed|suspend|signal", "", "how ticks are taken (see clrscope(1))", run_sampler, sampler_args},
 	{"validate", "N", "", "repeat every Nth fast walk of a thread exactly and count the differences", run_validate,
 	 validate_args},
-	{"events", "+KIND|-KIND...", "G X J M T", "record or stop gc, exceptions, jit, modules, threads", run_events, event_args},
+	{"events", "+KIND|-KIND...", "G X J M T", "record or stop gc, exceptions, jit, modules, threads, contention, waits, threadpool, allocsamples", run_events, event_args},
 	{"detach", "", "d", "the agent leaves the process; it keeps running", run_detach, NULL},
 	{"snapshot", "[heap]", "h", "take a heap snapshot (a full GC; see the Heap view)", run_snapshot, snapshot_args},
 	{"instrument", "on|off", "", "record or pause calls of instrumented functions", run_instrument, on_off},
@@ -304,7 +306,7 @@ const struct ui_command ui_commands[] = {
 	{"filter", "TEXT", "/", "show only rows containing TEXT (empty: all)", run_filter, NULL},
 	{"export", "collapsed|json|pprof|speedscope|text FILE", "", "write the shown process's profile", run_export, export_args},
 	{"open", "DIR", "", "open a recorded or live session", run_open, NULL},
-	{"launch", "[--instrument PATTERN]... [--allocations] COMMAND [ARG...]", "Enter",
+	{"launch", "[--instrument PATTERN]... [--allocations] [--heap-snapshots] COMMAND [ARG...]", "Enter",
 	 "start a program under the profiler (instrumented, counting allocations)", run_launch, NULL},
 	{"view", "NAME", "Tab 1-9 0", "switch views", run_view, view_args},
 	{"output", "", "o", "show what a launched program printed (its output.log)", run_output, NULL},

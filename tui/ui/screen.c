@@ -24,7 +24,10 @@ int screen_view_height(int rows)
 /* " 1 Functions " for key 1 (the tenth view is key 0); tight: "1 Functions ". */
 static void tab_label(int i, bool tight, char *out, size_t n)
 {
-	snprintf(out, n, "%s%d %s ", tight ? "" : " ", (i + 1) % 10, ui_view(i)->name);
+	if (i < 10)
+		snprintf(out, n, "%s%d %s ", tight ? "" : " ", (i + 1) % 10, ui_view(i)->name);
+	else /* no digit left: Tab or ':view' */
+		snprintf(out, n, "%s%s ", tight ? "" : " ", ui_view(i)->name);
 }
 
 static void draw_tabs(struct ui_session *s, struct canvas *c)
@@ -120,15 +123,46 @@ static void draw_timeline(struct ui_session *s, struct canvas *c, int y)
 	}
 }
 
+/* Milliseconds waited for locks and on wait handles per second, lined up
+ * with the samples' seconds; only in a session that has waits. */
+static bool has_wait_strip(struct ui_session *s, int rows)
+{
+	struct prof_process *p = ui_current(s);
+	return has_timeline(rows) && rows >= TIMELINE_MIN_ROWS + 2 && p && p->waited_cap;
+}
+
+static void draw_wait_strip(struct ui_session *s, struct canvas *c, int y)
+{
+	struct prof_process *p = ui_current(s);
+	const char *label = "waits/s   "; /* as wide as the samples' label */
+	int lw = canvas_text(c, y, 0, c->cols, UI_DIM, false, label);
+	canvas_fill(c, y, lw, c->cols - lw, UI_NORMAL);
+	int width = c->cols - lw;
+	size_t n = p->nseconds; /* the samples' seconds set the columns */
+	size_t first = n > (size_t)width ? n - (size_t)width : 0;
+	uint64_t max = 1;
+	for (size_t i = first; i < p->waited_cap && i < n; i++)
+		if (p->waited_per_second[i] > max)
+			max = p->waited_per_second[i];
+	for (size_t i = first; i < p->waited_cap && i < n; i++) {
+		uint64_t v = p->waited_per_second[i];
+		if (v)
+			canvas_level(c, y, lw + (int)(i - first), (int)((v * 8 + max - 1) / max), UI_WARN);
+	}
+}
+
 void screen_draw_session(struct ui_session *s, struct canvas *c)
 {
 	draw_tabs(s, c);
-	int height = screen_view_height(c->rows);
+	bool waits = has_wait_strip(s, c->rows);
+	int height = screen_view_height(c->rows) - (waits ? 1 : 0);
 	const struct view_ops *v = ui_view(s->view);
 	for (int y = SCREEN_VIEW_TOP; y < SCREEN_VIEW_TOP + height; y++)
 		canvas_fill(c, y, 0, c->cols, UI_NORMAL);
 	v->draw(s, c, SCREEN_VIEW_TOP, height);
 	int y = SCREEN_VIEW_TOP + height;
+	if (waits)
+		draw_wait_strip(s, c, y++);
 	if (has_timeline(c->rows))
 		draw_timeline(s, c, y++);
 	char status[512];

@@ -6,10 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The keys 1-9 and 0 pick them in this order. */
+/* The keys 1-9 and 0 pick the first ten in this order; Tab and ':view'
+ * reach the rest. */
 static const struct view_ops *const views[] = {&view_functions, &view_tree, &view_callers, &view_events,
 					      &view_threads,   &view_processes, &view_calls, &view_heap,
-					      &view_allocations, &view_gc};
+					      &view_allocations, &view_gc,	     &view_locks};
 
 struct prof_process *ui_current(struct ui_session *s)
 {
@@ -52,6 +53,7 @@ void ui_session_free(struct ui_session *s)
 	free(s->call_rows);
 	free(s->heap_rows);
 	free(s->alloc_rows);
+	free(s->lock_rows);
 }
 
 void ui_session_update_views(struct ui_session *s)

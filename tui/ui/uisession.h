@@ -87,6 +87,12 @@ struct ui_session {
 
 	struct listview gc_lv;
 
+	/* locks: contention sites (or waits, after 'w') by wait, sorted */
+	struct listview locks_lv;
+	struct prof_stack_tally *lock_rows;
+	size_t nlock_rows;
+	bool locks_waits;
+
 	/* the program, when this screen launched or attached it */
 	enum target_state state;
 	pid_t target;

@@ -29,6 +29,6 @@ struct view_ops {
 };
 
 extern const struct view_ops view_functions, view_tree, view_callers, view_events, view_threads, view_processes,
-	view_calls, view_heap, view_allocations, view_gc;
+	view_calls, view_heap, view_allocations, view_gc, view_locks;
 
 #endif

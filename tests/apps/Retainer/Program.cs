@@ -4,7 +4,10 @@
 // keeps them in a static List, then idles in managed code (Thread.Sleep loop) for
 // SECONDS and exits 0.
 //
-// stdout: "pid <N>", then "retained <N>".
+// Before it says "retained", it asks for a background (non-blocking) gen-2 GC and
+// reports whether one ran: a profiler that turned background GC off makes it blocking.
+//
+// stdout: "pid <N>", "background_gc on|off", then "retained <N>".
 using System.Diagnostics;
 using System.Globalization;
 using System.Runtime.CompilerServices;
@@ -41,6 +44,7 @@ internal static class Program
         Say("pid " + Environment.ProcessId.ToString(CultureInfo.InvariantCulture));
 
         Fill(n);
+        Say("background_gc " + (BackgroundGcRuns() ? "on" : "off"));
         Say("retained " + s_retained.Count.ToString(CultureInfo.InvariantCulture));
 
         Idle(seconds);
@@ -62,6 +66,26 @@ internal static class Program
         {
             s_retained.Add(new Retained(i));
         }
+    }
+
+    // GCKind.Background tells the last background GC: index 0 while none has run.
+    private static bool BackgroundGcRuns()
+    {
+        // the retained objects into gen 2 first: the GC makes a gen-2 collection
+        // of a (nearly) empty gen 2 blocking whatever was asked
+        GC.Collect();
+        GC.Collect();
+        GC.Collect(2, GCCollectionMode.Forced, blocking: false);
+        var sw = Stopwatch.StartNew();
+        while (sw.Elapsed.TotalSeconds < 2)
+        {
+            if (GC.GetGCMemoryInfo(GCKind.Background).Index != 0)
+            {
+                return true;
+            }
+            Thread.Sleep(10);
+        }
+        return false;
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]

@@ -2,7 +2,8 @@
 //
 // Throws and catches exactly N ThrowerException ("boom <i>"), each thrown three frames
 // below Main (Main -> Throw -> Level1 -> Level2 -> throw) and caught in Main's loop,
-// then exactly one System.InvalidOperationException, also caught in Main.
+// then exactly one System.InvalidOperationException, also caught in Main, whose message
+// ("invalid", CR, LF, tab, then 600 'x') has control characters and is long.
 // Then sleeps 300 ms and exits 0.
 //
 // stdout: "pid <N>", then "caught <N+1>".
@@ -76,5 +77,5 @@ internal static class Program
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static void ThrowInvalid() =>
-        throw new InvalidOperationException("invalid");
+        throw new InvalidOperationException("invalid\r\n\t" + new string('x', 600));
 }
