@@ -31,6 +31,9 @@
 #define STAGE_COMMIT_NS (50u * 1000000u)
 #define DEFS_BYTES (64u << 10)
 #define IDLE_WAKE_NS (50u * 1000000u)
+#define HOLD_SLOTS 4096             /* threads whose unchanged stack is held as a run */
+#define HOLD_BYTES (32u << 10)
+#define HOLD_FLUSH_NS (100u * 1000000u) /* runs are written this often: what a killed program loses */
 #define MAX_CHECKS 4                /* exact-vs-fast comparisons per tick */
 #define CHECK_STACK (64u << 10)     /* stack bytes copied for one, as the signal handler does */
 
@@ -44,6 +47,15 @@ struct check {
 	struct unwind_regs regs;
 	uint32_t len;
 	uint8_t *stack;
+};
+
+/* A thread that kept its stack through a run of ticks: written as one
+ * HOLDS entry instead of a sample per tick (an idle program's log would
+ * otherwise grow by every parked thread every tick). */
+struct hold {
+	uint64_t ref, stack, first_us, last_us;
+	uint32_t count;
+	bool used;
 };
 
 struct check_walk {
@@ -76,6 +88,13 @@ static struct {
 	uint64_t stage_open_ns;  /* when it was opened */
 	bool stage_open;
 	uint32_t failed_suspends;
+	struct hold *holds;      /* open addressing by thread ref */
+	uint32_t *held;          /* slots of the holds in use, in the order they began */
+	uint32_t nheld;
+	struct cs_hold *ended;   /* runs that ended since the last flush */
+	uint32_t nended;
+	uint64_t holds_flushed_ns;
+	uint8_t *holds_buf;
 	struct check checks[MAX_CHECKS];
 	uint32_t nchecks;
 	FunctionID *check_frames;
@@ -181,14 +200,105 @@ static uint32_t walk_moved_threads(uint32_t nslots, uint32_t used, uint32_t *fai
 	return nslots;
 }
 
+static struct cs_hold hold_entry(const struct hold *h)
+{
+	uint64_t period_us = 1000000u / atomic_load(&s.rate_hz);
+	struct cs_hold e = {h->ref, h->stack, h->first_us,
+			    h->count > 1 ? (h->last_us - h->first_us) / (h->count - 1) : period_us, h->count};
+	if (!e.period_us)
+		e.period_us = 1;
+	return e;
+}
+
+static void write_holds(bool open_too);
+
+/* A run that ended (its thread ran, or took another stack): kept with the
+ * others until the next flush. */
+static void end_hold(const struct hold *h)
+{
+	if (s.nended == HOLD_SLOTS)
+		write_holds(false);
+	s.ended[s.nended++] = hold_entry(h);
+}
+
+static void flush_holds(void)
+{
+	write_holds(true);
+}
+
+/* Writes the runs that ended, and with open_too every open one, as HOLDS
+ * entries (records of at most HOLD_BYTES), and forgets them. */
+static void write_holds(bool open_too)
+{
+	struct cs_out o;
+	cs_out_init(&o, s.holds_buf, HOLD_BYTES);
+	size_t at = cs_record_begin(&o);
+	uint32_t nopen = open_too ? s.nheld : 0;
+	for (uint32_t i = 0; i < s.nended + nopen; i++) {
+		struct hold *h = i >= s.nended ? &s.holds[s.held[i - s.nended]] : NULL;
+		struct cs_hold e = h ? hold_entry(h) : s.ended[i];
+		size_t before = o.len;
+		cs_hold_encode(&o, &e);
+		if (o.overflow) { /* this record is full: send it, start another */
+			o.overflow = false;
+			o.len = before;
+			if (cs_record_end(&o, at, CS_REC_HOLDS))
+				lw_append(o.buf, o.len, 1);
+			cs_out_init(&o, s.holds_buf, HOLD_BYTES);
+			at = cs_record_begin(&o);
+			cs_hold_encode(&o, &e);
+		}
+		if (h)
+			h->used = false;
+	}
+	if (s.nended + nopen && cs_record_end(&o, at, CS_REC_HOLDS))
+		lw_append(o.buf, o.len, 1);
+	if (open_too)
+		s.nheld = 0;
+	s.nended = 0;
+}
+
 static void stage_commit(void)
 {
-	if (!s.stage_open)
-		return;
-	if (cs_record_end(&s.stage, s.stage_at, CS_REC_SAMPLES))
+	if (s.stage_open && cs_record_end(&s.stage, s.stage_at, CS_REC_SAMPLES))
 		lw_append(s.stage.buf, s.stage.len, 1);
 	s.stage.len = 0;
 	s.stage_open = false;
+	uint64_t now = agent_mono_ns();
+	if (now - s.holds_flushed_ns >= HOLD_FLUSH_NS || !atomic_load(&s.sampling)) {
+		s.holds_flushed_ns = now;
+		flush_holds();
+	}
+}
+
+/* Adds a sample of a still thread to its run; false when it cannot be
+ * held (the table is full: then it is written as an ordinary sample). */
+static bool hold_sample(uint64_t ref, uint64_t stack, uint64_t tick_us)
+{
+	uint64_t period_us = 1000000u / atomic_load(&s.rate_hz);
+	uint32_t j = (uint32_t)((ref * 0x9E3779B97F4A7C15ull) >> 52) & (HOLD_SLOTS - 1);
+	for (uint32_t k = 0; k < HOLD_SLOTS; k++, j = (j + 1) & (HOLD_SLOTS - 1)) {
+		struct hold *h = &s.holds[j];
+		if (h->used && h->ref != ref)
+			continue;
+		if (h->used) {
+			/* the same run: same stack, the next tick, not too long */
+			if (h->stack == stack && tick_us - h->last_us <= 2 * period_us && h->count < CS_HOLD_MAX_COUNT) {
+				h->count++;
+				h->last_us = tick_us;
+				return true;
+			}
+			/* a new run of this thread (in the same slot): the old one
+			 * is written first */
+			end_hold(h);
+			*h = (struct hold){ref, stack, tick_us, tick_us, 1, true};
+			return true;
+		}
+		*h = (struct hold){ref, stack, tick_us, tick_us, 1, true};
+		s.held[s.nheld++] = j;
+		return true;
+	}
+	return false;
 }
 
 static void stage_open(uint64_t now_ns)
@@ -232,6 +342,9 @@ static void run_checks(void)
 	s.nchecks = 0;
 }
 
+static void write_tick(const uint64_t *refs, const uint64_t *stacks, uint32_t nslots, uint64_t tick_us,
+		       uint64_t suspend_ns, uint64_t now_ns);
+
 /* After ResumeRuntime: turn the copied FunctionIDs into ids and log them. */
 static void record_tick(uint32_t nslots, uint64_t tick_us, uint64_t suspend_ns, uint64_t now_ns)
 {
@@ -240,10 +353,12 @@ static void record_tick(uint32_t nslots, uint64_t tick_us, uint64_t suspend_ns, 
 	cs_out_init(&defs.stacks, s.stacks_buf, DEFS_BYTES);
 
 	uint64_t refs[MAX_THREADS], stacks[MAX_THREADS];
+	bool still[MAX_THREADS];
 	for (uint32_t t = 0; t < nslots; t++) {
 		struct sig_walk *slot = &s.slots[t];
 		struct still_thread *known = s.known[t];
-		if (known && slot->n == 0) {
+		still[t] = known && slot->n == 0;
+		if (still[t]) {
 			stacks[t] = known->stack;
 		} else {
 			s.stats.truncated_stacks += slot->truncated;
@@ -254,7 +369,24 @@ static void record_tick(uint32_t nslots, uint64_t tick_us, uint64_t suspend_ns, 
 		refs[t] = sym_thread(slot->thread);
 	}
 	sym_flush_defs(&defs);
+	/* still threads' samples go into their runs; the others into the tick */
+	uint32_t n = 0;
+	for (uint32_t t = 0; t < nslots; t++) {
+		if (still[t] && hold_sample(refs[t], stacks[t], tick_us))
+			continue;
+		refs[n] = refs[t];
+		stacks[n] = stacks[t];
+		n++;
+	}
+	s.stats.ticks++;
+	s.stats.samples += nslots;
+	write_tick(refs, stacks, n, tick_us, suspend_ns, now_ns);
+}
 
+/* The tick's SAMPLES entry (ordinary samples only). */
+static void write_tick(const uint64_t *refs, const uint64_t *stacks, uint32_t nslots, uint64_t tick_us,
+		       uint64_t suspend_ns, uint64_t now_ns)
+{
 	if (!s.stage_open)
 		stage_open(now_ns);
 	size_t before = s.stage.len;
@@ -271,14 +403,12 @@ static void record_tick(uint32_t nslots, uint64_t tick_us, uint64_t suspend_ns, 
 		s.stage.len = before;
 		stage_commit();
 		if (before > CS_REC_HEADER_LEN) {
-			record_tick(nslots, tick_us, suspend_ns, now_ns);
+			write_tick(refs, stacks, nslots, tick_us, suspend_ns, now_ns);
 			return;
 		}
 		return; /* a single tick too large for a record: skip it */
 	}
 	s.stage_last_us = tick_us;
-	s.stats.ticks++;
-	s.stats.samples += nslots;
 	if (s.stage.len >= STAGE_COMMIT_BYTES || now_ns - s.stage_open_ns >= STAGE_COMMIT_NS)
 		stage_commit();
 }
@@ -529,6 +659,7 @@ static void *sampler_main(void *arg)
 		    (unsigned long long)ss.truncated, (unsigned long long)ss.broken, (unsigned long long)ss.no_managed,
 		    (unsigned long long)ss.handler_lost);
 	stage_commit();
+	flush_holds(); /* whatever is still open: the log ends here */
 	drain_events(true);
 	lw_set_sampler_stats(&s.stats);
 
@@ -581,13 +712,26 @@ int sampler_start(uint32_t rate_hz, bool sampling)
 		s.stacks_buf = malloc(DEFS_BYTES);
 	if (!s.check_frames)
 		s.check_frames = malloc(MAX_DEPTH * sizeof *s.check_frames);
+	if (!s.holds)
+		s.holds = calloc(HOLD_SLOTS, sizeof *s.holds);
+	if (!s.held)
+		s.held = malloc(HOLD_SLOTS * sizeof *s.held);
+	if (!s.holds_buf)
+		s.holds_buf = malloc(HOLD_BYTES);
+	if (!s.ended)
+		s.ended = malloc(HOLD_SLOTS * sizeof *s.ended);
 	for (uint32_t i = 0; i < MAX_CHECKS; i++)
 		if (!s.checks[i].stack)
 			s.checks[i].stack = malloc(CHECK_STACK);
 	if (!s.pool || !s.slots || !s.known || !s.unmanaged || !s.stage_buf || !s.frames_buf || !s.stacks_buf ||
-	    !s.check_frames || !s.checks[MAX_CHECKS - 1].stack || codemap_init() != 0)
+	    !s.check_frames || !s.checks[MAX_CHECKS - 1].stack || !s.holds || !s.held || !s.holds_buf || !s.ended ||
+	    codemap_init() != 0)
 		return -1;
 	s.nchecks = 0;
+	for (uint32_t i = 0; i < s.nheld; i++)
+		s.holds[s.held[i]].used = false; /* runs of a former attach were written or are gone */
+	s.nheld = 0;
+	s.nended = 0;
 	cs_out_init(&s.stage, s.stage_buf, STAGE_BYTES);
 	s.stage_open = false;
 	memset(&s.stats, 0, sizeof s.stats);

@@ -95,6 +95,13 @@ static int read_process(const char *dir, uint64_t after_unix_us, struct stats *s
 			}
 		} else if (rec.type == CS_REC_SAMPLES) {
 			read_samples(st, &rec);
+		} else if (rec.type == CS_REC_HOLDS && st->counting) {
+			/* runs of still threads' samples count as samples */
+			struct cs_list l;
+			struct cs_hold h;
+			cs_list_init(&l, rec.payload, rec.len);
+			while (cs_next_hold(&l, &h))
+				st->samples += h.count;
 		} else if (rec.type == CS_REC_STATUS) {
 			struct cs_status s;
 			if (cs_status_decode(rec.payload, rec.len, &s))

@@ -157,6 +157,29 @@ bool cs_next_sample(struct cs_list *l, uint64_t *thread_ref, uint64_t *stack_id)
 	return !l->in.bad;
 }
 
+void cs_hold_encode(struct cs_out *o, const struct cs_hold *h)
+{
+	cs_put_varint(o, h->thread_ref);
+	cs_put_varint(o, h->stack_id);
+	cs_put_varint(o, h->first_us);
+	cs_put_varint(o, h->period_us);
+	cs_put_varint(o, h->count);
+}
+
+bool cs_next_hold(struct cs_list *l, struct cs_hold *h)
+{
+	if (!list_more(l))
+		return false;
+	h->thread_ref = cs_get_varint(&l->in);
+	h->stack_id = cs_get_varint(&l->in);
+	h->first_us = cs_get_varint(&l->in);
+	h->period_us = cs_get_varint(&l->in);
+	h->count = cs_get_varint(&l->in);
+	if (h->count == 0 || h->count > CS_HOLD_MAX_COUNT || h->period_us == 0 || h->period_us > 1000000u)
+		l->in.bad = true;
+	return !l->in.bad;
+}
+
 void cs_status_encode(struct cs_out *o, const struct cs_status *s)
 {
 	cs_put_u64(o, s->time_us);

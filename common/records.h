@@ -36,6 +36,7 @@ enum cs_record_type {
 	CS_REC_WAIT = 20,       /* a thread waited on a wait handle */
 	CS_REC_THREADPOOL = 21, /* a thread pool worker came or went, or the pool adjusted its size */
 	CS_REC_ALLOC_SAMPLE = 22, /* the runtime sampled an allocation */
+	CS_REC_HOLDS = 23,  /* threads that kept the same stack for a run of ticks */
 };
 
 /* Frame ids below this are reserved for pseudo-frames. */
@@ -123,6 +124,21 @@ bool cs_next_stack_def(struct cs_list *l, struct cs_stack_def *s);
  * cs_next_tick again (remaining samples of a tick are skipped). */
 bool cs_next_tick(struct cs_list *l, struct cs_tick *t);
 bool cs_next_sample(struct cs_list *l, uint64_t *thread_ref, uint64_t *stack_id);
+
+/* HOLDS: { v thread_ref, v stack_id, v first_us, v period_us, v count }*
+ * A thread that did not run keeps its stack, and its samples are written as
+ * a run instead of one per tick: count samples at first_us, first_us +
+ * period_us, ... (microseconds since start_unix_ns; the ticks' own times
+ * differ from these by their jitter).  Samples of the SAMPLES records and of
+ * the HOLDS records together are the profile. */
+#define CS_HOLD_MAX_COUNT 100000u /* a larger run is damage (runs are flushed every 50 ms) */
+struct cs_hold {
+	uint64_t thread_ref, stack_id, first_us, period_us, count;
+};
+void cs_hold_encode(struct cs_out *o, const struct cs_hold *h);
+/* The next run of a HOLDS list; false at the end or on damage (then
+ * cs_list_bad says so). */
+bool cs_next_hold(struct cs_list *l, struct cs_hold *h);
 
 /* STATUS: u64 time_us, then varints: dropped_records, dropped_bytes,
  *         write_errors, ticks, samples, suspend_total_ns, suspend_max_ns,

@@ -123,6 +123,35 @@ static void samples(void)
 	CHECK(cs_list_bad(&l));
 }
 
+static void holds(void)
+{
+	uint8_t buf[256];
+	struct cs_out o;
+	cs_out_init(&o, buf, sizeof buf);
+	struct cs_hold a = {3, 77, 1000000, 1000, 50}, b = {4, 1, 2000, 10000, CS_HOLD_MAX_COUNT};
+	cs_hold_encode(&o, &a);
+	cs_hold_encode(&o, &b);
+	struct cs_list l;
+	struct cs_hold h;
+	cs_list_init(&l, buf, o.len);
+	CHECK(cs_next_hold(&l, &h) && memcmp(&h, &a, sizeof h) == 0);
+	CHECK(cs_next_hold(&l, &h) && memcmp(&h, &b, sizeof h) == 0);
+	CHECK(!cs_next_hold(&l, &h) && !cs_list_bad(&l));
+	/* an empty run, one longer than the agent writes, no period: damage */
+	static const struct cs_hold bad[] = {{1, 1, 0, 1000, 0}, {1, 1, 0, 1000, CS_HOLD_MAX_COUNT + 1}, {1, 1, 0, 0, 5}};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		cs_out_init(&o, buf, sizeof buf);
+		cs_hold_encode(&o, &bad[i]);
+		cs_list_init(&l, buf, o.len);
+		CHECK(!cs_next_hold(&l, &h) && cs_list_bad(&l));
+	}
+	/* cut short */
+	cs_out_init(&o, buf, sizeof buf);
+	cs_hold_encode(&o, &a);
+	cs_list_init(&l, buf, o.len - 1);
+	CHECK(!cs_next_hold(&l, &h) && cs_list_bad(&l));
+}
+
 static void status_and_messages(void)
 {
 	uint8_t buf[256];
@@ -257,5 +286,6 @@ int main(void)
 	RUN(lists);
 	RUN(samples);
 	RUN(status_and_messages);
+	RUN(holds);
 	return CHECK_DONE();
 }

@@ -309,6 +309,72 @@ static void fold_samples(struct prof_process *p, const struct cs_record *rec)
 		p->bad_records++;
 }
 
+/* A run of samples of a thread that kept its stack (HOLDS): counted at
+ * once, the time window and the per-second histogram by arithmetic, so
+ * that a long run costs no more than a short one. */
+static void fold_hold(struct prof_process *p, const struct cs_hold *h, uint64_t period_ns)
+{
+	const struct prof_filter *f = &p->filter;
+	if (f->os_tid && (h->thread_ref >= p->nthreads || p->threads[h->thread_ref].os_tid != f->os_tid)) {
+		p->filtered_out += h->count;
+		return;
+	}
+	/* the samples i in [first, end) with from <= first_us + i * period < to */
+	uint64_t first = 0, end = h->count;
+	if (f->from_us > h->first_us)
+		first = (f->from_us - h->first_us + h->period_us - 1) / h->period_us;
+	if (f->to_us)
+		end = f->to_us > h->first_us ? (f->to_us - h->first_us + h->period_us - 1) / h->period_us : 0;
+	if (end > h->count)
+		end = h->count;
+	uint64_t n = end > first ? end - first : 0;
+	p->filtered_out += h->count - n;
+	if (!n)
+		return;
+	ensure_stack(p, h->stack_id);
+	p->stacks[h->stack_id].count += n;
+	xgrow(&p->threads, &p->nthreads, h->thread_ref + 1, sizeof *p->threads);
+	p->threads[h->thread_ref].samples += n;
+	uint64_t t0 = h->first_us + first * h->period_us, t1 = h->first_us + (end - 1) * h->period_us;
+	if (p->thread_stacks) {
+		uint64_t *v = u64map_counters(p->thread_stacks, h->thread_ref << 32 | h->stack_id);
+		v[PROF_VALUE_SAMPLES] += n;
+		v[PROF_VALUE_CPU_NS] += n * period_ns;
+		if (!p->window_ticks || t0 < p->window_first_us)
+			p->window_first_us = t0;
+		if (!p->window_ticks || t1 > p->window_last_us)
+			p->window_last_us = t1;
+	}
+	p->samples += n;
+	for (uint64_t t = t0, left = n; left;) {
+		uint64_t next_second = (t / 1000000u + 1) * 1000000u;
+		uint64_t k = (next_second - t + h->period_us - 1) / h->period_us;
+		if (k > left)
+			k = left;
+		count_second(p, t, k);
+		t += k * h->period_us;
+		left -= k;
+	}
+	fold_note_time(p, t1);
+}
+
+static void fold_holds(struct prof_process *p, const struct cs_record *rec)
+{
+	struct cs_list l;
+	struct cs_hold h;
+	cs_list_init(&l, rec->payload, rec->len);
+	uint64_t rate = p->current_rate_hz ? p->current_rate_hz : p->rate_hz ? p->rate_hz : CS_RATE_DEFAULT;
+	while (cs_next_hold(&l, &h)) {
+		if (!fold_id_ok(p, h.stack_id) || !fold_id_ok(p, h.thread_ref)) {
+			p->bad_records++;
+			continue;
+		}
+		fold_hold(p, &h, 1000000000u / rate);
+	}
+	if (cs_list_bad(&l))
+		p->bad_records++;
+}
+
 const char *prof_event_kind_name(uint8_t kind)
 {
 	static const char *const names[] = {"gc",    "exception", "catch",   "jit",       "module",
@@ -633,6 +699,9 @@ static void fold(struct prof_process *p, const struct cs_record *rec)
 		return;
 	case CS_REC_SAMPLES:
 		fold_samples(p, rec);
+		return;
+	case CS_REC_HOLDS:
+		fold_holds(p, rec);
 		return;
 	case CS_REC_STATUS:
 		if (!cs_status_decode(rec->payload, rec->len, &p->status)) {
