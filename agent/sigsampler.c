@@ -121,6 +121,13 @@ int sigsampler_init(char *why, size_t whylen)
 		return -1;
 	}
 	g.pid = getpid();
+	/* the handler copies the stack with process_vm_readv on our own pid: a
+	 * seccomp filter (some container runtimes) may forbid it */
+	uint64_t probe = 42, copy = 0;
+	if (codemap_read((uint64_t)(uintptr_t)&probe, &copy, sizeof copy) != 0 || copy != probe) {
+		snprintf(why, whylen, "process_vm_readv on this process is not permitted (%s)", strerror(errno));
+		return -1;
+	}
 	/* a real-time signal nobody in this process handles; the runtime takes
 	 * SIGRTMIN for its own activation injection */
 	for (int sig = SIGRTMIN + 4; sig <= SIGRTMAX - 4; sig++) {
