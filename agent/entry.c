@@ -169,6 +169,7 @@ static void write_hello(void)
  * client data of an attach request. */
 struct agent_config {
 	char session[PATH_MAX];
+	uint32_t table_cap; /* 0: the default */
 	struct cs_dials dials;
 	const char *instrument; /* patterns, one per line (startup only) */
 	bool allocations;       /* count allocations (startup only) */
@@ -179,6 +180,10 @@ static void config_from_env(struct agent_config *cfg)
 	const char *session = getenv(CS_ENV_SESSION_DIR);
 	snprintf(cfg->session, sizeof cfg->session, "%s", session ? session : "");
 	cfg->instrument = getenv(CS_ENV_INSTRUMENT);
+	const char *cap = getenv(CS_ENV_TABLE_CAP);
+	char *end = NULL;
+	unsigned long entries = cap && *cap ? strtoul(cap, &end, 10) : 0;
+	cfg->table_cap = entries && !*end && entries <= UINT32_MAX ? (uint32_t)entries : 0;
 	const char *allocations = getenv(CS_ENV_ALLOCATIONS);
 	cfg->allocations = allocations && !strcmp(allocations, "1");
 	cs_dials_default(&cfg->dials, CS_RATE_DEFAULT);
@@ -202,6 +207,7 @@ static int config_from_client_data(struct agent_config *cfg, const void *data, U
 {
 	cs_dials_default(&cfg->dials, CS_RATE_DEFAULT);
 	cfg->session[0] = 0;
+	cfg->table_cap = 0;
 	cfg->instrument = NULL; /* the runtime allows neither after attach */
 	cfg->allocations = false;
 	if (!data || len == 0 || len > 8192) {
@@ -370,6 +376,8 @@ static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct age
 		g_agent.info = NULL;
 		return E_FAIL;
 	}
+	if (cfg->table_cap)
+		sym_set_table_cap(cfg->table_cap);
 	/* startup-only features first: their mask bits go into every mask */
 	char feature_why[300] = "";
 	if (instr_configure(cfg->instrument, feature_why, sizeof feature_why) < 0 ||
