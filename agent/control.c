@@ -208,7 +208,10 @@ static bool handle_post(void)
 		c.current.generation = want.generation;
 		return true;
 	}
+	if (!agent_hold_running())
+		return false; /* stopping: nothing to apply to */
 	int status = control_apply(&want, error, sizeof error);
+	agent_release();
 	acknowledge(want.generation, status, error);
 	return false;
 }

@@ -478,6 +478,20 @@ static int detach_locked(uint64_t generation, uint32_t rate_hz, bool sampling, c
 	return 0;
 }
 
+bool agent_hold_running(void)
+{
+	pthread_mutex_lock(&life_mu);
+	if (running)
+		return true;
+	pthread_mutex_unlock(&life_mu);
+	return false;
+}
+
+void agent_release(void)
+{
+	pthread_mutex_unlock(&life_mu);
+}
+
 int agent_detach(uint64_t generation, uint32_t rate_hz, bool sampling, char *why, size_t whylen)
 {
 	pthread_mutex_lock(&life_mu);
