@@ -398,6 +398,8 @@ static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct age
 	else if (cfg->dials.sampler == CS_SAMPLER_SUSPEND)
 		sampler_set_mode(CS_SAMPLER_SUSPEND, mode_why, sizeof mode_why); /* after a former attach */
 	bool control = control_prepare(&cfg->dials) == 0;
+	if (!control)
+		control_abandon(); /* no semaphore: no thread either, so nothing may stay open */
 	write_hello();
 	if (why[0])
 		agent_message(CS_LEVEL_WARNING, "%s", why);
