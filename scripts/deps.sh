@@ -9,6 +9,7 @@ packages=(
 	libncursesw5-dev libreadline-dev libinotifytools0-dev  # the terminal UI
 	mandoc tmux python3 binutils            # tests: man page lint, TUI driving, JSON checks, nm/readelf
 	dpkg-dev                                # cpack -G DEB: dpkg-shlibdeps computes Depends
+	libcap2-bin passwd                      # tests: setcap (a privileged process), useradd (another user)
 )
 
 missing=()
