@@ -14,6 +14,7 @@ PLANTED=()
 cleanup_user() {
 	for p in "${PLANTED[@]:-}"; do [[ -n "$p" ]] && rm -f "$p"; done
 	pkill -9 -u "$user" 2>/dev/null || true
+	for _ in $(seq 50); do pgrep -u "$user" >/dev/null || break; sleep 0.05; done # userdel refuses a user with processes
 	userdel "$user" 2>/dev/null || true
 }
 trap 'cleanup_user; cleanup' EXIT
