@@ -216,7 +216,10 @@ static bool handle_post(void)
 		c.current.generation = want.generation;
 		return true;
 	}
+	if (!agent_hold_running())
+		return false; /* stopping: nothing to apply to */
 	int status = control_apply(&want, error, sizeof error);
+	agent_release();
 	acknowledge(want.generation, status, error);
 	return false;
 }
@@ -237,6 +240,19 @@ static void check_semaphore(void)
 	sem_t *probe = sem_open(g_agent.control_name, 0);
 	if (probe != SEM_FAILED) {
 		sem_close(probe);
+		/* someone else's under our name: clrscope will not post it, and
+		 * this agent cannot take the name back; say so once */
+		static bool said;
+		char path[96];
+		struct stat st;
+		snprintf(path, sizeof path, "/dev/shm/sem.%s", g_agent.control_name + 1);
+		if (!said && stat(path, &st) == 0 && st.st_uid != geteuid()) {
+			said = true;
+			agent_message(CS_LEVEL_WARNING,
+				      "the control semaphore %s was removed and made again by uid %u: dials cannot reach "
+				      "this process any more",
+				      g_agent.control_name, (unsigned)st.st_uid);
+		}
 		return;
 	}
 	if (errno != ENOENT)

@@ -170,6 +170,7 @@ static void write_hello(void)
  * client data of an attach request. */
 struct agent_config {
 	char session[PATH_MAX];
+	uint32_t table_cap; /* 0: the default */
 	struct cs_dials dials;
 	const char *instrument; /* patterns, one per line (startup only) */
 	bool allocations;       /* count allocations (startup only) */
@@ -181,6 +182,10 @@ static void config_from_env(struct agent_config *cfg)
 	const char *session = getenv(CS_ENV_SESSION_DIR);
 	snprintf(cfg->session, sizeof cfg->session, "%s", session ? session : "");
 	cfg->instrument = getenv(CS_ENV_INSTRUMENT);
+	const char *cap = getenv(CS_ENV_TABLE_CAP);
+	char *end = NULL;
+	unsigned long entries = cap && *cap ? strtoul(cap, &end, 10) : 0;
+	cfg->table_cap = entries && !*end && entries <= UINT32_MAX ? (uint32_t)entries : 0;
 	const char *allocations = getenv(CS_ENV_ALLOCATIONS);
 	cfg->allocations = allocations && !strcmp(allocations, "1");
 	const char *heap = getenv(CS_ENV_HEAP_SNAPSHOTS);
@@ -206,6 +211,7 @@ static int config_from_client_data(struct agent_config *cfg, const void *data, U
 {
 	cs_dials_default(&cfg->dials, CS_RATE_DEFAULT);
 	cfg->session[0] = 0;
+	cfg->table_cap = 0;
 	cfg->instrument = NULL; /* the runtime allows neither after attach */
 	cfg->allocations = false;
 	cfg->heap_snapshots = false;
@@ -375,6 +381,8 @@ static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct age
 		g_agent.info = NULL;
 		return E_FAIL;
 	}
+	if (cfg->table_cap)
+		sym_set_table_cap(cfg->table_cap);
 	/* startup-only features first: their mask bits go into every mask */
 	char feature_why[300] = "";
 	if (instr_configure(cfg->instrument, feature_why, sizeof feature_why) < 0 ||
@@ -396,6 +404,8 @@ static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct age
 	else if (cfg->dials.sampler == CS_SAMPLER_SUSPEND)
 		sampler_set_mode(CS_SAMPLER_SUSPEND, mode_why, sizeof mode_why); /* after a former attach */
 	bool control = control_prepare(&cfg->dials) == 0;
+	if (!control)
+		control_abandon(); /* no semaphore: no thread either, so nothing may stay open */
 	write_hello();
 	if (why[0])
 		agent_message(CS_LEVEL_WARNING, "%s", why);
@@ -475,6 +485,20 @@ static int detach_locked(uint64_t generation, uint32_t rate_hz, bool sampling, c
 	}
 	agent_debug("detach requested (generation %llu)", (unsigned long long)generation);
 	return 0;
+}
+
+bool agent_hold_running(void)
+{
+	pthread_mutex_lock(&life_mu);
+	if (running)
+		return true;
+	pthread_mutex_unlock(&life_mu);
+	return false;
+}
+
+void agent_release(void)
+{
+	pthread_mutex_unlock(&life_mu);
 }
 
 int agent_detach(uint64_t generation, uint32_t rate_hz, bool sampling, char *why, size_t whylen)

@@ -8,15 +8,19 @@
 #include "idmap.h"
 #include "logwriter.h"
 #include "records.h"
+#include "stillthreads.h"
 #include "utf16.h"
 
 #define NAME_MAX_UTF8 1024
 #define NESTING_MAX 16
 
-/* Per id: 0 = never written, else 1 + the drop epoch it was written in. */
+/* Per id from base on: 0 = never written, else 1 + the drop epoch it was
+ * written in.  Ids below base belong to an id space given up (see
+ * new_id_space) and are never current. */
 struct epochs {
 	uint32_t *v;
 	size_t cap;
+	uint64_t base;
 };
 
 static struct {
@@ -36,6 +40,8 @@ static struct {
 	size_t nmetadata, metadata_cap;
 	struct epochs frame_written, stack_written, thread_written;
 	uint32_t next_frame, next_stack, next_thread;
+	uint32_t cap; /* entries a table may hold before a new id space */
+	uint32_t id_spaces;
 } sym;
 
 /* The metadata cache is the one part other threads use too (the
@@ -44,11 +50,17 @@ static pthread_mutex_t metadata_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static bool epochs_is_current(struct epochs *e, uint64_t id)
 {
+	if (id < e->base)
+		return false;
+	id -= e->base;
 	return id < e->cap && e->v[id] == lw_drop_epoch() + 1;
 }
 
 static void epochs_mark(struct epochs *e, uint64_t id)
 {
+	if (id < e->base)
+		return;
+	id -= e->base;
 	if (id >= e->cap) {
 		size_t ncap = e->cap ? e->cap : 1024;
 		while (ncap <= id)
@@ -72,7 +84,61 @@ int sym_init(void)
 	sym.next_frame = CS_FRAME_FIRST_FUNCTION;
 	sym.next_stack = 1;
 	sym.next_thread = 1;
+	sym.cap = SYM_TABLE_CAP_DEFAULT;
 	return 0;
+}
+
+void sym_set_table_cap(uint32_t cap)
+{
+	sym.cap = cap < SYM_TABLE_CAP_MIN ? SYM_TABLE_CAP_MIN : cap;
+}
+
+static void epochs_restart(struct epochs *e, uint64_t base)
+{
+	free(e->v);
+	e->v = NULL;
+	e->cap = 0;
+	e->base = base;
+}
+
+/* The frame or stack table is full: forget both (a stack names its frames)
+ * and go on with ids after every one given so far, so that the reader never
+ * sees an id mean two things.  What recurs is defined again.  The classes'
+ * names are only a cache: dropped too. */
+static void new_id_space(const char *which)
+{
+	idmap_free(&sym.functions);
+	idmap_free(&sym.stacks);
+	idmap_free(&sym.classes);
+	for (size_t i = 0; i < sym.nclass_names; i++)
+		free(sym.class_names[i]);
+	sym.nclass_names = 0;
+	if (!idmap_init(&sym.functions, 4096) || !idmap_init(&sym.stacks, 16384) || !idmap_init(&sym.classes, 64))
+		agent_message(CS_LEVEL_ERROR, "out of memory starting a new id space");
+	epochs_restart(&sym.frame_written, sym.next_frame);
+	epochs_restart(&sym.stack_written, sym.next_stack);
+	still_reset(); /* their stacks are of the old space: walk them again */
+	/* said at the 1st, 10th, 100th ...: a cap below what the program
+	 * needs makes one every tick */
+	uint32_t n = ++sym.id_spaces;
+	while (n % 10 == 0)
+		n /= 10;
+	if (n == 1)
+		agent_message(CS_LEVEL_WARNING,
+			      "the agent's %s table reached %u entries: it starts a new id space (%u so far); frames "
+			      "and stacks are defined again as they recur",
+			      which, sym.cap, sym.id_spaces);
+}
+
+/* Before a new entry: room for it, or a new id space. */
+static void make_room(void)
+{
+	if (sym.functions.count >= sym.cap)
+		new_id_space("frame");
+	else if (sym.stacks.count >= sym.cap)
+		new_id_space("stack");
+	else if (sym.classes.count >= sym.cap)
+		new_id_space("class name");
 }
 
 void sym_fini(void)
@@ -243,6 +309,7 @@ uint64_t sym_frame(FunctionID fn, struct sym_defs *d)
 	if (known && epochs_is_current(&sym.frame_written, id))
 		return id;
 	if (!known) {
+		make_room();
 		id = sym.next_frame++;
 		idmap_put(&sym.functions, fn, id);
 	}
@@ -260,6 +327,8 @@ uint64_t sym_stack(uint64_t parent, uint64_t frame, struct sym_defs *d)
 	if (known && epochs_is_current(&sym.stack_written, id))
 		return id;
 	if (!known) {
+		if (sym.stacks.count >= sym.cap) /* parent and frame stay defined in the old space */
+			new_id_space("stack");
 		id = sym.next_stack++;
 		idmap_put(&sym.stacks, key, id);
 	}
@@ -439,6 +508,8 @@ void sym_class_name(ClassID cls, char *out, size_t n)
 		return;
 	}
 	describe_class(cls, out, n, 0);
+	if (sym.classes.count >= sym.cap)
+		make_room();
 	if (sym.nclass_names == sym.class_names_cap) {
 		size_t ncap = sym.class_names_cap ? sym.class_names_cap * 2 : 32;
 		char **names = realloc(sym.class_names, ncap * sizeof *names);

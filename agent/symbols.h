@@ -16,7 +16,15 @@
 #include "agent.h"
 #include "wire.h"
 
+/* The tables (frames, stacks, class names) are bounded: one that reaches
+ * the cap makes a new id space (a MESSAGE says so): the maps are emptied
+ * and ids go on after the last one given, so none ever means two things. */
+#define SYM_TABLE_CAP_DEFAULT (1u << 20)
+#define SYM_TABLE_CAP_MIN 64u
+
 int sym_init(void) AGENT_HIDDEN;
+/* Entries a table may hold (CLRSCOPE_TABLE_CAP; at least SYM_TABLE_CAP_MIN). */
+void sym_set_table_cap(uint32_t cap) AGENT_HIDDEN;
 /* Releases what the runtime gave us (metadata interfaces). */
 void sym_fini(void) AGENT_HIDDEN;
 

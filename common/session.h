@@ -27,6 +27,7 @@
 #define CS_ENV_INSTRUMENT "CLRSCOPE_INSTRUMENT"   /* functions to hook, one pattern per line */
 #define CS_ENV_ALLOCATIONS "CLRSCOPE_ALLOCATIONS" /* "1": count allocations by type */
 #define CS_ENV_HEAP_SNAPSHOTS "CLRSCOPE_HEAP_SNAPSHOTS" /* "1": heap snapshots by a forced GC (background GC off) */
+#define CS_ENV_TABLE_CAP "CLRSCOPE_TABLE_CAP"     /* entries per agent table before a new id space */
 /* Environment read by clrscope. */
 #define CS_ENV_AGENT_PATH "CLRSCOPE_AGENT" /* overrides where the agent library is */
 

@@ -23,6 +23,11 @@ done
 for c in $(clrscope help keys | awk 'NR > 1 && $0 ~ /:[a-z]/ {for (i = 1; i <= NF; i++) if ($i ~ /^:[a-z]+$/) print substr($i, 2)}'); do
 	expect_contains "$rendered" "$c" "man page has the prompt command $c"
 done
+# every help text ends its last line
+for c in "" $commands; do
+	last=$(clrscope $c --help | tail -c 1 | od -An -c | tr -d ' ')
+	[[ "$last" == '\n' ]] && pass "clrscope $c --help ends with a newline" || fail "clrscope $c --help ends with '$last'"
+done
 for opt in --help --version; do
 	expect_contains "$rendered" "$opt" "man page has $opt"
 done

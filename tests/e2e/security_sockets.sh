@@ -3,7 +3,8 @@
 # Another user can make dotnet-diagnostic-PID-KEY-socket names in /tmp for
 # any of our processes; such a socket never makes a process look like .NET,
 # never stalls ps, and never receives a command (an AttachProfiler would
-# hand it the session path).  What a socket says is masked before printing.
+# hand it the session path).  What a socket says, and what a profiled
+# program writes about itself into its session, is masked before printing.
 source "$CLRSCOPE_TESTLIB"
 fake=$(dirname "$CLRSCOPE_TESTLIB")/fakeruntime.py
 [[ $(id -u) == 0 ]] || { echo "security_sockets: needs root (to make a throwaway user); skipped"; exit 0; }
@@ -13,6 +14,7 @@ PLANTED=()
 cleanup_user() {
 	for p in "${PLANTED[@]:-}"; do [[ -n "$p" ]] && rm -f "$p"; done
 	pkill -9 -u "$user" 2>/dev/null || true
+	for _ in $(seq 50); do pgrep -u "$user" >/dev/null || break; sleep 0.05; done # userdel refuses a user with processes
 	userdel "$user" 2>/dev/null || true
 }
 trap 'cleanup_user; cleanup' EXIT
@@ -107,6 +109,19 @@ if grep -qP '[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]' "$WORK/out" "$WORK/ps.jso
 else
 	pass "no control character reached the output"
 fi
+
+# ---- what a profiled program writes about itself is masked too ----
+expect_status 2 "record a program whose command line has escapes" -- \
+	clrscope record -o "$WORK/esc" -- dotnet "$(app Spin)" $'1\e]0;owned\a\e[2J'
+for format in text json collapsed; do
+	clrscope report --format "$format" "$WORK/esc" >"$WORK/esc.$format" 2>&1 || true
+	if grep -qP '[\x00-\x08\x0b-\x1f\x7f]' "$WORK/esc.$format"; then
+		fail "report --format $format printed a control character"
+	else
+		pass "report --format $format prints no control character"
+	fi
+done
+expect_contains "$(cat "$WORK/esc.text")" "Spin.dll 1?]0;owned??[2J" "the command line is shown masked"
 
 # ---- runtimes of our own that never answer: ps still answers within a second ----
 for i in 1 2 3 4; do

@@ -91,6 +91,7 @@ expect_screen "Worker.Burn" 15 "a launched program is profiled live"
 expect_screen "exited 0" 15 "the status bar says how it ended"
 screen | grep -q "^done " && fail "the program's output reached the screen" || pass "its output stayed off the screen"
 grep -q "^done " "$WORK/launched/output.log" && pass "its output is in output.log" || fail "no output.log"
+[[ -e "$WORK/launched/closed" ]] && pass "the session is closed once the program exited" || fail "no closed mark"
 tm send-keys -t ui o
 expect_screen "output of the program" 5 "'o' shows the program's output"
 screen | grep -q "^done " && pass "with its last lines" || fail "output view: $(screen)"

@@ -208,6 +208,46 @@ static void session_screen_layout(void)
 	remove_tree(base);
 }
 
+/* A process whose log ended at the session's size cap says so on the
+ * status bar and in the Processes view. */
+static void full_session_is_shown(void)
+{
+	char *base = make_temp_dir();
+	char dir[600], proc[700];
+	snprintf(dir, sizeof dir, "%s/s", base);
+	make_session(dir);
+	snprintf(proc, sizeof proc, "%s/777", dir);
+	uint8_t buf[512], payload[256];
+	struct cs_out o, p;
+	cs_out_init(&o, buf, sizeof buf);
+	cs_out_init(&p, payload, sizeof payload);
+	static const char why[] = "the session reached its size cap of 64 KiB (max-size); recording stopped";
+	cs_message_encode(&p, &(struct cs_message){.time_us = 900000, .level = CS_END_SIZE_CAP, .text = {why, strlen(why)}});
+	put_record(&o, CS_REC_END, p.buf, p.len);
+	write_segment(proc, 2, buf, o.len);
+	struct ui_session s;
+	memset(&s, 0, sizeof s);
+	s.focus = UINT32_MAX;
+	char err[256];
+	CHECK(prof_session_open(&s.model, dir, err, sizeof err) == 0);
+	CHECK(ui_session_refresh(&s));
+	ui_session_update_views(&s);
+	struct canvas c;
+	canvas_init_memory(&c, 24, 100);
+	screen_draw_session(&s, &c);
+	char *dump = canvas_dump(&c);
+	CHECK(strstr(dump, " full: the session reached its size cap") != NULL);
+	free(dump);
+	s.view = 5;
+	screen_draw_session(&s, &c);
+	dump = canvas_dump(&c);
+	CHECK(strstr(dump, " full ") != NULL);
+	free(dump);
+	canvas_free_memory(&c);
+	ui_session_free(&s);
+	remove_tree(base);
+}
+
 static void command_table_and_completion(void)
 {
 	const char *want[] = {"rate", "sampling", "events", "detach", "attach", "filter", "export", "open", "help", "quit"};
@@ -304,6 +344,7 @@ int main(void)
 	RUN(canvas_text_cuts_by_width);
 	RUN(listview_scrolls);
 	RUN(session_screen_layout);
+	RUN(full_session_is_shown);
 	RUN(command_table_and_completion);
 	return CHECK_DONE();
 }

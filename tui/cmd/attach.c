@@ -91,8 +91,9 @@ int record_attach(int pid, const char *dir, unsigned rate, const char *events, d
 	prof_session_free(&s);
 	rotator_finish(&rot);
 	uint64_t samples;
-	record_summarize(session, &samples);
-	record_close_session(session, false);
+	size_t full;
+	record_summarize(session, &samples, &full);
+	record_close_session(session, false, full);
 	fprintf(stderr, "clrscope: recorded %" PRIu64 " samples into %s\n", samples, session);
 	fprintf(stderr, "clrscope: see them with: clrscope report %s\n", session);
 out:

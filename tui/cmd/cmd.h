@@ -44,9 +44,12 @@ void cmd_apps_usage(FILE *f);
 int record_attach(int pid, const char *dir, unsigned rate, const char *events, double duration, double rotate,
 		  uint64_t max_size);
 /* The recording into session ended: mark it closed (unless follow, so that
- * descendants still running go on recording), and say so when it filled up. */
-void record_close_session(const char *session, bool follow);
-size_t record_summarize(const char *dir, uint64_t *samples);
+ * descendants still running go on recording), and say so when full (the
+ * processes that ended at the size cap) is not 0. */
+void record_close_session(const char *session, bool follow, size_t full);
+/* Reads the session back: the processes that said hello, with *samples
+ * their samples and *full those that ended at the size cap. */
+size_t record_summarize(const char *dir, uint64_t *samples, size_t *full);
 
 /* Message helpers: "clrscope: ..." on stderr. */
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

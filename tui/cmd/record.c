@@ -291,7 +291,7 @@ static void explain_no_agent(const char *cmd)
 			  CS_ENV_AGENT_LOG);
 }
 
-void record_close_session(const char *session, bool follow)
+void record_close_session(const char *session, bool follow, size_t full)
 {
 	char err[PATH_MAX + 256];
 	int fd = cs_dir_open_private(session, err, sizeof err);
@@ -301,14 +301,6 @@ void record_close_session(const char *session, bool follow)
 	if (!follow)
 		cs_session_close(fd);
 	close(fd);
-	struct prof_session s;
-	if (prof_session_open(&s, session, err, sizeof err) < 0)
-		return;
-	prof_session_update(&s, true);
-	size_t full = 0;
-	for (size_t i = 0; i < s.nprocs; i++)
-		full += s.procs[i]->ended && s.procs[i]->end_reason == CS_END_SIZE_CAP;
-	prof_session_free(&s);
 	if (full)
 		cmd_error("the session reached its size cap of %llu KiB and recording stopped early (%zu process%s); "
 			  "give a larger --max-size, or a lower --rate",
@@ -316,11 +308,12 @@ void record_close_session(const char *session, bool follow)
 }
 
 /* Reads back what was recorded, for the closing summary. */
-size_t record_summarize(const char *dir, uint64_t *samples)
+size_t record_summarize(const char *dir, uint64_t *samples, size_t *full)
 {
 	struct prof_session s;
 	char err[512];
 	*samples = 0;
+	*full = 0;
 	if (prof_session_open(&s, dir, err, sizeof err) < 0)
 		return 0;
 	prof_session_update(&s, true);
@@ -328,6 +321,7 @@ size_t record_summarize(const char *dir, uint64_t *samples)
 	for (size_t i = 0; i < s.nprocs; i++) {
 		hello += s.procs[i]->have_hello;
 		*samples += s.procs[i]->samples;
+		*full += s.procs[i]->ended && s.procs[i]->end_reason == CS_END_SIZE_CAP;
 	}
 	prof_session_free(&s);
 	return hello;
@@ -496,8 +490,9 @@ int cmd_record(int argc, char **argv)
 	rotator_finish(&rot);
 
 	uint64_t samples;
-	size_t processes = record_summarize(session, &samples);
-	record_close_session(session, follow);
+	size_t full;
+	size_t processes = record_summarize(session, &samples, &full);
+	record_close_session(session, follow, full);
 	if (!processes && access(session, F_OK) != 0) {
 		cmd_error("the session directory %s was removed while recording; nothing is left to read", session);
 		return 1;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fold.h"
+#include "text.h"
 #include "xalloc.h"
 
 void fold_calls(struct prof_process *p, const struct cs_record *rec)
@@ -77,7 +78,8 @@ void fold_heap(struct prof_process *p, const struct cs_record *rec)
 	struct cs_type_count e;
 	while (cs_next_heap_entry(&in, &e)) {
 		xgrow(&s->entries, &s->entries_cap, s->nentries + 1, sizeof *s->entries);
-		s->entries[s->nentries++] = (struct prof_type_count){xstrndup(e.type.p, e.type.len), e.count, e.bytes};
+		s->entries[s->nentries++] =
+			(struct prof_type_count){text_sanitize(xstrndup(e.type.p, e.type.len)), e.count, e.bytes};
 	}
 	if (in.bad)
 		p->bad_records++;
@@ -111,8 +113,8 @@ void fold_allocs(struct prof_process *p, const struct cs_record *rec)
 		a->ntypes = cap;
 		struct prof_type_count *t = &a->types[e.type_id];
 		if (!t->type || strlen(t->type) != e.type.len || memcmp(t->type, e.type.p, e.type.len)) {
-			free(t->type);
-			t->type = xstrndup(e.type.p, e.type.len);
+			free(t->type); /* (a masked name is made again each time: rare, and still right) */
+			t->type = text_sanitize(xstrndup(e.type.p, e.type.len)); /* the program's to choose */
 		}
 		t->count = e.count;
 		t->bytes = e.bytes;

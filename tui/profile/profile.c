@@ -11,13 +11,16 @@
 #include "fold.h"
 #include "session.h"
 #include "strmap.h"
+#include "text.h"
 #include "xalloc.h"
 
 #define PATH_LIMIT 4096
 
+/* Every string of the log is the profiled program's to choose (its command
+ * line, thread and type names): masked before anything prints it. */
 static char *dup_str(struct cs_str s)
 {
-	return xstrndup(s.p, s.len);
+	return text_sanitize(xstrndup(s.p, s.len));
 }
 
 static struct prof_process *process_new(const char *dir)
@@ -397,7 +400,7 @@ static void log_event(struct prof_process *p, uint64_t time_us, uint8_t kind, co
 	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
 	xgrow(&p->log, &p->log_cap, p->nlog + 1, sizeof *p->log);
-	p->log[p->nlog++] = (struct prof_event_line){time_us, kind, xstrdup(text)};
+	p->log[p->nlog++] = (struct prof_event_line){time_us, kind, text_sanitize(xstrdup(text))};
 }
 
 /* The rate in a dials answer's effective line ("... rate=500 ..."); 0 when

@@ -413,12 +413,15 @@ size_t procs_list(struct dotnet_proc **out)
 	struct dotnet_proc *procs = xcalloc(set.n ? set.n : 1, sizeof *procs);
 	size_t n = 0;
 	/* runtimes that keep silent share one budget, so that the whole list
-	 * comes within a second however many there are */
+	 * comes within a second however many there are; past it, each still
+	 * gets the little a live runtime needs */
 	long long deadline = mono_ms() + PROCS_LIST_BUDGET_MS;
 	for (size_t i = 0; i < set.n; i++) {
 		char err[1024];
 		long long left = deadline - mono_ms();
-		int timeout = left > PROCS_IPC_TIMEOUT_MS ? PROCS_IPC_TIMEOUT_MS : left > 1 ? (int)left : 1;
+		int timeout = left > PROCS_IPC_TIMEOUT_MS ? PROCS_IPC_TIMEOUT_MS
+			      : left > PROCS_IPC_FLOOR_MS  ? (int)left
+							   : PROCS_IPC_FLOOR_MS;
 		if (get_within(set.v[i], timeout, &procs[n], err, sizeof err) == 0)
 			n++;
 	}

@@ -47,8 +47,10 @@ bool proc_maps_runtime_version(const char *maps, char *out, size_t n);
  * answers in a few milliseconds, and ps and the targets screen must not
  * hang on a socket that accepts and says nothing. */
 #define PROCS_IPC_TIMEOUT_MS 500
-/* ... and all of them together, listing every process. */
-#define PROCS_LIST_BUDGET_MS 700
+/* ... and all of them together, listing every process, past which each
+ * still gets PROCS_IPC_FLOOR_MS (a live runtime answers well within it). */
+#define PROCS_LIST_BUDGET_MS 600
+#define PROCS_IPC_FLOOR_MS 50
 
 struct dotnet_proc {
 	pid_t pid;

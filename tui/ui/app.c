@@ -34,6 +34,7 @@
 #include "prune.h"
 #include "screen.h"
 #include "session.h"
+#include "sessionlimits.h"
 #include "watch.h"
 #include "xalloc.h"
 
@@ -601,6 +602,13 @@ static void reap(struct app *a)
 		if (s && pid == s->target) {
 			s->state = TARGET_EXITED;
 			s->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+			/* as record does: descendants that start later stay unprofiled */
+			char err[256];
+			int fd = cs_dir_open_private(s->model.dir, err, sizeof err);
+			if (fd >= 0) {
+				cs_session_close(fd);
+				close(fd);
+			}
 			app_message(a, s->exit_status != 0, "the program exited with status %d", s->exit_status);
 		}
 	}

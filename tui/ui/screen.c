@@ -55,6 +55,8 @@ static const char *state_text(struct ui_session *s, struct prof_process *p, char
 						 : "starting";
 	if (p->ended && p->end_reason == CS_END_DETACH)
 		return "detached";
+	if (p->ended && p->end_reason == CS_END_SIZE_CAP)
+		return "full: the session reached its size cap";
 	if (s->state == TARGET_EXITED) {
 		snprintf(buf, n, "exited %d", s->exit_status);
 		return buf;

@@ -90,7 +90,8 @@ static void process_cell(void *ctx, size_t row, int col, char *buf, size_t n)
 	case 1: snprintf(buf, n, "%" PRIu64, p->samples); break;
 	case 2:
 		snprintf(buf, n, "%s", !p->have_hello ? "starting" : !p->ended ? "recording" :
-				       p->end_reason == CS_END_DETACH ? "detached" : "ended");
+				       p->end_reason == CS_END_DETACH ? "detached" :
+				       p->end_reason == CS_END_SIZE_CAP ? "full" : "ended");
 		break;
 	default: snprintf(buf, n, "%s", p->command_line ? p->command_line : p->dir); break;
 	}
