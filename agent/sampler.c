@@ -751,6 +751,7 @@ int sampler_start(uint32_t rate_hz, bool sampling)
 	s.stop = s.exited = false;
 	if (pthread_create(&s.thread, NULL, sampler_main, NULL) != 0)
 		return -1;
+	pthread_setname_np(s.thread, "clrscope-sample"); /* top -H, the Threads view */
 	s.started = true;
 	return 0;
 }
