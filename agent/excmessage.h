@@ -2,9 +2,9 @@
  * ExceptionThrown callback: System.Exception's _message field, a string.
  * No managed code runs, so a message the runtime would only build when
  * asked (an exception made without one) is not seen.
- * Read from the object rather than taken from the runtime's ExceptionThrown
- * event, which follows the callback: no pairing of the two per thread, and
- * messages without the event stream too (before .NET 5). */
+ * For the exception callbacks, which serve only where the runtime's event
+ * stream is off (before .NET 5, or with --instrument); the stream's
+ * ExceptionThrown event carries the message itself. */
 #ifndef CLRSCOPE_AGENT_EXCMESSAGE_H
 #define CLRSCOPE_AGENT_EXCMESSAGE_H
 
