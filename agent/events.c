@@ -57,10 +57,9 @@ static void compute_mask(uint32_t kinds, DWORD *low, DWORD *high)
 	*low = COR_PRF_ENABLE_STACK_SNAPSHOT | mask.fixed_low;
 	/* GC start and finish without a heap walk at every collection: the
 	 * allocation view counts GCs even when GC events are not recorded */
-	/* not COR_PRF_HIGH_MONITOR_EVENT_PIPE: delivery to EventPipeEventDelivered
-	 * does not need it, and with it beside the exception callbacks the
-	 * runtime (10.0.12) aborted on a corrupted mutex in one run of three of
-	 * tests/apps/Server (bench/events.sh) */
+	/* not COR_PRF_HIGH_MONITOR_EVENT_PIPE: it only adds the
+	 * EventPipeProviderCreated callbacks; delivery to EventPipeEventDelivered
+	 * does not check it (and leaving it out did not cure the abort below) */
 	*high = COR_PRF_HIGH_BASIC_GC;
 	if (mask.heap_walk || mask.gc_at_start)
 		*low |= COR_PRF_MONITOR_GC;
