@@ -7,6 +7,7 @@
 
 #include "dials.h"
 #include "gcstream.h"
+#include "instrument.h"
 #include "runtimeevents.h"
 
 /* Microsoft-Windows-DotNETRuntime keywords (ClrEtwAll.man) */
@@ -116,6 +117,13 @@ uint32_t eventpipe_apply(uint32_t kinds, char *why, size_t whylen)
 		why[0] = 0;
 	if (!eventpipe_available())
 		return 0;
+	if (instr_configured()) {
+		/* instrumentation keeps the exception callbacks on, which beside a
+		 * session made the runtime abort (see compute_mask in events.c) */
+		if (why && kinds & STREAM_KINDS & ~CS_EV_EXCEPTIONS)
+			snprintf(why, whylen, "is off in a process started with --instrument");
+		return 0;
+	}
 	pthread_mutex_lock(&ep.mu);
 	for (int i = 0; i < SESSIONS; i++) {
 		HRESULT hr = set_session(i, keywords_of(i, kinds));

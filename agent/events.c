@@ -9,6 +9,7 @@
 #include "dials.h"
 #include "eventpipe.h"
 #include "evqueue.h"
+#include "excmessage.h"
 #include "heapsnap.h"
 #include "logfmt.h"
 #include "logwriter.h"
@@ -56,12 +57,19 @@ static void compute_mask(uint32_t kinds, DWORD *low, DWORD *high)
 	*low = COR_PRF_ENABLE_STACK_SNAPSHOT | mask.fixed_low;
 	/* GC start and finish without a heap walk at every collection: the
 	 * allocation view counts GCs even when GC events are not recorded */
-	*high = COR_PRF_HIGH_BASIC_GC | COR_PRF_HIGH_MONITOR_EVENT_PIPE;
+	/* not COR_PRF_HIGH_MONITOR_EVENT_PIPE: it only adds the
+	 * EventPipeProviderCreated callbacks; delivery to EventPipeEventDelivered
+	 * does not check it (and leaving it out did not cure the abort below) */
+	*high = COR_PRF_HIGH_BASIC_GC;
 	if (mask.heap_walk || mask.gc_at_start)
 		*low |= COR_PRF_MONITOR_GC;
 	if (kinds & CS_EV_GC)
 		*low |= COR_PRF_MONITOR_SUSPENDS;
-	if (kinds & CS_EV_EXCEPTIONS)
+	/* exceptions come from the event stream when it carries them: the
+	 * exception callbacks beside any session of it made the runtime
+	 * (10.0.12) abort on a corrupted mutex in about one run in four of
+	 * tests/apps/Server (neither alone did) */
+	if ((kinds & CS_EV_EXCEPTIONS) && !eventpipe_covers(CS_EV_EXCEPTIONS))
 		*low |= COR_PRF_MONITOR_EXCEPTIONS;
 	if (kinds & CS_EV_JIT)
 		*low |= COR_PRF_MONITOR_JIT_COMPILATION;
@@ -129,6 +137,9 @@ uint64_t events_gc_count(void)
 uint32_t events_apply(uint32_t kinds, char *why, size_t whylen)
 {
 	why[0] = 0;
+	/* the stream first: what it carries decides the callbacks asked for */
+	char stream_why[160];
+	uint32_t streamed = eventpipe_apply(kinds, stream_why, sizeof stream_why);
 	uint32_t runtime = kinds; /* what the runtime delivers; we record only kinds */
 	if (!set_mask(kinds)) {
 		/* Some flags cannot change after attach: keep the kinds the runtime
@@ -154,8 +165,6 @@ uint32_t events_apply(uint32_t kinds, char *why, size_t whylen)
 		}
 		kinds &= ~refused_on;
 	}
-	char stream_why[160];
-	uint32_t streamed = eventpipe_apply(kinds, stream_why, sizeof stream_why);
 	uint32_t missing = kinds & EVENTPIPE_ONLY_KINDS & ~streamed;
 	if (missing) {
 		char names[128];
@@ -295,110 +304,62 @@ static void push(uint16_t type, uint8_t kind, ThreadID thread, UINT_PTR id, uint
 	evq_push(&item, frames, text);
 }
 
-/* Per-thread state behind a pthread key (no __thread: that would tie the
- * agent to the dynamic loader's TLS entry points): JIT durations (a thread
- * compiles one method at a time, rarely nested) and a throw waiting for its
- * message from the event stream, whose event follows the callback. */
-#define JIT_NESTING 4
-struct thread_state {
-	uint64_t started[JIT_NESTING];
-	int depth;
-	struct {
-		bool pending;
-		uint8_t truncated;
-		uint16_t nframes;
-		ClassID cls;
-		uint64_t time_us;
-		FunctionID frames[EVQ_MAX_FRAMES];
-	} exc;
-};
-static pthread_key_t state_key;
-static pthread_once_t state_once = PTHREAD_ONCE_INIT;
-
-static void state_key_create(void)
-{
-	pthread_key_create(&state_key, free);
-}
-
-static struct thread_state *thread_state(void)
-{
-	pthread_once(&state_once, state_key_create);
-	struct thread_state *ts = pthread_getspecific(state_key);
-	if (!ts && (ts = calloc(1, sizeof *ts)))
-		pthread_setspecific(state_key, ts);
-	return ts;
-}
-
-static void push_throw(struct thread_state *ts, const char *message)
-{
-	struct ev_item item = {
-		.type = CS_REC_EXCEPTION,
-		.kind = ts->exc.truncated,
-		.nframes = ts->exc.nframes,
-		.text_len = (uint16_t)(message ? strnlen(message, EVQ_MAX_TEXT) : 0),
-		.time_us = ts->exc.time_us,
-		.thread = current_thread(),
-		.id = ts->exc.cls,
-	};
-	evq_push(&item, ts->exc.frames, message);
-	ts->exc.pending = false;
-}
-
-/* A throw whose message never came (the stream stopped between the two)
- * goes out without one. */
-static void flush_throw(struct thread_state *ts)
-{
-	if (ts && ts->exc.pending)
-		push_throw(ts, NULL);
-}
-
-void events_exception_message(const char *message)
-{
-	struct thread_state *ts = thread_state();
-	if (ts && ts->exc.pending && recording(CS_EV_EXCEPTIONS))
-		push_throw(ts, message);
-}
-
 static HRESULT on_exception_thrown(ICorProfilerCallback11 *self, ObjectID thrown)
 {
 	(void)self;
-	if (!recording(CS_EV_EXCEPTIONS))
+	if (!recording(CS_EV_EXCEPTIONS) || eventpipe_covers(CS_EV_EXCEPTIONS))
 		return S_OK;
-	struct thread_state *ts = thread_state();
-	if (!ts)
-		return S_OK;
-	flush_throw(ts);
 	ICorProfilerInfo10 *info = g_agent.info;
 	ClassID cls = 0;
 	if (FAILED(info->vtbl->GetClassFromObject(info, thrown, &cls)))
 		cls = 0; /* named "[unknown class]"; the stack is still worth having */
-	struct walk w = {ts->exc.frames, 0, EVQ_MAX_FRAMES, false};
+	FunctionID frames[EVQ_MAX_FRAMES];
+	struct walk w = {frames, 0, EVQ_MAX_FRAMES, false};
 	/* the throwing thread's own stack, walked synchronously */
 	info->vtbl->DoStackSnapshot(info, 0, walk_frame, COR_PRF_SNAPSHOT_DEFAULT, &w, NULL, 0);
-	ts->exc.truncated = w.truncated;
-	ts->exc.nframes = (uint16_t)w.n;
-	ts->exc.cls = cls;
-	ts->exc.time_us = agent_now_us();
-	ts->exc.pending = true;
-	if (!eventpipe_covers(CS_EV_EXCEPTIONS))
-		push_throw(ts, NULL);
+	char message[EXC_MESSAGE_MAX];
+	exc_message(thrown, cls, message, sizeof message);
+	push(CS_REC_EXCEPTION, w.truncated, current_thread(), cls, 0, frames, (uint16_t)w.n, message);
 	return S_OK;
 }
 
 static HRESULT on_exception_catcher_enter(ICorProfilerCallback11 *self, FunctionID fn, ObjectID obj)
 {
 	(void)self, (void)obj;
-	if (!recording(CS_EV_EXCEPTIONS))
-		return S_OK;
-	flush_throw(thread_state());
-	push(CS_REC_CATCH, 0, current_thread(), fn, 0, NULL, 0, NULL);
+	if (recording(CS_EV_EXCEPTIONS) && !eventpipe_covers(CS_EV_EXCEPTIONS))
+		push(CS_REC_CATCH, 0, current_thread(), fn, 0, NULL, 0, NULL);
 	return S_OK;
+}
+
+/* JIT durations: a thread compiles one method at a time, rarely nested.
+ * Per-thread state lives behind a pthread key (no __thread: that would tie
+ * the agent to the dynamic loader's TLS entry points). */
+#define JIT_NESTING 4
+struct jit_state {
+	uint64_t started[JIT_NESTING];
+	int depth;
+};
+static pthread_key_t jit_key;
+static pthread_once_t jit_once = PTHREAD_ONCE_INIT;
+
+static void jit_key_create(void)
+{
+	pthread_key_create(&jit_key, free);
+}
+
+static struct jit_state *jit_state(void)
+{
+	pthread_once(&jit_once, jit_key_create);
+	struct jit_state *js = pthread_getspecific(jit_key);
+	if (!js && (js = calloc(1, sizeof *js)))
+		pthread_setspecific(jit_key, js);
+	return js;
 }
 
 static HRESULT on_jit_started(ICorProfilerCallback11 *self, FunctionID fn, BOOL safe)
 {
 	(void)self, (void)fn, (void)safe;
-	struct thread_state *js = thread_state();
+	struct jit_state *js = jit_state();
 	if (!js)
 		return S_OK;
 	if (js->depth < JIT_NESTING)
@@ -410,7 +371,7 @@ static HRESULT on_jit_started(ICorProfilerCallback11 *self, FunctionID fn, BOOL 
 static HRESULT on_jit_finished(ICorProfilerCallback11 *self, FunctionID fn, HRESULT status, BOOL safe)
 {
 	(void)self, (void)safe;
-	struct thread_state *js = thread_state();
+	struct jit_state *js = jit_state();
 	if (!js || js->depth <= 0)
 		return S_OK; /* events were switched on mid-compilation */
 	js->depth--;
@@ -532,8 +493,15 @@ static void drain_one(const struct ev_item *it, const FunctionID *frames, const 
 		e.thread_ref = sym_thread(it->thread);
 		e.id = it->nframes ? sym_stack_of(frames, it->nframes, it->kind, d->defs) : 0;
 		e.kind = 0;
-		e.message = (struct cs_str){text, it->text_len};
-		sym_class_name(it->id, name, sizeof name);
+		if (it->id) { /* from the callback: the class, then the message */
+			e.message = (struct cs_str){text, it->text_len};
+			sym_class_name(it->id, name, sizeof name);
+		} else { /* from the event stream: "type\0message" */
+			size_t tlen = strnlen(text, it->text_len);
+			snprintf(name, sizeof name, "%.*s", (int)tlen, text);
+			e.message = tlen < it->text_len ? (struct cs_str){text + tlen + 1, it->text_len - tlen - 1}
+							 : (struct cs_str){"", 0};
+		}
 		break;
 	case CS_REC_CONTENTION:
 	case CS_REC_WAIT:

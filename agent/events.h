@@ -30,10 +30,6 @@ HRESULT events_set_heap_walk(bool on) AGENT_HIDDEN;
 /* Garbage collections started since the agent started. */
 uint64_t events_gc_count(void) AGENT_HIDDEN;
 
-/* The event stream's ExceptionThrown, on the throwing thread: the message
- * of the throw its callback just saw (which then goes out). */
-void events_exception_message(const char *message) AGENT_HIDDEN;
-
 /* Sampler thread: names and logs what the callbacks queued. */
 void events_drain(struct sym_defs *defs) AGENT_HIDDEN;
 

@@ -6,7 +6,6 @@
 
 #include "dials.h"
 #include "eventpipe.h"
-#include "events.h"
 #include "evqueue.h"
 #include "gcstream.h"
 #include "logfmt.h"
@@ -28,6 +27,7 @@ enum {
 	EV_POOL_ADJUSTMENT = 55,
 	EV_EXCEPTION_THROWN = 80,
 	EV_CONTENTION_STOP = 91,
+	EV_EXCEPTION_CATCH_START = 250,
 	EV_WAIT_START = 301,
 	EV_WAIT_STOP = 302,
 	EV_ALLOCATION_SAMPLED = 303,
@@ -36,7 +36,7 @@ enum {
 /* the mean distance between sampled allocations (DynamicAllocationSampling.md) */
 #define SAMPLING_DISTANCE 102400.0
 
-#define MESSAGE_MAX 256 /* bytes of an exception message kept (UTF-8) */
+#define UNITS_MAX 256 /* UTF-16 units of a string kept */
 
 /* ---- payload parsing: packed little-endian, NUL-terminated UTF-16 ---- */
 
@@ -44,7 +44,7 @@ enum {
  * (when out is not NULL), control characters replaced by spaces. */
 static void get_wstr(struct cs_in *in, char *out, size_t cap)
 {
-	uint16_t units[MESSAGE_MAX];
+	uint16_t units[UNITS_MAX];
 	size_t n = 0;
 	for (;;) {
 		if (cs_in_left(in) < 2) {
@@ -54,7 +54,7 @@ static void get_wstr(struct cs_in *in, char *out, size_t cap)
 		uint16_t u = cs_get_u16(in);
 		if (!u)
 			break;
-		if (n < MESSAGE_MAX)
+		if (n < UNITS_MAX)
 			units[n++] = u;
 	}
 	if (!out)
@@ -101,19 +101,56 @@ static void on_gc_heap_stats(struct cs_in *in)
 		gcs_heap_stats(&st);
 }
 
-static void on_exception(struct cs_in *in)
-{
-	char message[MESSAGE_MAX];
-	get_wstr(in, NULL, 0); /* ExceptionType: the callback names the class */
-	get_wstr(in, message, sizeof message);
-	events_exception_message(in->bad ? "" : message);
-}
-
 static ThreadID current_thread(void)
 {
 	ThreadID tid = 0;
 	g_agent.info->vtbl->GetCurrentThreadID(g_agent.info, &tid);
 	return tid;
+}
+
+/* A throw, on the throwing thread: its type and message from the payload,
+ * the thread's stack walked here (the callback is not asked for: see
+ * compute_mask in events.c). */
+static void on_exception(struct cs_in *in)
+{
+	char text[EVQ_MAX_TEXT];
+	get_wstr(in, text, 256); /* ExceptionType */
+	size_t tlen = strlen(text);
+	size_t room = sizeof text - tlen - 1;
+	get_wstr(in, text + tlen + 1, room < 256 ? room : 256); /* ExceptionMessage, 255 bytes at most */
+	if (in->bad)
+		return;
+	size_t mlen = strlen(text + tlen + 1);
+	ICorProfilerInfo10 *info = g_agent.info;
+	FunctionID frames[EVQ_MAX_FRAMES];
+	struct walk w = {frames, 0, EVQ_MAX_FRAMES, false};
+	info->vtbl->DoStackSnapshot(info, 0, walk_frame, COR_PRF_SNAPSHOT_DEFAULT, &w, NULL, 0);
+	struct ev_item item = {
+		.type = CS_REC_EXCEPTION,
+		.kind = w.truncated,
+		.nframes = (uint16_t)w.n,
+		.text_len = (uint16_t)(tlen + 1 + mlen), /* "type\0message" */
+		.time_us = agent_now_us(),
+		.thread = current_thread(),
+	};
+	evq_push(&item, frames, text);
+}
+
+/* A catch clause entered: ExceptionCatch's MethodID is the MethodDesc, which
+ * is the profiling API's FunctionID. */
+static void on_exception_catch(struct cs_in *in)
+{
+	cs_get_u64(in); /* EntryEIP */
+	uint64_t method = cs_get_u64(in);
+	if (in->bad || !method)
+		return;
+	struct ev_item item = {
+		.type = CS_REC_CATCH,
+		.time_us = agent_now_us(),
+		.thread = current_thread(),
+		.id = (UINT_PTR)method,
+	};
+	evq_push(&item, NULL, NULL);
 }
 
 /* A wait that ended on this thread, with the thread's own stack, walked
@@ -303,6 +340,10 @@ void rte_deliver(uint32_t id, const uint8_t *data, size_t len)
 	case EV_EXCEPTION_THROWN:
 		if (eventpipe_covers(CS_EV_EXCEPTIONS))
 			on_exception(&in);
+		break;
+	case EV_EXCEPTION_CATCH_START:
+		if (eventpipe_covers(CS_EV_EXCEPTIONS))
+			on_exception_catch(&in);
 		break;
 	case EV_CONTENTION_STOP:
 		if (eventpipe_covers(CS_EV_CONTENTION))

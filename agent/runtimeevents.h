@@ -1,7 +1,6 @@
 /* What each runtime event means: the payload layouts of the events the
  * session asks for (ClrEtwAll.man, packed little-endian, NUL-terminated
- * UTF-16) and where each goes: GC events to gcstream.c, an exception's
- * message to events.c, contention, waits and sampled allocations (with the
+ * UTF-16) and where each goes: GC events to gcstream.c, contention, waits and sampled allocations (with the
  * thread's own stack, walked here) to evqueue, thread pool records straight
  * to the log.  Runs on the thread that fired the event; copies what it
  * needs and returns. */

@@ -28,6 +28,17 @@ check "n == 1" "the other exception's message, its control characters made space
 	n="$(json "int(len($inv) == 1 and $inv[0]['count'] == 1 and $inv[0]['text'].startswith('invalid   xxx'))" "$WORK/t.json")"
 check "n <= 255" "a long message is cut to 255 bytes" n="$(json "len($inv[0]['text'].encode())" "$WORK/t.json")"
 expect_contains "$(clrscope report "$WORK/t")" "boom 0" "the text report shows messages"
+
+# with --instrument the exception callbacks stay (the event stream is off
+# there): the messages are read from the thrown objects instead
+expect_status 0 "record Thrower 5 --instrument" -- \
+	clrscope record -o "$WORK/ti" -i 'Clrscope.TestApps.Program.Main' -- dotnet "$(app Thrower)" 5
+clrscope report --format json "$WORK/ti" >"$WORK/ti.json"
+check "n == 5" "callbacks: 5 ThrowerExceptions with their 5 messages" \
+	n="$(json "len(set(m['text'] for e in $p['exceptions'] if e['type']=='Clrscope.TestApps.ThrowerException' for m in e['messages']) & set('boom %d' % i for i in range(5)))" "$WORK/ti.json")"
+check "n == 1" "callbacks: the long message cut and cleaned too" \
+	n="$(json "int([m['text'] for e in $p['exceptions'] if e['type']=='System.InvalidOperationException' for m in e['messages']][0].startswith('invalid   xxx'))" "$WORK/ti.json")"
+expect_contains "$(json "[m['text'] for m in $p['messages']]" "$WORK/ti.json")" "--instrument" "the agent says why the event stream is off"
 expect_contains "$(clrscope report "$WORK/t")" "exception Clrscope.TestApps.ThrowerException: 25 thrown, 25 caught in Clrscope.TestApps.Program.Main" \
 	"the text report lists the exception type and where it was caught"
 expect_contains "$(json "[t['name'] for t in $p['threads']]" "$WORK/t.json")" "" "threads are listed"

@@ -61,5 +61,7 @@ expect_screen "pause max" 5 "GC shows the pause strip chart"
 expect_screen "heap max" 5 "and the heap strip chart"
 n=$(screen | grep -c " induced ")
 check "n >= 5" "and a row per induced collection" n="$n"
+n=$(screen | grep -c " induced  *blocking ")
+check "n >= 5" "each with its type from the runtime's event stream" n="$n"
 tm send-keys -t ui q
 finish

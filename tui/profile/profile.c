@@ -548,8 +548,8 @@ static void fold_event(struct prof_process *p, const struct cs_record *rec)
 		p->events.exceptions++;
 		xgrow(&p->thread_last_throw, &p->thread_last_throw_cap, e.thread_ref + 1, sizeof *p->thread_last_throw);
 		p->thread_last_throw[e.thread_ref] = t + 1;
-		log_event(p, e.time_us, PEV_EXCEPTION, "%.*s thrown on thread %llu", (int)e.text.len, e.text.p,
-			  (unsigned long long)e.thread_ref);
+		log_event(p, e.time_us, PEV_EXCEPTION, "%.*s thrown on thread %llu%s%.*s", (int)e.text.len, e.text.p,
+			  (unsigned long long)e.thread_ref, e.message.len ? ": " : "", (int)e.message.len, e.message.p);
 		break;
 	}
 	case CS_REC_CONTENTION:

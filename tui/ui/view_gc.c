@@ -1,5 +1,5 @@
 /* Garbage collections: strip charts of pause times and heap size per
- * collection over the table of collections (generation, reason, pause,
+ * collection over the table of collections (generation, reason, type, pause,
  * heap per generation after it). */
 #include <curses.h>
 #include <inttypes.h>
@@ -8,7 +8,7 @@
 #include "uisession.h"
 
 static const struct column columns[] = {
-	{"time s", 9, true},   {"gen", 3, true},     {"reason", 18, false},  {"pause ms", 9, true},
+	{"time s", 9, true},   {"gen", 3, true},     {"reason", 18, false},  {"type", 10, false}, {"pause ms", 9, true},
 	{"took ms", 8, true},  {"gen0 MiB", 9, true}, {"gen1 MiB", 9, true}, {"gen2 MiB", 9, true},
 	{"LOH MiB", 8, true},  {"POH MiB", 8, true},
 };
@@ -38,9 +38,10 @@ static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
 	case 0: snprintf(buf, n, "%.3f", (double)g->start_us / 1e6); break;
 	case 1: snprintf(buf, n, "%u", g->generation); break;
 	case 2: snprintf(buf, n, "%s", prof_gc_reason(g)); break;
-	case 3: snprintf(buf, n, "%.2f", (double)g->pause_us / 1000.0); break;
-	case 4: snprintf(buf, n, "%.2f", (double)g->duration_us / 1000.0); break;
-	default: snprintf(buf, n, "%.2f", (double)g->gen_bytes[col - 5] / 1048576.0); break;
+	case 3: snprintf(buf, n, "%s", cs_gc_type_name(g->type)); break;
+	case 4: snprintf(buf, n, "%.2f", (double)g->pause_us / 1000.0); break;
+	case 5: snprintf(buf, n, "%.2f", (double)g->duration_us / 1000.0); break;
+	default: snprintf(buf, n, "%.2f", (double)g->gen_bytes[col - 6] / 1048576.0); break;
 	}
 }
 
