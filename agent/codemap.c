@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -102,6 +103,26 @@ int codemap_read(uint64_t addr, void *buf, size_t n)
 	return process_vm_readv(m.pid, &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -1;
 }
 
+uint32_t codemap_copy_pages(uint64_t addr, uint8_t *buf, uint32_t len)
+{
+	enum { PAGE = 4096, IOVS = CODEMAP_COPY_MAX / PAGE + 1 };
+	struct iovec local[IOVS], remote[IOVS];
+	if (len > CODEMAP_COPY_MAX)
+		len = CODEMAP_COPY_MAX;
+	int n = 0;
+	for (uint32_t at = 0; at < len && n < IOVS; n++) {
+		uint32_t chunk = PAGE - (uint32_t)((addr + at) & (PAGE - 1));
+		if (chunk > len - at)
+			chunk = len - at;
+		local[n] = (struct iovec){buf + at, chunk};
+		remote[n] = (struct iovec){(void *)(uintptr_t)(addr + at), chunk};
+		at += chunk;
+	}
+	/* syscall() is variadic: every argument a full long */
+	long got = syscall(SYS_process_vm_readv, (long)m.pid, local, (unsigned long)n, remote, (unsigned long)n, 0ul);
+	return got > 0 ? (uint32_t)got : 0;
+}
+
 static uint32_t hash(uint64_t v)
 {
 	return (uint32_t)((v * 0x9E3779B97F4A7C15ull) >> 40);
@@ -143,7 +164,8 @@ static int32_t body_at_start(uint64_t start, FunctionID fn, uint64_t known_end)
 	return -1;
 }
 
-static int read_for_r2r(uint64_t addr, void *buf, uint32_t n)
+/* The decoders' reader (ehframe.c, r2r.c): this process's memory, never a fault. */
+static int read_no_fault(uint64_t addr, void *buf, uint32_t n)
 {
 	return codemap_read(addr, buf, n);
 }
@@ -170,7 +192,7 @@ static const struct r2r_image *image_of(FunctionID fn)
 	img->r2r.functions = 0;
 	m.dirty = true;
 	if (FAILED(pi->vtbl->GetModuleInfo(pi, module, &base, 0, &len, NULL, &assembly)) || !base ||
-	    !r2r_open((uint64_t)(uintptr_t)base, read_for_r2r, &img->r2r))
+	    !r2r_open((uint64_t)(uintptr_t)base, read_no_fault, &img->r2r))
 		return NULL;
 	return &img->r2r;
 }
@@ -179,7 +201,7 @@ static int32_t r2r_body(FunctionID fn, uint64_t ip)
 {
 	const struct r2r_image *img = image_of(fn);
 	uint64_t start, end;
-	if (!img || !r2r_range_of(img, ip, read_for_r2r, &start, &end))
+	if (!img || !r2r_range_of(img, ip, read_no_fault, &start, &end))
 		return -1;
 	int32_t b = body_at_start(start, fn, end);
 	return b >= 0 && ip >= m.bodies[b].start && ip < m.bodies[b].end ? b : -1;
@@ -247,11 +269,6 @@ static const struct module *module_of(uint64_t ip)
 		m.dirty = true;
 	}
 	return NULL;
-}
-
-static int read_for_eh(uint64_t addr, void *buf, uint32_t n)
-{
-	return codemap_read(addr, buf, n);
 }
 
 static bool in_epilog(uint64_t ip, const struct code_body *b)
@@ -328,7 +345,7 @@ static struct ip_entry resolve(uint64_t ip)
 	} else {
 		const struct module *mod = module_of(ip);
 		e.in_module = mod != NULL;
-		e.native_known = mod && eh_rule_at(mod->eh_hdr, ip, read_for_eh, &e.rule);
+		e.native_known = mod && eh_rule_at(mod->eh_hdr, ip, read_no_fault, &e.rule);
 	}
 	return e;
 }

@@ -44,4 +44,11 @@ struct code_at codemap_at(uint64_t ip, bool check_epilog) AGENT_HIDDEN;
 /* Reads n bytes of this process at addr without faulting (0 or -1). */
 int codemap_read(uint64_t addr, void *buf, size_t n) AGENT_HIDDEN;
 
+#define CODEMAP_COPY_MAX (64u << 10)
+/* Copies up to len (at most CODEMAP_COPY_MAX) bytes of this process from
+ * addr, page by page in one system call, so that an unreadable page ends
+ * the copy there; returns the bytes copied.  Async-signal-safe (the signal
+ * handler copies stacks with it); needs codemap_init first. */
+uint32_t codemap_copy_pages(uint64_t addr, uint8_t *buf, uint32_t len) AGENT_HIDDEN;
+
 #endif

@@ -35,7 +35,7 @@
 #define HOLD_BYTES (32u << 10)
 #define HOLD_FLUSH_NS (100u * 1000000u) /* runs are written this often: what a killed program loses */
 #define MAX_CHECKS 4                /* exact-vs-fast comparisons per tick */
-#define CHECK_STACK (64u << 10)     /* stack bytes copied for one, as the signal handler does */
+#define CHECK_STACK CODEMAP_COPY_MAX /* stack bytes copied for one, as the signal handler does */
 
 /* A thread walked exactly whose walk is repeated the fast way: the
  * registers of its innermost managed frame (DoStackSnapshot's context)
@@ -123,21 +123,6 @@ static HRESULT check_frame(FunctionID fn, UINT_PTR ip, COR_PRF_FRAME_INFO frame,
 	return walk_frame(fn, ip, frame, context_size, context, &cw->w);
 }
 
-/* Copies the stack from sp, page by page until one is unreadable. */
-static uint32_t copy_stack(uint64_t sp, uint8_t *buf, uint32_t cap)
-{
-	uint32_t len = 0;
-	while (len < cap) {
-		uint32_t chunk = 4096 - (uint32_t)((sp + len) & 4095);
-		if (chunk > cap - len)
-			chunk = cap - len;
-		if (codemap_read(sp + len, buf + len, chunk) != 0)
-			break;
-		len += chunk;
-	}
-	return len;
-}
-
 /* The part that runs while every managed thread is stopped: copy only, and
  * only the stacks of threads that ran since their last walk (the others
  * keep theirs: see stillthreads.h). */
@@ -175,7 +160,7 @@ static uint32_t walk_moved_threads(uint32_t nslots, uint32_t used, uint32_t *fai
 				c->slot = nslots;
 				c->first = cw.first;
 				c->regs = cw.regs;
-				c->len = copy_stack(cw.regs.sp, c->stack, CHECK_STACK);
+				c->len = codemap_copy_pages(cw.regs.sp, c->stack, CHECK_STACK);
 			}
 		} else {
 			hr = info->vtbl->DoStackSnapshot(info, tid, walk_frame, COR_PRF_SNAPSHOT_DEFAULT, &cw.w, NULL, 0);
@@ -221,11 +206,6 @@ static void end_hold(const struct hold *h)
 	s.ended[s.nended++] = hold_entry(h);
 }
 
-static void flush_holds(void)
-{
-	write_holds(true);
-}
-
 /* Writes the runs that ended, and with open_too every open one, as HOLDS
  * entries (records of at most HOLD_BYTES), and forgets them. */
 static void write_holds(bool open_too)
@@ -267,7 +247,7 @@ static void stage_commit(void)
 	uint64_t now = agent_mono_ns();
 	if (now - s.holds_flushed_ns >= HOLD_FLUSH_NS || !atomic_load(&s.sampling)) {
 		s.holds_flushed_ns = now;
-		flush_holds();
+		write_holds(true);
 	}
 }
 
@@ -319,11 +299,11 @@ static void run_checks(void)
 	for (uint32_t i = 0; i < s.nchecks; i++) {
 		const struct check *c = &s.checks[i];
 		const struct sig_walk *exact = &s.slots[c->slot];
+		if (c->first >= exact->n)
+			continue;
 		struct stack_copy copy = {c->regs.sp, c->len, c->stack};
 		struct unwind_out out = {s.check_frames, 0, MAX_DEPTH, UNWIND_EXACT, 0};
 		unwind_stack(&c->regs, true, &copy, &out);
-		if (c->first >= exact->n)
-			continue;
 		const FunctionID *want = s.pool + exact->start + c->first;
 		uint32_t nwant = exact->n - c->first;
 		if (out.verdict == UNWIND_BROKEN)
@@ -659,7 +639,7 @@ static void *sampler_main(void *arg)
 		    (unsigned long long)ss.truncated, (unsigned long long)ss.broken, (unsigned long long)ss.no_managed,
 		    (unsigned long long)ss.handler_lost);
 	stage_commit();
-	flush_holds(); /* whatever is still open: the log ends here */
+	write_holds(true); /* whatever is still open: the log ends here */
 	drain_events(true);
 	lw_set_sampler_stats(&s.stats);
 

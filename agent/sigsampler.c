@@ -21,7 +21,6 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
-#include <sys/uio.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -30,8 +29,7 @@
 
 #define SIG_THREADS 512
 #define SIG_RING 2 /* captures are collected every tick, one signal in flight at most */
-#define STACK_COPY (64u << 10) /* deep enough for hundreds of frames */
-#define PAGE 4096u
+#define STACK_COPY CODEMAP_COPY_MAX /* deep enough for hundreds of frames */
 #define REFRESH_EVERY_NS 10000000ull  /* the thread list: short-lived threads matter */
 #define CODE_FLUSH_NS 10000000000ull  /* code may be unloaded: forget what is where */
 
@@ -91,20 +89,7 @@ static void on_signal(int sig, siginfo_t *si, void *context)
 	c->fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
 	uint64_t hi = atomic_load_explicit(&sl->hi, memory_order_relaxed);
 	uint64_t want = hi > rsp && hi - rsp < STACK_COPY ? hi - rsp : STACK_COPY;
-	/* page by page, so that an unreadable page ends the copy there */
-	struct iovec local[STACK_COPY / PAGE + 1], remote[STACK_COPY / PAGE + 1];
-	int niov = 0;
-	for (uint64_t at = 0; at < want && niov < (int)(STACK_COPY / PAGE + 1); niov++) {
-		uint64_t chunk = PAGE - ((rsp + at) & (PAGE - 1));
-		if (chunk > want - at)
-			chunk = want - at;
-		local[niov] = (struct iovec){c->stack + at, chunk};
-		remote[niov] = (struct iovec){(void *)(uintptr_t)(rsp + at), chunk};
-		at += chunk;
-	}
-	/* syscall() is variadic: every argument a full long */
-	long got = syscall(SYS_process_vm_readv, (long)g.pid, local, (unsigned long)niov, remote, (unsigned long)niov, 0ul);
-	c->len = got > 0 ? (uint32_t)got : 0;
+	c->len = codemap_copy_pages(rsp, c->stack, (uint32_t)want);
 	atomic_store_explicit(&sl->head, h + 1, memory_order_release);
 	atomic_fetch_add_explicit(&g.handled, 1, memory_order_relaxed);
 out:
