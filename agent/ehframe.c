@@ -2,47 +2,41 @@
 
 #include <string.h>
 
+#include "wire.h"
+
 #define EH_REG_RA 16
 #define STATE_STACK 8
 #define CHUNK 512
 
-/* A bounded cursor over bytes copied from addr; a read past the end
- * sets bad, checked once the caller is done. */
+/* Bytes copied from address base, read with wire.h's reader (a read past
+ * the end sets bad, checked once the caller is done); the address of the
+ * next byte is derived, for pc-relative pointers. */
 struct cur {
-	const uint8_t *p, *end;
-	uint64_t addr; /* of p */
-	bool bad;
+	struct cs_in in;
+	const uint8_t *start;
+	uint64_t base;
 };
 
-static uint8_t u8(struct cur *c)
+static void cur_init(struct cur *c, const uint8_t *p, const uint8_t *end, uint64_t addr)
 {
-	if (c->p >= c->end) {
-		c->bad = true;
-		return 0;
-	}
-	c->addr++;
-	return *c->p++;
+	cs_in_init(&c->in, p, (size_t)(end - p));
+	c->start = p;
+	c->base = addr;
 }
 
-static uint64_t fixed(struct cur *c, int n)
+static uint64_t cur_addr(const struct cur *c)
 {
-	uint64_t v = 0;
-	for (int i = 0; i < n; i++)
-		v |= (uint64_t)u8(c) << (8 * i);
-	return v;
+	return c->base + (uint64_t)(c->in.p - c->start);
 }
 
-static uint64_t uleb(struct cur *c)
+static void skip(struct cur *c, uint64_t n)
 {
-	uint64_t v = 0;
-	for (int shift = 0; shift < 64; shift += 7) {
-		uint8_t b = u8(c);
-		v |= (uint64_t)(b & 0x7F) << shift;
-		if (!(b & 0x80))
-			return v;
+	if (n > cs_in_left(&c->in)) {
+		c->in.bad = true;
+		c->in.p = c->in.end;
+	} else {
+		c->in.p += n;
 	}
-	c->bad = true;
-	return 0;
 }
 
 static int64_t sleb(struct cur *c)
@@ -51,7 +45,7 @@ static int64_t sleb(struct cur *c)
 	int shift = 0;
 	uint8_t b;
 	do {
-		b = u8(c);
+		b = cs_get_u8(&c->in);
 		v |= (int64_t)((uint64_t)(b & 0x7F) << shift);
 		shift += 7;
 	} while ((b & 0x80) && shift < 64);
@@ -63,26 +57,26 @@ static int64_t sleb(struct cur *c)
 /* A pointer in the DW_EH_PE encoding enc (absolute or pc-relative). */
 static uint64_t encoded(struct cur *c, uint8_t enc)
 {
-	uint64_t at = c->addr, v;
+	uint64_t at = cur_addr(c), v;
 	switch (enc & 0x0F) {
-	case 0x00: v = fixed(c, 8); break;
-	case 0x01: v = uleb(c); break;
-	case 0x02: v = fixed(c, 2); break;
-	case 0x03: v = fixed(c, 4); break;
-	case 0x04: v = fixed(c, 8); break;
+	case 0x00: v = cs_get_u64(&c->in); break;
+	case 0x01: v = cs_get_varint(&c->in); break;
+	case 0x02: v = cs_get_u16(&c->in); break;
+	case 0x03: v = cs_get_u32(&c->in); break;
+	case 0x04: v = cs_get_u64(&c->in); break;
 	case 0x09: v = (uint64_t)sleb(c); break;
-	case 0x0A: v = (uint64_t)(int64_t)(int16_t)fixed(c, 2); break;
-	case 0x0B: v = (uint64_t)(int64_t)(int32_t)fixed(c, 4); break;
-	case 0x0C: v = fixed(c, 8); break;
-	default: c->bad = true; return 0;
+	case 0x0A: v = (uint64_t)(int64_t)(int16_t)cs_get_u16(&c->in); break;
+	case 0x0B: v = (uint64_t)(int64_t)(int32_t)cs_get_u32(&c->in); break;
+	case 0x0C: v = cs_get_u64(&c->in); break;
+	default: c->in.bad = true; return 0;
 	}
 	switch (enc & 0x70) {
 	case 0x00: break;
 	case 0x10: v += at; break;
-	default: c->bad = true; /* data- or function-relative: not in .eh_frame */
+	default: c->in.bad = true; /* data- or function-relative: not in .eh_frame */
 	}
 	if (enc & 0x80)
-		c->bad = true; /* indirect: never for code addresses */
+		c->in.bad = true; /* indirect: never for code addresses */
 	return v;
 }
 
@@ -131,26 +125,25 @@ static void set_reg(struct regs_state *st, uint64_t reg, int8_t how, int64_t off
  * any other expression leaves the CFA unknown. */
 static void def_cfa_expression(struct cur *c, struct regs_state *st)
 {
-	uint64_t n = uleb(c);
-	const uint8_t *end = c->p + n;
+	uint64_t n = cs_get_varint(&c->in);
 	st->cfa_reg = 0xFF;
-	if (n < 3 || end > c->end) {
-		c->p = end;
-		c->addr += n;
+	if (n < 3 || n > cs_in_left(&c->in)) {
+		skip(c, n);
 		return;
 	}
-	struct cur e = {c->p, end, c->addr, false};
-	uint8_t op = u8(&e);
+	struct cur e;
+	cur_init(&e, c->in.p, c->in.p + n, cur_addr(c));
+	uint8_t op = cs_get_u8(&e.in);
 	if (op == 0x70 + EH_REG_RSP || op == 0x70 + EH_REG_RBP) {
 		int64_t off = sleb(&e);
-		if (u8(&e) == 0x06) { /* deref */
+		if (cs_get_u8(&e.in) == 0x06) { /* deref */
 			int64_t add = 0;
-			bool ok = e.p == e.end;
-			if (!ok && u8(&e) == 0x23) { /* plus_uconst */
-				add = (int64_t)uleb(&e);
-				ok = e.p == e.end;
+			bool ok = !cs_in_left(&e.in);
+			if (!ok && cs_get_u8(&e.in) == 0x23) { /* plus_uconst */
+				add = (int64_t)cs_get_varint(&e.in);
+				ok = !cs_in_left(&e.in);
 			}
-			if (ok && !e.bad) {
+			if (ok && !e.in.bad) {
 				st->cfa_reg = (uint8_t)(op - 0x70);
 				st->cfa_off = off;
 				st->cfa_deref = true;
@@ -158,8 +151,7 @@ static void def_cfa_expression(struct cur *c, struct regs_state *st)
 			}
 		}
 	}
-	c->p = end;
-	c->addr += n;
+	skip(c, n);
 }
 
 /* Runs CFA instructions until the location passes pc (stop_at), or to the
@@ -169,12 +161,12 @@ static bool run(struct cur *c, const struct cie *cie, struct regs_state *st, con
 {
 	struct regs_state stack[STATE_STACK];
 	int depth = 0;
-	while (c->p < c->end && !c->bad) {
-		uint8_t op = u8(c), low = op & 0x3F;
+	while (cs_in_left(&c->in) && !c->in.bad) {
+		uint8_t op = cs_get_u8(&c->in), low = op & 0x3F;
 		uint64_t delta = 0, reg;
 		switch (op & 0xC0) {
 		case 0x40: delta = low * cie->code_align; goto advance;
-		case 0x80: set_reg(st, low, 1, (int64_t)uleb(c) * cie->data_align); continue;
+		case 0x80: set_reg(st, low, 1, (int64_t)cs_get_varint(&c->in) * cie->data_align); continue;
 		case 0xC0:
 			if (low == EH_REG_RBP)
 				st->rbp_how = initial->rbp_how, st->rbp_off = initial->rbp_off;
@@ -185,14 +177,14 @@ static bool run(struct cur *c, const struct cie *cie, struct regs_state *st, con
 		switch (op) {
 		case 0x00: continue; /* nop */
 		case 0x01: *loc = encoded(c, cie->fde_enc); if (*loc > pc) return true; continue;
-		case 0x02: delta = fixed(c, 1) * cie->code_align; goto advance;
-		case 0x03: delta = fixed(c, 2) * cie->code_align; goto advance;
-		case 0x04: delta = fixed(c, 4) * cie->code_align; goto advance;
-		case 0x05: reg = uleb(c); set_reg(st, reg, 1, (int64_t)uleb(c) * cie->data_align); continue;
+		case 0x02: delta = cs_get_u8(&c->in) * cie->code_align; goto advance;
+		case 0x03: delta = cs_get_u16(&c->in) * cie->code_align; goto advance;
+		case 0x04: delta = cs_get_u32(&c->in) * cie->code_align; goto advance;
+		case 0x05: reg = cs_get_varint(&c->in); set_reg(st, reg, 1, (int64_t)cs_get_varint(&c->in) * cie->data_align); continue;
 		case 0x06:
-		case 0x08: reg = uleb(c); set_reg(st, reg, 0, 0); continue; /* restore (approx.), same value */
-		case 0x07: reg = uleb(c); set_reg(st, reg, 2, 0); continue; /* undefined */
-		case 0x09: reg = uleb(c); uleb(c); set_reg(st, reg, -1, 0); continue; /* in another register */
+		case 0x08: reg = cs_get_varint(&c->in); set_reg(st, reg, 0, 0); continue; /* restore (approx.), same value */
+		case 0x07: reg = cs_get_varint(&c->in); set_reg(st, reg, 2, 0); continue; /* undefined */
+		case 0x09: reg = cs_get_varint(&c->in); cs_get_varint(&c->in); set_reg(st, reg, -1, 0); continue; /* in another register */
 		case 0x0A:
 			if (depth == STATE_STACK)
 				return false;
@@ -203,19 +195,19 @@ static bool run(struct cur *c, const struct cie *cie, struct regs_state *st, con
 				return false;
 			*st = stack[--depth];
 			continue;
-		case 0x0C: st->cfa_reg = (uint8_t)uleb(c); st->cfa_off = (int64_t)uleb(c); st->cfa_deref = false; continue;
-		case 0x0D: st->cfa_reg = (uint8_t)uleb(c); st->cfa_deref = false; continue;
-		case 0x0E: st->cfa_off = (int64_t)uleb(c); st->cfa_deref = false; continue;
+		case 0x0C: st->cfa_reg = (uint8_t)cs_get_varint(&c->in); st->cfa_off = (int64_t)cs_get_varint(&c->in); st->cfa_deref = false; continue;
+		case 0x0D: st->cfa_reg = (uint8_t)cs_get_varint(&c->in); st->cfa_deref = false; continue;
+		case 0x0E: st->cfa_off = (int64_t)cs_get_varint(&c->in); st->cfa_deref = false; continue;
 		case 0x0F: def_cfa_expression(c, st); continue;
 		case 0x10:
-		case 0x16: { reg = uleb(c); uint64_t n = uleb(c); c->p += n; c->addr += n; set_reg(st, reg, -1, 0); continue; }
-		case 0x11: reg = uleb(c); set_reg(st, reg, 1, sleb(c) * cie->data_align); continue;
-		case 0x12: st->cfa_reg = (uint8_t)uleb(c); st->cfa_off = sleb(c) * cie->data_align; st->cfa_deref = false; continue;
+		case 0x16: { reg = cs_get_varint(&c->in); skip(c, cs_get_varint(&c->in)); set_reg(st, reg, -1, 0); continue; }
+		case 0x11: reg = cs_get_varint(&c->in); set_reg(st, reg, 1, sleb(c) * cie->data_align); continue;
+		case 0x12: st->cfa_reg = (uint8_t)cs_get_varint(&c->in); st->cfa_off = sleb(c) * cie->data_align; st->cfa_deref = false; continue;
 		case 0x13: st->cfa_off = sleb(c) * cie->data_align; st->cfa_deref = false; continue;
-		case 0x14: reg = uleb(c); uleb(c); set_reg(st, reg, -1, 0); continue;
-		case 0x15: reg = uleb(c); sleb(c); set_reg(st, reg, -1, 0); continue;
-		case 0x2E: uleb(c); continue; /* GNU_args_size */
-		case 0x2F: reg = uleb(c); set_reg(st, reg, 1, -(int64_t)uleb(c) * cie->data_align); continue;
+		case 0x14: reg = cs_get_varint(&c->in); cs_get_varint(&c->in); set_reg(st, reg, -1, 0); continue;
+		case 0x15: reg = cs_get_varint(&c->in); sleb(c); set_reg(st, reg, -1, 0); continue;
+		case 0x2E: cs_get_varint(&c->in); continue; /* GNU_args_size */
+		case 0x2F: reg = cs_get_varint(&c->in); set_reg(st, reg, 1, -(int64_t)cs_get_varint(&c->in) * cie->data_align); continue;
 		default: return false;
 		}
 	advance:
@@ -223,9 +215,7 @@ static bool run(struct cur *c, const struct cie *cie, struct regs_state *st, con
 		if (*loc > pc)
 			return true;
 	}
-	if (c->p > c->end)
-		c->bad = true;
-	return !c->bad;
+	return !c->in.bad;
 }
 
 static bool parse_cie(eh_read_fn *read, uint64_t addr, uint8_t *buf, struct cie *cie)
@@ -233,58 +223,60 @@ static bool parse_cie(eh_read_fn *read, uint64_t addr, uint8_t *buf, struct cie 
 	uint32_t n;
 	if (!load(read, addr, buf, &n))
 		return false;
-	struct cur c = {buf, buf + n, addr, false};
-	uint64_t len = fixed(&c, 4);
+	struct cur c;
+	cur_init(&c, buf, buf + n, addr);
+	uint64_t len = cs_get_u32(&c.in);
 	if (len == 0 || len == 0xFFFFFFFF || len + 4 > n)
 		return false;
-	c.end = buf + 4 + len;
-	if (fixed(&c, 4) != 0)
+	c.in.end = buf + 4 + len;
+	if (cs_get_u32(&c.in) != 0)
 		return false; /* not a CIE */
-	uint8_t version = u8(&c);
+	uint8_t version = cs_get_u8(&c.in);
 	char aug[8];
 	size_t na = 0;
-	for (char ch; (ch = (char)u8(&c)) != 0 && !c.bad;) {
+	for (char ch; (ch = (char)cs_get_u8(&c.in)) != 0 && !c.in.bad;) {
 		if (na + 1 >= sizeof aug)
 			return false;
 		aug[na++] = ch;
 	}
 	aug[na] = 0;
 	if (version == 4) {
-		u8(&c); /* address size */
-		u8(&c); /* segment size */
+		cs_get_u8(&c.in); /* address size */
+		cs_get_u8(&c.in); /* segment size */
 	}
-	cie->code_align = uleb(&c);
+	cie->code_align = cs_get_varint(&c.in);
 	cie->data_align = sleb(&c);
 	if (version == 1)
-		u8(&c);
+		cs_get_u8(&c.in);
 	else
-		uleb(&c); /* return address register */
+		cs_get_varint(&c.in); /* return address register */
 	cie->fde_enc = 0;
 	cie->augmented = aug[0] == 'z';
 	if (cie->augmented) {
-		uint64_t alen = uleb(&c);
-		const uint8_t *after = c.p + alen;
-		for (size_t i = 1; i < na && !c.bad; i++) {
+		uint64_t alen = cs_get_varint(&c.in);
+		if (alen > cs_in_left(&c.in))
+			return false;
+		const uint8_t *after = c.in.p + alen;
+		for (size_t i = 1; i < na && !c.in.bad; i++) {
 			if (aug[i] == 'R')
-				cie->fde_enc = u8(&c);
+				cie->fde_enc = cs_get_u8(&c.in);
 			else if (aug[i] == 'P')
-				encoded(&c, u8(&c));
+				encoded(&c, cs_get_u8(&c.in));
 			else if (aug[i] == 'L')
-				u8(&c);
+				cs_get_u8(&c.in);
 			else if (aug[i] != 'S')
 				return false;
 		}
-		if (after > c.end)
+		if (c.in.p > after)
 			return false;
-		c.addr += (uint64_t)(after - c.p);
-		c.p = after;
+		c.in.p = after;
 	} else if (na) {
 		return false;
 	}
-	cie->insns = c.p;
-	cie->insns_end = c.end;
-	cie->insns_addr = c.addr;
-	return !c.bad;
+	cie->insns = c.in.p;
+	cie->insns_end = c.in.end;
+	cie->insns_addr = cur_addr(&c);
+	return !c.in.bad;
 }
 
 /* The FDE whose range may hold pc, by binary search of the header's table
@@ -297,12 +289,13 @@ static bool find_fde(uint64_t hdr, uint64_t pc, eh_read_fn *read, uint64_t *fde)
 	uint8_t enc_frame = h[1], enc_count = h[2];
 	if (read(hdr + 4, h + 4, 16) != 0)
 		return false;
-	struct cur c = {h + 4, h + sizeof h, hdr + 4, false};
+	struct cur c;
+	cur_init(&c, h + 4, h + sizeof h, hdr + 4);
 	encoded(&c, enc_frame);
 	uint64_t count = encoded(&c, enc_count);
-	if (c.bad || count == 0)
+	if (c.in.bad || count == 0)
 		return false;
-	uint64_t table = c.addr;
+	uint64_t table = cur_addr(&c);
 	uint64_t lo = 0, hi = count;
 	while (hi - lo > 1) {
 		uint64_t mid = lo + (hi - lo) / 2;
@@ -330,33 +323,34 @@ bool eh_rule_at(uint64_t hdr, uint64_t pc, eh_read_fn *read, struct eh_rule *out
 	uint32_t n;
 	if (!load(read, fde_addr, buf, &n))
 		return false;
-	struct cur c = {buf, buf + n, fde_addr, false};
-	uint64_t len = fixed(&c, 4);
+	struct cur c;
+	cur_init(&c, buf, buf + n, fde_addr);
+	uint64_t len = cs_get_u32(&c.in);
 	if (len == 0 || len == 0xFFFFFFFF || len + 4 > n)
 		return false;
-	c.end = buf + 4 + len;
-	uint64_t cie_ptr_at = c.addr;
-	uint64_t cie_off = fixed(&c, 4);
+	c.in.end = buf + 4 + len;
+	uint64_t cie_ptr_at = cur_addr(&c);
+	uint64_t cie_off = cs_get_u32(&c.in);
 	struct cie cie;
 	if (cie_off == 0 || !parse_cie(read, cie_ptr_at - cie_off, cbuf, &cie))
 		return false;
 	uint64_t start = encoded(&c, cie.fde_enc);
 	uint64_t range = encoded(&c, cie.fde_enc & 0x0F);
-	if (c.bad || pc < start || pc >= start + range)
+	if (c.in.bad || pc < start || pc >= start + range)
 		return false;
 	if (cie.augmented) {
-		uint64_t alen = uleb(&c);
-		c.p += alen;
-		c.addr += alen;
+		uint64_t alen = cs_get_varint(&c.in);
+		skip(&c, alen);
 	}
 	struct regs_state st = {.cfa_reg = EH_REG_RSP, .cfa_off = 8, .ra_how = 1, .ra_off = -8}, initial;
 	uint64_t loc = start;
-	struct cur ci = {cie.insns, cie.insns_end, cie.insns_addr, false};
-	if (!run(&ci, &cie, &st, &st, &loc, UINT64_MAX) || ci.bad)
+	struct cur ci;
+	cur_init(&ci, cie.insns, cie.insns_end, cie.insns_addr);
+	if (!run(&ci, &cie, &st, &st, &loc, UINT64_MAX) || ci.in.bad)
 		return false;
 	initial = st;
 	loc = start;
-	if (!run(&c, &cie, &st, &initial, &loc, pc) || c.bad)
+	if (!run(&c, &cie, &st, &initial, &loc, pc) || c.in.bad)
 		return false;
 	if (st.ra_how == 2) { /* by convention, the outermost frame (clone, _start) */
 		*out = (struct eh_rule){.outermost = true};

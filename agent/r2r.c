@@ -1,5 +1,7 @@
 #include "r2r.h"
 
+#include "wire.h"
+
 #define RTR_SIGNATURE 0x00525452u /* "RTR" */
 #define RTR_SECTION_RUNTIME_FUNCTIONS 102u
 #define MAX_SECTIONS 64
@@ -9,7 +11,7 @@ static bool rd32(r2r_read_fn *read, uint64_t addr, uint32_t *v)
 	uint8_t b[4];
 	if (read(addr, b, 4) != 0)
 		return false;
-	*v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+	*v = cs_load_u32(b);
 	return true;
 }
 
@@ -18,7 +20,7 @@ static bool rd16(r2r_read_fn *read, uint64_t addr, uint16_t *v)
 	uint8_t b[2];
 	if (read(addr, b, 2) != 0)
 		return false;
-	*v = (uint16_t)(b[0] | b[1] << 8);
+	*v = cs_load_u16(b);
 	return true;
 }
 

@@ -1,5 +1,7 @@
 #include "unwind.h"
 
+#include <string.h>
+
 #include "codemap.h"
 #include "x64frame.h"
 
@@ -7,13 +9,9 @@
 
 static bool read_word(const struct stack_copy *s, uint64_t addr, uint64_t *v)
 {
-	if (addr < s->base || addr - s->base > (uint64_t)s->len - 8 || s->len < 8 || (addr & 7))
+	if (s->len < 8 || addr < s->base || addr - s->base > (uint64_t)s->len - 8 || (addr & 7))
 		return false;
-	const uint8_t *p = s->bytes + (addr - s->base);
-	uint64_t x = 0;
-	for (int i = 7; i >= 0; i--)
-		x = x << 8 | p[i];
-	*v = x;
+	memcpy(v, s->bytes + (addr - s->base), 8); /* a copy of this x86-64 process's own stack */
 	return true;
 }
 

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "wire.h"
+
 /* Register numbers in the x64 encoding (REX.B adds 8). */
 #define REG_RAX 0
 #define REG_RSP 4
@@ -9,8 +11,7 @@
 
 static int32_t imm32(const uint8_t *p)
 {
-	uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-	return (int32_t)v;
+	return (int32_t)cs_load_u32(p);
 }
 
 static bool push_step(struct x64_prolog *p, struct x64_frame_state st)
