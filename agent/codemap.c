@@ -19,8 +19,8 @@
 #define EPILOG_BYTES 48
 #define MODULES 1024
 #define IMAGES 512 /* managed modules whose ReadyToRun tables are known */
-#define EXEC_REGIONS 8192
-#define EXEC_REFRESH_NS 100000000ull /* a return address outside them rereads the maps at most this often */
+#define REGIONS 8192
+#define MAPS_REFRESH_NS 100000000ull /* an address outside them rereads the maps at most this often */
 #define MODULE_REFRESH_NS 200000000ull /* an unknown address rescans the modules at most this often */
 
 enum { IP_KNOWN = 1, IP_EPILOG_CHECKED = 2, IP_EPILOG = 4 };
@@ -45,9 +45,10 @@ struct image {
 	struct r2r_image r2r;
 };
 
-/* A mapping of this process that holds code (executable), from /proc/self/maps. */
-struct exec_region {
+/* A readable or executable mapping of this process, from /proc/self/maps. */
+struct region {
 	uint64_t lo, hi;
+	bool readable, exec;
 };
 
 static struct {
@@ -60,9 +61,9 @@ static struct {
 	struct module *modules;
 	uint32_t nmodules;
 	uint64_t modules_ns;
-	struct exec_region *exec;
-	uint32_t nexec;
-	uint64_t exec_ns;
+	struct region *regions;
+	uint32_t nregions;
+	uint64_t maps_ns;
 } m;
 
 int codemap_init(void)
@@ -75,10 +76,10 @@ int codemap_init(void)
 		m.modules = calloc(MODULES, sizeof *m.modules);
 	if (!m.images)
 		m.images = calloc(IMAGES, sizeof *m.images);
-	if (!m.exec)
-		m.exec = calloc(EXEC_REGIONS, sizeof *m.exec);
+	if (!m.regions)
+		m.regions = calloc(REGIONS, sizeof *m.regions);
 	m.pid = getpid();
-	return m.ips && m.bodies && m.modules && m.images && m.exec ? 0 : -1;
+	return m.ips && m.bodies && m.modules && m.images && m.regions ? 0 : -1;
 }
 
 /* Only what was used is cleared: the rest is still calloc's untouched
@@ -93,8 +94,8 @@ void codemap_forget(void)
 	m.nmodules = 0;
 	m.modules_ns = 0;
 	m.nimages = 0;
-	m.nexec = 0;
-	m.exec_ns = 0;
+	m.nregions = 0;
+	m.maps_ns = 0;
 }
 
 int codemap_read(uint64_t addr, void *buf, size_t n)
@@ -280,33 +281,46 @@ static bool in_epilog(uint64_t ip, const struct code_body *b)
 	return len && codemap_read(ip, code, len) == 0 && x64_decode_epilog(code, len, &e);
 }
 
-static void read_exec_regions(void)
+static void read_maps(void)
 {
-	m.nexec = 0;
+	m.nregions = 0;
 	FILE *f = fopen("/proc/self/maps", "re");
 	if (!f)
 		return;
 	char line[512];
-	while (m.nexec < EXEC_REGIONS && fgets(line, sizeof line, f)) {
+	while (m.nregions < REGIONS && fgets(line, sizeof line, f)) {
 		unsigned long lo, hi;
 		char perms[8];
-		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 && perms[2] == 'x')
-			m.exec[m.nexec++] = (struct exec_region){lo, hi};
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 && (perms[0] == 'r' || perms[2] == 'x'))
+			m.regions[m.nregions++] = (struct region){lo, hi, perms[0] == 'r', perms[2] == 'x'};
 	}
 	fclose(f);
+	m.dirty = true;
 }
 
-static bool in_exec_regions(uint64_t ip)
+static const struct region *region_at(uint64_t addr)
 {
-	uint32_t lo = 0, hi = m.nexec; /* the maps list is sorted by address */
+	uint32_t lo = 0, hi = m.nregions; /* the maps list is sorted by address */
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (m.exec[mid].hi <= ip)
+		if (m.regions[mid].hi <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < m.nexec && ip >= m.exec[lo].lo;
+	return lo < m.nregions && addr >= m.regions[lo].lo ? &m.regions[lo] : NULL;
+}
+
+/* Reads the maps again unless that was done less than MAPS_REFRESH_NS ago
+ * (and now is false); whether they were read. */
+static bool reread_maps(bool now)
+{
+	uint64_t t = agent_mono_ns();
+	if (!now && m.maps_ns && t - m.maps_ns < MAPS_REFRESH_NS)
+		return false;
+	m.maps_ns = t;
+	read_maps();
+	return true;
 }
 
 /* Whether ip is inside an executable mapping (1), not (0), or cannot be
@@ -317,17 +331,23 @@ static bool in_exec_regions(uint64_t ip)
  * anything: only code addresses are asked about. */
 static int executable(uint64_t ip, bool executed)
 {
-	if (in_exec_regions(ip))
+	const struct region *r = region_at(ip);
+	if (r && r->exec)
 		return 1;
-	uint64_t now = agent_mono_ns();
 	/* an instruction a thread was running is code: the maps are behind,
 	 * read them again now (new code regions are rare) */
-	if (!executed && m.exec_ns && now - m.exec_ns < EXEC_REFRESH_NS)
+	if (!reread_maps(executed))
 		return -1;
-	m.exec_ns = now;
-	read_exec_regions();
-	m.dirty = true;
-	return in_exec_regions(ip) ? 1 : 0;
+	r = region_at(ip);
+	return r && r->exec ? 1 : 0;
+}
+
+uint64_t codemap_stack_top(uint64_t sp)
+{
+	const struct region *r = region_at(sp);
+	if (!r && reread_maps(false))
+		r = region_at(sp);
+	return r && r->readable ? r->hi : 0;
 }
 
 static struct ip_entry resolve(uint64_t ip)

@@ -44,6 +44,10 @@ struct code_at codemap_at(uint64_t ip, bool check_epilog) AGENT_HIDDEN;
 /* Reads n bytes of this process at addr without faulting (0 or -1). */
 int codemap_read(uint64_t addr, void *buf, size_t n) AGENT_HIDDEN;
 
+/* The end of the readable mapping that holds sp (a thread's stack top, as
+ * far as a copy of its stack needs to go); 0 when not known. */
+uint64_t codemap_stack_top(uint64_t sp) AGENT_HIDDEN;
+
 #define CODEMAP_COPY_MAX (64u << 10)
 /* Copies up to len (at most CODEMAP_COPY_MAX) bytes of this process from
  * addr, page by page in one system call, so that an unreadable page ends

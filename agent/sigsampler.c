@@ -154,24 +154,14 @@ static uint64_t cpu_ns(clockid_t clock, bool *ok)
 	return *ok ? (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec : 0;
 }
 
-/* The stack mapping that holds rsp, from /proc/self/maps. */
+/* The top of the stack mapping that holds the thread's rsp: how much of
+ * its stack a capture copies. */
 static void learn_stack(struct slot *sl)
 {
 	uint64_t rsp = atomic_load(&sl->last_rsp);
-	FILE *f = rsp ? fopen("/proc/self/maps", "re") : NULL;
-	if (!f)
-		return;
-	char line[512];
-	while (fgets(line, sizeof line, f)) {
-		unsigned long a, b;
-		char perms[8];
-		if (sscanf(line, "%lx-%lx %7s", &a, &b, perms) == 3 && rsp >= a && rsp < b) {
-			if (perms[0] == 'r')
-				atomic_store(&sl->hi, b);
-			break;
-		}
-	}
-	fclose(f);
+	uint64_t top = rsp ? codemap_stack_top(rsp) : 0;
+	if (top)
+		atomic_store(&sl->hi, top);
 }
 
 /* The slot of OS thread os (the managed thread `thread`), taken on first
