@@ -598,6 +598,23 @@ static void drain_events(bool final)
 	heapsnap_drain();
 }
 
+/* The gap to the next tick: the period drawn uniformly from [P/2, 3P/2).
+ * Ticks on an exact grid alias with work that repeats in step with it (a
+ * frame loop, a timer, a round that takes P/12): the same phase of every
+ * round is sampled and a true 3:1 split reads 1193:5. Random gaps keep the
+ * mean rate and sample every phase alike. xorshift64: the sampler thread
+ * is the only user. */
+static uint64_t jittered_period(uint64_t period)
+{
+	static uint64_t state;
+	if (!state)
+		state = agent_mono_ns() | 1;
+	state ^= state << 13;
+	state ^= state >> 7;
+	state ^= state << 17;
+	return period / 2 + (uint64_t)(((unsigned __int128)(state >> 11) * period) >> 53);
+}
+
 static void *sampler_main(void *arg)
 {
 	(void)arg;
@@ -615,7 +632,7 @@ static void *sampler_main(void *arg)
 		/* without sampling, still wake to pass events on */
 		uint64_t period = sampling ? 1000000000ull / atomic_load(&s.rate_hz) : IDLE_WAKE_NS;
 		uint64_t now = agent_mono_ns();
-		next += period;
+		next += sampling ? jittered_period(period) : period;
 		if (next + period < now)
 			next = now + period; /* fell behind (a long GC): skip, don't burst */
 		struct timespec until = to_timespec(next);

@@ -1,6 +1,7 @@
 # Two callers share one callee in a 3:1 time ratio: the folded stacks show
 # each caller above the callee, root first, in that ratio; the JSON summary
-# counts samples per second at the requested rate.
+# counts samples per second at the requested rate. A split that repeats in
+# step with the sampling rate comes out in the same ratio.
 source "$CLRSCOPE_TESTLIB"
 
 dll=$(app CpuRatio)
@@ -18,6 +19,16 @@ if grep -q '^\(\[native\];\)\?Clrscope\.TestApps\.Program\.Main;Clrscope\.TestAp
 else
 	fail "no root-first Main;Run;Heavy;Burn line in: $(head -5 "$WORK/folded")"
 fi
+
+# The same split in step with the wall clock: 2.5 ms slots, the rate's own
+# period. Ticks on an exact grid would land on one phase of every slot
+# (1193:5 was measured so); the sampler spaces its ticks at random.
+expect_status 0 "record CpuRatio clocked at 400 Hz" -- clrscope record -o "$WORK/c" --rate 400 -- dotnet "$dll" 3 clocked
+clrscope report --format collapsed "$WORK/c" >"$WORK/clocked"
+heavy=$(awk '/Program\+Worker\.HeavyUntil;Clrscope\.TestApps\.Program\+Worker\.BurnUntil( |;)/ {n += $NF} END {print n+0}' "$WORK/clocked")
+light=$(awk '/Program\+Worker\.LightUntil;Clrscope\.TestApps\.Program\+Worker\.BurnUntil( |;)/ {n += $NF} END {print n+0}' "$WORK/clocked")
+check "heavy + light > 900" "enough samples in the clocked slots" heavy="$heavy" light="$light"
+check "abs(heavy / max(light, 1) - 3.0) <= 0.6" "a split in step with the rate is still 3:1 within 20%" heavy="$heavy" light="$light"
 
 clrscope report --format json "$WORK/s" >"$WORK/r.json"
 check "n == 1" "one process" n="$(json 'len(d["processes"])' "$WORK/r.json")"

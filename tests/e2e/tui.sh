@@ -13,7 +13,7 @@ apppid=$!
 CHILDREN+=($apppid)
 for _ in $(seq 50); do grep -q '^pid ' "$WORK/app.out" && break; sleep 0.1; done
 
-tm -f /dev/null new-session -d -s ui -x 100 -y 30 \
+tm new-session -d -s ui -x 100 -y 30 \
 	"env TERM=xterm-256color XDG_STATE_HOME=$WORK/state $CLRSCOPE_BIN; echo EXITED \$?; stty -a | tr ' ' '\\n' | grep -E '^-?(icanon|echo)\$'; echo MODES; sleep 60"
 expect_screen "running .NET process" 10 "the targets screen opens"
 expect_screen "$apppid" 10 "it lists the running app"
@@ -85,7 +85,7 @@ grep -qx "icanon" <<<"$restored" && grep -qx "echo" <<<"$restored" &&
 tm kill-session -t ui
 
 # launch: the program's output goes to the session, not the screen
-tm -f /dev/null new-session -d -s ui -x 100 -y 30 \
+tm new-session -d -s ui -x 100 -y 30 \
 	"env TERM=xterm-256color $CLRSCOPE_BIN launch -o $WORK/launched -- dotnet $dll 3; echo EXITED \$?; sleep 60"
 expect_screen "Worker.Burn" 15 "a launched program is profiled live"
 expect_screen "exited 0" 15 "the status bar says how it ended"
@@ -101,7 +101,7 @@ expect_screen "EXITED 0" 10 "q leaves a launched session"
 
 # Ctrl-Z suspends to the shell and fg brings the screen back
 tm kill-session -t ui
-tm -f /dev/null new-session -d -s ui -x 100 -y 30 "env PS1='shell> ' bash --norc --noprofile -i"
+tm new-session -d -s ui -x 100 -y 30 "env PS1='shell> ' bash --norc --noprofile -i"
 sleep 0.5
 tm send-keys -t ui "TERM=xterm-256color $CLRSCOPE_BIN open $WORK/launched" Enter
 expect_screen "1 Functions" 10 "open from a shell"
@@ -116,7 +116,7 @@ expect_screen "back 0" 5 "q after a suspend leaves cleanly"
 
 # a crash restores the terminal before the process dies
 tm kill-session -t ui
-tm -f /dev/null new-session -d -s ui -x 100 -y 30 \
+tm new-session -d -s ui -x 100 -y 30 \
 	"env TERM=xterm-256color ASAN_OPTIONS=handle_segv=0 $CLRSCOPE_BIN open $WORK/launched; echo EXITED \$?; stty -a | tr ' ' '\\n' | grep -E '^-?(icanon|echo)\$'; echo MODES; sleep 60"
 expect_screen "Functions" 10 "open again"
 pkill -SEGV -f "^$CLRSCOPE_BIN open $WORK/launched"
@@ -127,7 +127,7 @@ grep -qx "icanon" <<<"$(screen)" && grep -qx "echo" <<<"$(screen)" && pass "and 
 
 # SIGTERM restores the terminal too
 tm kill-session -t ui
-tm -f /dev/null new-session -d -s ui -x 100 -y 30 \
+tm new-session -d -s ui -x 100 -y 30 \
 	"env TERM=xterm-256color $CLRSCOPE_BIN open $WORK/launched; echo EXITED \$?; stty -a | tr ' ' '\\n' | grep -E '^-?(icanon|echo)\$'; echo MODES; sleep 60"
 expect_screen "Functions" 10 "open shows a finished session"
 pkill -TERM -f "^$CLRSCOPE_BIN open $WORK/launched"

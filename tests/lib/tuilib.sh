@@ -3,8 +3,13 @@
 # Source after testlib.sh.
 command -v tmux >/dev/null || { fail "tmux is needed"; finish; }
 
+# The server outlives its sessions (exit-empty off): by default it exits
+# with the last one, and a new-session sent while it is exiting fails with
+# "server exited unexpectedly". The EXIT trap kills it.
 TMUX_SOCKET="clrscope-test-$$"
-tm() { tmux -L "$TMUX_SOCKET" "$@"; }
+TMUX_CONF="$WORK/tmux.conf"
+echo 'set -s exit-empty off' >"$TMUX_CONF"
+tm() { tmux -L "$TMUX_SOCKET" -f "$TMUX_CONF" "$@"; }
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
 
 # tui_stop: ends the window and what runs in it, even a program that hangs
@@ -23,7 +28,7 @@ trap 'tui_stop; tm kill-server 2>/dev/null || true; cleanup' EXIT
 # raw (no CR on newline), hence stty sane and the explicit \r\n.
 tui_start() {
 	tui_stop
-	tm -f /dev/null new-session -d -s ui -x 100 -y 30 "export TERM=xterm-256color; $1; s=\$?; stty sane; printf '\\r\\nEXITED %s\\r\\n' \$s; sleep 120"
+	tm new-session -d -s ui -x 100 -y 30 "export TERM=xterm-256color; $1; s=\$?; stty sane; printf '\\r\\nEXITED %s\\r\\n' \$s; sleep 120"
 }
 screen() { tm capture-pane -p -t ui; }
 # wait_screen TEXT SECONDS: until the screen shows TEXT

@@ -1,4 +1,4 @@
-// CpuRatio SECONDS
+// CpuRatio SECONDS [clocked]
 //
 // Burns CPU on the main thread for SECONDS of wall time. Each round calls
 // Worker.Heavy() then Worker.Light(); both call the same callee Worker.Burn(units),
@@ -6,6 +6,11 @@
 // self time is in Burn. A round is ~0.2 ms, so the ratio holds at any sampling instant.
 // The clock is read every 32 rounds, so the run may overshoot SECONDS by ~7 ms and
 // <rounds> is a multiple of 32.
+//
+// With "clocked", the rounds follow the wall clock instead: every 2.5 ms slot
+// (400 per second, aligned on the monotonic clock) Heavy spins for its first
+// three quarters and Light for the last quarter, both in Worker.BurnUntil. A
+// sampler ticking at exactly 400 Hz would see the same phase of every slot.
 //
 // stdout: "pid <N>", then "done <rounds>".
 using System.Diagnostics;
@@ -18,17 +23,18 @@ internal static class Program
 {
     private static int Main(string[] args)
     {
-        if (args.Length != 1
+        bool clocked = args.Length == 2 && args[1] == "clocked";
+        if ((args.Length != 1 && !clocked)
             || !double.TryParse(args[0], NumberStyles.Float, CultureInfo.InvariantCulture, out double seconds)
             || double.IsNaN(seconds) || double.IsInfinity(seconds) || seconds < 0)
         {
-            Console.Error.WriteLine("usage: CpuRatio SECONDS");
+            Console.Error.WriteLine("usage: CpuRatio SECONDS [clocked]");
             return 2;
         }
 
         Say("pid " + Environment.ProcessId.ToString(CultureInfo.InvariantCulture));
 
-        long rounds = Worker.Run(seconds);
+        long rounds = clocked ? Worker.RunClocked(seconds) : Worker.Run(seconds);
 
         Say("done " + rounds.ToString(CultureInfo.InvariantCulture));
         return 0;
@@ -75,6 +81,42 @@ internal static class Program
             }
             while (Stopwatch.GetTimestamp() < deadline);
             return rounds;
+        }
+
+        // One slot of the clocked mode: 2.5 ms.
+        private static readonly long SlotTicks = Stopwatch.Frequency / 400;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long RunClocked(double seconds)
+        {
+            long start = Stopwatch.GetTimestamp();
+            long slot = start / SlotTicks + 1;
+            long last = slot + (long)(seconds * 400);
+            for (; slot < last; slot++)
+            {
+                HeavyUntil(slot * SlotTicks + SlotTicks * 3 / 4);
+                LightUntil((slot + 1) * SlotTicks);
+            }
+            return last - (start / SlotTicks + 1);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void HeavyUntil(long deadline) => BurnUntil(deadline);
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void LightUntil(long deadline) => BurnUntil(deadline);
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void BurnUntil(long deadline)
+        {
+            uint x = 2463534242u;
+            while (Stopwatch.GetTimestamp() < deadline)
+            {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+            }
+            Sink += x;
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
