@@ -35,7 +35,8 @@
 
 struct capture {
 	uint64_t ip, sp, fp;
-	uint32_t len; /* stack bytes copied from sp */
+	uint64_t cpu_end; /* the thread's CPU clock as the handler ends (0: unread) */
+	uint32_t len;     /* stack bytes copied from sp */
 	uint8_t stack[STACK_COPY];
 };
 
@@ -51,6 +52,8 @@ struct slot {
 					 only a bound on how much to copy, the copy itself cannot fault */
 	_Atomic uint32_t head, tail;
 	_Atomic uint32_t sent, answered; /* signals sent to this slot, and handled */
+	uint32_t extra;    /* ticks the signal in flight also stands for (sampler thread) */
+	uint32_t extra_at; /* the ring index its capture will take */
 	struct capture ring[SIG_RING];
 };
 
@@ -90,6 +93,10 @@ static void on_signal(int sig, siginfo_t *si, void *context)
 	uint64_t hi = atomic_load_explicit(&sl->hi, memory_order_relaxed);
 	uint64_t want = hi > rsp && hi - rsp < STACK_COPY ? hi - rsp : STACK_COPY;
 	c->len = codemap_copy_pages(rsp, c->stack, (uint32_t)want);
+	struct timespec cpu;
+	c->cpu_end = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0
+			     ? (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec
+			     : 0;
 	atomic_store_explicit(&sl->head, h + 1, memory_order_release);
 	atomic_fetch_add_explicit(&g.handled, 1, memory_order_relaxed);
 out:
@@ -184,6 +191,7 @@ static struct slot *slot_for(pid_t os, ThreadID thread)
 	struct slot *sl = free_slot;
 	atomic_store(&sl->tail, atomic_load(&sl->head)); /* forget a former thread's captures */
 	atomic_store(&sl->sent, atomic_load(&sl->answered));
+	sl->extra = 0;
 	atomic_store(&sl->hi, 0);
 	atomic_store(&sl->last_rsp, 0);
 	sl->tid = os;
@@ -257,9 +265,21 @@ static bool send_to(struct slot *sl)
 	return true;
 }
 
+/* A thread interrupted in a system call: the kernel leaves its ip on the
+ * syscall instruction (to restart it) or just after it (interrupted). */
+static bool at_syscall(uint64_t ip)
+{
+	uint8_t code[4];
+	if (ip < 2 || codemap_read(ip - 2, code, sizeof code) != 0)
+		return false;
+	return (code[0] == 0x0f && code[1] == 0x05) || (code[2] == 0x0f && code[3] == 0x05);
+}
+
 /* Unwinds one capture into pool[*used..]; a walk, or false when it gives
  * no sample (no managed frame, or a managed frame it could not place: the
- * thread is then listed for an exact walk). */
+ * thread is then listed for an exact walk).  A walk that reached the
+ * thread's first frame without meeting managed code is exact too: an empty
+ * walk (n = 0), which the runtime's walk would not improve on. */
 static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID *pool, uint32_t room,
 			   struct sig_walk *walk, uint32_t used)
 {
@@ -271,6 +291,12 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 	bool managed = false;
 	for (uint32_t k = 0; k < out.n; k++)
 		managed |= out.frames[k] != 0;
+	if (!managed && out.root) {
+		g.stats.unmanaged_roots++;
+		*walk = (struct sig_walk){.thread = thread, .start = used, .cpu_end = c->cpu_end, .captured = true,
+					  .in_syscall = at_syscall(c->ip)};
+		return true;
+	}
 	if (!managed) {
 		if (g.stats.no_managed++ < 20) {
 			struct code_at at = codemap_at(c->ip, true);
@@ -297,7 +323,9 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 	default:
 		break;
 	}
-	*walk = (struct sig_walk){thread, used, out.n, out.verdict == UNWIND_TRUNCATED};
+	*walk = (struct sig_walk){.thread = thread, .start = used, .n = out.n,
+				  .truncated = out.verdict == UNWIND_TRUNCATED, .weight = 1,
+				  .cpu_end = c->cpu_end, .captured = true, .in_syscall = at_syscall(c->ip)};
 	return true;
 }
 
@@ -332,9 +360,16 @@ uint32_t sigsampler_collect(FunctionID *pool, uint32_t pool_size, struct sig_wal
 		uint32_t h = atomic_load_explicit(&sl->head, memory_order_acquire);
 		for (; t != h && nwalks < max_walks && used + depth_max <= pool_size; t++) {
 			const struct capture *c = &sl->ring[t % SIG_RING];
-			if (unwind_capture(c, sl->thread, pool, depth_max, &walks[nwalks], used)) {
-				used += walks[nwalks].n;
-				nwalks++;
+			struct sig_walk *w = &walks[nwalks];
+			if (unwind_capture(c, sl->thread, pool, depth_max, w, used)) {
+				if (sl->extra && t == sl->extra_at) {
+					w->weight += w->weight ? sl->extra : 0;
+					sl->extra = 0;
+				}
+				used += w->n;
+				/* an empty walk only tells the mixed sampler the thread
+				 * has no managed frame */
+				nwalks += w->n || nretry;
 			} else if (nretry && *nretry < max_retry) {
 				retry[(*nretry)++] = sl->thread;
 			}
@@ -348,6 +383,17 @@ bool sigsampler_signal(uint32_t os_tid, ThreadID thread)
 {
 	struct slot *sl = slot_for((pid_t)os_tid, thread);
 	return sl && send_to(sl) && sl->alive;
+}
+
+bool sigsampler_extend(uint32_t os_tid, ThreadID thread)
+{
+	struct slot *sl = slot_for((pid_t)os_tid, thread);
+	if (!sl || !sl->alive || atomic_load(&sl->sent) == atomic_load(&sl->answered))
+		return false;
+	if (!sl->extra)
+		sl->extra_at = atomic_load(&sl->head);
+	sl->extra++;
+	return true;
 }
 
 uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint32_t pool_size, struct sig_walk *walks,

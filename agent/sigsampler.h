@@ -13,6 +13,11 @@ struct sig_walk {
 	ThreadID thread;
 	uint32_t start, n; /* FunctionIDs in the pool, innermost first */
 	bool truncated;
+	bool captured;    /* by a signal handler (else: walked by the runtime) */
+	uint32_t weight;  /* the ticks it stands for (a capture: 1, more when its
+			     thread sat with the signal pending; 0 for an empty walk) */
+	uint64_t cpu_end; /* a capture: the thread's CPU clock as the handler ended */
+	bool in_syscall;  /* a capture: the thread was in a system call (its ip at or after a syscall instruction) */
 };
 
 /* What became of the captures (sampler thread). */
@@ -21,7 +26,8 @@ struct sig_stats {
 	uint64_t native_frames; /* ... through native frames, followed by frame pointers */
 	uint64_t truncated;     /* ... deeper than the copy */
 	uint64_t broken;        /* ... with a managed frame that could not be placed: walked exactly instead */
-	uint64_t no_managed;    /* ... with no managed frame at all */
+	uint64_t no_managed;    /* ... with no managed frame at all, the walk ending before the thread's first frame */
+	uint64_t unmanaged_roots; /* ... with no managed frame from the leaf to the thread's first frame */
 	uint64_t handler_lost;  /* signals not sent: the program replaced our handler */
 };
 
@@ -40,6 +46,10 @@ uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint32_t pool_size,
 uint32_t sigsampler_collect(FunctionID *pool, uint32_t pool_size, struct sig_walk *walks, uint32_t max_walks,
 			    uint32_t depth_max, ThreadID *retry, uint32_t *nretry, uint32_t max_retry) AGENT_HIDDEN;
 bool sigsampler_signal(uint32_t os_tid, ThreadID thread) AGENT_HIDDEN;
+/* A thread whose signal is still pending has not run since it was sent:
+ * its coming capture also stands for this tick (true); false when no signal
+ * is in flight to it. */
+bool sigsampler_extend(uint32_t os_tid, ThreadID thread) AGENT_HIDDEN;
 uint64_t sigsampler_overflowed(void) AGENT_HIDDEN;
 struct sig_stats sigsampler_stats(void) AGENT_HIDDEN;
 

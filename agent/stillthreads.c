@@ -6,22 +6,23 @@
 
 #define STILL_MAX 2048
 
+/* A thread caught in a system call (a wait) that used at most this much
+ * CPU since its capture's handler ended still has the captured stack:
+ * returning from the handler and back into the call costs 2-15 us.  Not
+ * for a thread caught in its own code: one that had sat preempted with
+ * the signal pending may leave for a wait in as little (a deadline passed
+ * while it was off the CPU). */
+#define CAPTURE_SLACK_NS 20000u
+
 static struct {
 	struct still_thread a[STILL_MAX], b[STILL_MAX];
 	struct still_thread *cur, *next;
 	uint32_t n;
-	uint64_t survey_ns, gap_ns;
 } st = {.cur = st.a, .next = st.b};
 
 void still_reset(void)
 {
 	st.n = 0;
-	st.survey_ns = st.gap_ns = 0;
-}
-
-uint64_t still_survey_gap_ns(void)
-{
-	return st.gap_ns;
 }
 
 static int by_thread(const void *x, const void *y)
@@ -69,9 +70,6 @@ int still_survey(void)
 	threads->vtbl->Release(threads);
 	qsort(st.next, n, sizeof *st.next, by_thread);
 
-	uint64_t now = agent_mono_ns();
-	st.gap_ns = st.survey_ns ? now - st.survey_ns : 0;
-	st.survey_ns = now;
 	int moved = 0;
 	for (uint32_t i = 0, j = 0; i < n; i++) {
 		struct still_thread *t = &st.next[i];
@@ -99,7 +97,9 @@ int still_survey(void)
 			continue;
 		}
 		bool known = read_cpu(t->clock, &t->cpu_now);
-		t->still = known && t->walked && t->cpu_now == t->cpu_walked;
+		t->still = known && t->walked &&
+			   (t->cpu_now == t->cpu_walked ||
+			    (t->captured && t->cpu_now >= t->cpu_walked && t->cpu_now - t->cpu_walked <= CAPTURE_SLACK_NS));
 		if (!known)
 			t->walked = false;
 		moved += !t->still;
@@ -122,4 +122,15 @@ void still_walked(struct still_thread *t, uint64_t stack)
 	t->stack = stack;
 	t->cpu_walked = t->cpu_now;
 	t->walked = true;
+	t->captured = false;
+}
+
+void still_captured(struct still_thread *t, uint64_t cpu_end, bool in_syscall, uint64_t stack)
+{
+	if (!cpu_end)
+		return; /* when it ended is unknown: no claim on later ticks */
+	t->stack = stack;
+	t->cpu_walked = cpu_end;
+	t->walked = true;
+	t->captured = in_syscall;
 }

@@ -23,6 +23,7 @@ struct still_thread {
 	uint32_t walk_only;  /* surveys left in which signals are not used */
 	uint32_t unmanaged_run; /* signal captures without a managed frame in a row */
 	bool walked;         /* stack and cpu_walked hold */
+	bool captured;       /* ... from a capture in a system call (cpu_walked: as its handler ended) */
 	bool still;          /* not run since that walk, as of cpu_now */
 	bool by_signal;      /* this tick's sample comes from a signal */
 	bool walk_now;       /* its capture gave no sample: walk it in this tick's suspension */
@@ -37,13 +38,16 @@ void still_reset(void) AGENT_HIDDEN;
  * have run since their last walk (or were never walked); -1 when the runtime
  * could not list its threads. */
 int still_survey(void) AGENT_HIDDEN;
-/* Wall time between the last two surveys (0 after the first). */
-uint64_t still_survey_gap_ns(void) AGENT_HIDDEN;
 /* The surveyed threads, sorted by ThreadID. */
 struct still_thread *still_threads(uint32_t *n) AGENT_HIDDEN;
 /* The surveyed thread, or NULL for one that started after the survey. */
 struct still_thread *still_find(ThreadID thread) AGENT_HIDDEN;
 /* A walk of t, as of the survey, interned as stack (0: no managed frame). */
 void still_walked(struct still_thread *t, uint64_t stack) AGENT_HIDDEN;
+/* A signal capture of t whose handler ended at the thread's CPU time
+ * cpu_end, the thread interrupted in a system call or not; its stack (0:
+ * no managed frame) is STILL_STACK_PENDING until the tick interns it. */
+#define STILL_STACK_PENDING UINT64_MAX
+void still_captured(struct still_thread *t, uint64_t cpu_end, bool in_syscall, uint64_t stack) AGENT_HIDDEN;
 
 #endif

@@ -169,6 +169,7 @@ void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const stru
 	out->n = 0;
 	out->verdict = UNWIND_EXACT;
 	out->first_managed_sp = 0;
+	out->root = false;
 	struct frame f = {r->ip, r->sp, r->fp};
 	bool interrupted = leaf_interrupted, caller_managed = false;
 	for (;;) {
@@ -216,8 +217,12 @@ void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const stru
 				out->verdict = UNWIND_BROKEN;
 			return;
 		}
-		if (next.ip == 0)
-			return; /* the outermost frame */
+		if (next.ip == 0) {
+			/* the outermost frame; the thread's first one when its
+			 * unwind table says so (not a frame pointer chain's 0) */
+			out->root = !at.fn && at.native_known && at.rule.outermost;
+			return;
+		}
 		if (next.sp <= f.sp) {
 			out->verdict = UNWIND_BROKEN;
 			return;

@@ -35,6 +35,7 @@ struct unwind_out {
 	uint32_t n, cap;
 	enum unwind_verdict verdict;
 	uint64_t first_managed_sp; /* the stack pointer in the innermost managed frame (0: none) */
+	bool root;                 /* the walk ended at the thread's first frame (its return address undefined) */
 };
 
 /* Unwinds from r (the interrupted instruction when leaf_interrupted, else

@@ -12,9 +12,9 @@
  *
  * Prints a header line, then one line per process:
  *   pid ticks samples seconds suspend_median_us suspend_p99_us suspend_max_us
- *   bytes bytes_per_sample dropped
+ *   bytes bytes_per_sample dropped suspended_ticks
  * bytes are whole records (header and payload); dropped is the agent's last
- * count of records it could not write. */
+ * count of records it could not write; suspended_ticks, the ticks that suspended the runtime. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,10 +133,13 @@ static void print_stats(struct stats *st)
 		p99 = (double)v[(99 * n + 99) / 100 - 1]; /* nearest rank */
 		max = (double)v[n - 1];
 	}
+	uint64_t suspended = 0;
+	for (size_t i = 0; i < st->ticks; i++)
+		suspended += st->suspend_ns[i] != 0;
 	double secs = st->ticks ? (double)(st->last_us - st->first_us) / 1e6 : 0;
-	printf("%" PRIu32 " %" PRIu64 " %" PRIu64 " %.3f %.1f %.1f %.1f %" PRIu64 " %.2f %" PRIu64 "\n", st->pid,
-	       st->ticks, st->samples, secs, median / 1000, p99 / 1000, max / 1000, st->bytes,
-	       st->samples ? (double)st->bytes / (double)st->samples : 0.0, st->dropped);
+	printf("%" PRIu32 " %" PRIu64 " %" PRIu64 " %.3f %.1f %.1f %.1f %" PRIu64 " %.2f %" PRIu64 " %" PRIu64 "\n",
+	       st->pid, st->ticks, st->samples, secs, median / 1000, p99 / 1000, max / 1000, st->bytes,
+	       st->samples ? (double)st->bytes / (double)st->samples : 0.0, st->dropped, suspended);
 }
 
 static int usage(void)
@@ -174,7 +177,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	int rc = 0;
-	puts("pid ticks samples seconds suspend_median_us suspend_p99_us suspend_max_us bytes bytes_per_sample dropped");
+	puts("pid ticks samples seconds suspend_median_us suspend_p99_us suspend_max_us bytes bytes_per_sample dropped "
+	     "suspended_ticks");
 	for (int k = 0; k < n; k++) {
 		struct stats st = {.counting = after_unix_us == 0};
 		if (read_process(procs[k], after_unix_us, &st) < 0)

@@ -33,7 +33,7 @@
 #define CS_FLUSH_MS_MAX 10000
 #define CS_FLUSH_MS_DEFAULT 100
 #define CS_VALIDATE_MAX 1000000
-#define CS_VALIDATE_DEFAULT 200
+#define CS_VALIDATE_DEFAULT 1000
 
 /* Runtime event kinds, as bits. */
 enum cs_event_kind {

@@ -85,7 +85,7 @@ static void file_round_trip(void)
 	CHECK_EQ_U(back.snapshots, 2);
 	cs_dials_summary(&back, summary, sizeof summary);
 	CHECK_STR(summary, "sampling=on sampler=signal rate=750 events=gc,threads flush_ms=100 instrument=off "
-			   "allocations=on snapshots=2 validate=200");
+			   "allocations=on snapshots=2 validate=1000");
 
 	/* a bad line names itself and changes nothing */
 	const char *bad = "generation 3\nrate=5\n# a comment\n\nrate=banana\n";
