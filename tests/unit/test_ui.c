@@ -111,6 +111,25 @@ static void make_session(const char *dir)
 	make_process(dir, 777);
 }
 
+/* Clicks every line of the screen in view v: a click that selects a row
+ * selects the row drawn on that line; returns how many did. */
+static int click_every_line(struct ui_session *s, int v, struct canvas *c)
+{
+	int selected = 0;
+	s->view = v;
+	for (int y = 0; y < c->rows; y++) {
+		canvas_clear(c);
+		screen_draw_session(s, c);
+		if (!ui_session_click(s, y))
+			continue;
+		selected++;
+		canvas_clear(c);
+		screen_draw_session(s, c);
+		CHECK(canvas_style_at(c, y, 0) == UI_SELECTED);
+	}
+	return selected;
+}
+
 static void session_screen_layout(void)
 {
 	char *base = make_temp_dir();
@@ -160,6 +179,15 @@ static void session_screen_layout(void)
 	CHECK(strstr(dump, "App.Work: 30 samples, 30 in itself") != NULL);
 	CHECK(strstr(dump, "caller         30   100.0 App.Main") != NULL);
 	free(dump);
+
+	/* the mouse: every view, every line (a click once indexed a table of
+	 * six lists with any view's number) */
+	for (int v = 0; v < ui_view_count(); v++)
+		click_every_line(&s, v, &c);
+	CHECK_EQ_U(click_every_line(&s, 0, &c), 3);      /* Work, Main, Idle */
+	CHECK_EQ_U(click_every_line(&s, 2, &c), 1);      /* Main, the caller, under the title line */
+	CHECK(click_every_line(&s, 4, &c) >= 1);         /* threads */
+	s.view = 0;
 	canvas_free_memory(&c);
 
 	/* small terminals degrade without losing the essentials */
@@ -320,6 +348,8 @@ static void locks_view(void)
 	CHECK(strstr(dump, "root first:\n App.Main\n App.Idle\n") != NULL);
 	CHECK(strstr(dump, "\nwaits/s   █\nsamples/s █\n") != NULL); /* 37 ms waited in second 0 */
 	free(dump);
+	CHECK_EQ_U(click_every_line(&s, 10, &c), 2); /* both sites, below the header line */
+	ui_view(10)->key(&s, 'g');
 	ui_view(10)->key(&s, 'j'); /* the second site: Work */
 	canvas_clear(&c);
 	screen_draw_session(&s, &c);

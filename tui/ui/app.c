@@ -553,14 +553,10 @@ static void handle_key(struct app *a, int key, bool function_key)
 	if (function_key && key == KEY_MOUSE) {
 		MEVENT ev;
 		if (getmouse(&ev) == OK) {
-			struct listview *lv = a->session ? NULL : &a->targets.lv;
-			if (a->session) {
-				struct listview *views[] = {&a->session->functions_lv, &a->session->tree_lv, &a->session->callers_lv,
-							    &a->session->events_lv, &a->session->threads_lv, &a->session->processes_lv};
-				lv = a->session->view < (int)(sizeof views / sizeof *views) ? views[a->session->view] : NULL;
-			}
-			if (lv) /* the views without a list here ignore the mouse */
-				listview_click(lv, ev.y - 2 - (a->session && a->session->view == 2 ? 1 : 0));
+			if (a->session)
+				ui_session_click(a->session, ev.y);
+			else
+				listview_click_screen(&a->targets.lv, ev.y);
 		}
 		return;
 	}

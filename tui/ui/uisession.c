@@ -85,6 +85,12 @@ uint32_t ui_selected_function(struct ui_session *s)
 	}
 }
 
+bool ui_session_click(struct ui_session *s, int y)
+{
+	const struct view_ops *v = ui_view(s->view);
+	return v && v->list && listview_click_screen(v->list(s), y);
+}
+
 const struct view_ops *ui_view(int i)
 {
 	return i >= 0 && (size_t)i < sizeof views / sizeof *views ? views[i] : NULL;

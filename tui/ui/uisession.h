@@ -111,6 +111,10 @@ void ui_session_message(struct ui_session *s, bool error, const char *fmt, ...) 
 const struct view_ops *ui_view(int i);
 int ui_view_count(void);
 
+/* A click on screen line y selects the row drawn there in the current
+ * view's list; false when no row is there. */
+bool ui_session_click(struct ui_session *s, int y);
+
 /* The function under the cursor of the current view, or UINT32_MAX. */
 uint32_t ui_selected_function(struct ui_session *s);
 

@@ -26,6 +26,8 @@ struct view_ops {
 	void (*update)(struct ui_session *s);
 	void (*draw)(struct ui_session *s, struct canvas *c, int y, int height);
 	int (*key)(struct ui_session *s, int key);
+	/* The list a mouse click selects in (it remembers where it was drawn). */
+	struct listview *(*list)(struct ui_session *s);
 };
 
 extern const struct view_ops view_functions, view_tree, view_callers, view_events, view_threads, view_processes,

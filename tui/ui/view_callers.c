@@ -101,5 +101,10 @@ static int key(struct ui_session *s, int k)
 	return KEY_IGNORED;
 }
 
+static struct listview *list(struct ui_session *s)
+{
+	return &s->callers_lv;
+}
+
 const struct view_ops view_callers = {"Callers", "who calls the chosen function and what it calls: Enter moves there",
-				      update, draw, key};
+				      update, draw, key, list};

@@ -61,5 +61,10 @@ static int key(struct ui_session *s, int k)
 	return KEY_IGNORED;
 }
 
+static struct listview *list(struct ui_session *s)
+{
+	return &s->events_lv;
+}
+
 const struct view_ops view_events = {"Events", "GC, exceptions, JIT, modules, threads and dials as they happen", update,
-				     draw, key};
+				     draw, key, list};

@@ -95,4 +95,9 @@ static int key(struct ui_session *s, int k)
 	return KEY_IGNORED;
 }
 
-const struct view_ops view_functions = {"Functions", "where time goes: self and total per function", update, draw, key};
+static struct listview *list(struct ui_session *s)
+{
+	return &s->functions_lv;
+}
+
+const struct view_ops view_functions = {"Functions", "where time goes: self and total per function", update, draw, key, list};

@@ -102,4 +102,9 @@ static int key(struct ui_session *s, int k)
 	return listview_key(&s->gc_lv, k) ? KEY_HANDLED | KEY_REDRAW : KEY_IGNORED;
 }
 
-const struct view_ops view_gc = {"GC", "garbage collections: pauses, generations, heap sizes", update, draw, key};
+static struct listview *list(struct ui_session *s)
+{
+	return &s->gc_lv;
+}
+
+const struct view_ops view_gc = {"GC", "garbage collections: pauses, generations, heap sizes", update, draw, key, list};

@@ -48,8 +48,13 @@ static int threads_key(struct ui_session *s, int k)
 	return listview_key(&s->threads_lv, k) ? KEY_HANDLED | KEY_REDRAW : KEY_IGNORED;
 }
 
+static struct listview *threads_list(struct ui_session *s)
+{
+	return &s->threads_lv;
+}
+
 const struct view_ops view_threads = {"Threads", "managed threads of the process, by samples", threads_update,
-				      threads_draw, threads_key};
+				      threads_draw, threads_key, threads_list};
 
 static const struct column process_columns[] = {
 	{"pid", 8, true}, {"samples", 9, true}, {"state", 10, false}, {"command", 0, false},
@@ -125,5 +130,10 @@ static int processes_key(struct ui_session *s, int k)
 	return KEY_IGNORED;
 }
 
+static struct listview *processes_list(struct ui_session *s)
+{
+	return &s->processes_lv;
+}
+
 const struct view_ops view_processes = {"Processes", "the processes of this session: Enter shows one", processes_update,
-					processes_draw, processes_key};
+					processes_draw, processes_key, processes_list};

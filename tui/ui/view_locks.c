@@ -107,5 +107,10 @@ static int key(struct ui_session *s, int k)
 	return listview_key(&s->locks_lv, k) ? KEY_HANDLED | KEY_REDRAW : KEY_IGNORED;
 }
 
+static struct listview *list(struct ui_session *s)
+{
+	return &s->locks_lv;
+}
+
 const struct view_ops view_locks = {"Locks", "where threads waited: lock contention ('w': blocking waits) by stack",
-				    update, draw, key};
+				    update, draw, key, list};

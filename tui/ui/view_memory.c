@@ -121,8 +121,13 @@ static int calls_key(struct ui_session *s, int k)
 	return KEY_IGNORED;
 }
 
+static struct listview *calls_list(struct ui_session *s)
+{
+	return &s->calls_lv;
+}
+
 const struct view_ops view_calls = {"Calls", "exact calls and times of instrumented functions", calls_update,
-				    calls_draw, calls_key};
+				    calls_draw, calls_key, calls_list};
 
 /* ---- Heap and Allocations share a type table ---- */
 
@@ -222,8 +227,13 @@ static int heap_key(struct ui_session *s, int k)
 	return KEY_IGNORED;
 }
 
+static struct listview *heap_list(struct ui_session *s)
+{
+	return &s->heap_lv;
+}
+
 const struct view_ops view_heap = {"Heap", "live objects by type in the latest heap snapshot", heap_update, heap_draw,
-				   heap_key};
+				   heap_key, heap_list};
 
 static const struct column alloc_columns[] = {
 	{"count", 11, true}, {"bytes", 13, true}, {"avg", 7, true}, {"share%", 7, true}, {"type", 0, false},
@@ -304,5 +314,10 @@ static int allocs_key(struct ui_session *s, int k)
 	return KEY_IGNORED;
 }
 
+static struct listview *allocs_list(struct ui_session *s)
+{
+	return &s->allocs_lv;
+}
+
 const struct view_ops view_allocations = {"Allocs", "allocations by type (programs started with --allocations)",
-					  allocs_update, allocs_draw, allocs_key};
+					  allocs_update, allocs_draw, allocs_key, allocs_list};

@@ -159,5 +159,10 @@ static int key(struct ui_session *s, int k)
 	return KEY_IGNORED;
 }
 
+static struct listview *list(struct ui_session *s)
+{
+	return &s->tree_lv;
+}
+
 const struct view_ops view_tree = {"Tree", "the call tree, root first: Enter opens and closes, H opens the hot path", update,
-				   draw, key};
+				   draw, key, list};
