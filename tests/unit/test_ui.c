@@ -111,12 +111,18 @@ static void make_session(const char *dir)
 	make_process(dir, 777);
 }
 
+static struct listview *shown_list(struct ui_session *s)
+{
+	struct view *v = ui_shown_view(s);
+	return v->ops->list(v);
+}
+
 /* Clicks every line of the screen in view v: a click that selects a row
  * selects the row drawn on that line; returns how many did. */
 static int click_every_line(struct ui_session *s, int v, struct canvas *c)
 {
 	int selected = 0;
-	s->view = v;
+	ui_session_show(s, (enum view_id)v);
 	for (int y = 0; y < c->rows; y++) {
 		canvas_clear(c);
 		screen_draw_session(s, c);
@@ -138,7 +144,7 @@ static void session_screen_layout(void)
 	make_session(dir);
 	struct ui_session s;
 	memset(&s, 0, sizeof s);
-	s.focus = UINT32_MAX;
+	ui_session_init(&s);
 	char err[256];
 	CHECK(prof_session_open(&s.model, dir, err, sizeof err) == 0);
 	CHECK(ui_session_refresh(&s));
@@ -158,8 +164,8 @@ static void session_screen_layout(void)
 	free(dump);
 
 	/* the tree, opened along the hot path */
-	s.view = 1;
-	ui_view(1)->key(&s, 'H');
+	ui_session_show(&s, VIEW_TREE);
+	ui_session_key(&s, 'H');
 	canvas_clear(&c);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);
@@ -169,10 +175,10 @@ static void session_screen_layout(void)
 	free(dump);
 
 	/* callers of Work */
-	s.view = 0;
-	s.functions_lv.cursor = 0;
-	ui_view(0)->key(&s, '\n');
-	CHECK_EQ_U(s.view, 2);
+	ui_session_show(&s, VIEW_FUNCTIONS);
+	shown_list(&s)->cursor = 0;
+	ui_session_key(&s, '\n');
+	CHECK(s.shown == VIEW_CALLERS);
 	canvas_clear(&c);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);
@@ -182,20 +188,20 @@ static void session_screen_layout(void)
 
 	/* the mouse: every view, every line (a click once indexed a table of
 	 * six lists with any view's number) */
-	for (int v = 0; v < ui_view_count(); v++)
+	for (int v = 0; v < VIEW_COUNT; v++)
 		click_every_line(&s, v, &c);
 	CHECK_EQ_U(click_every_line(&s, 0, &c), 3);      /* Work, Main, Idle */
 	CHECK_EQ_U(click_every_line(&s, 2, &c), 1);      /* Main, the caller, under the title line */
 	CHECK(click_every_line(&s, 4, &c) >= 1);         /* threads */
-	s.view = 0;
+	ui_session_show(&s, VIEW_FUNCTIONS);
 	canvas_free_memory(&c);
 
 	/* small terminals degrade without losing the essentials */
 	static const int sizes[][2] = {{10, 40}, {5, 20}, {3, 10}, {1, 1}};
 	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
 		canvas_init_memory(&c, sizes[i][0], sizes[i][1]);
-		for (int v = 0; v < ui_view_count(); v++) {
-			s.view = v;
+		for (int v = 0; v < VIEW_COUNT; v++) {
+			ui_session_show(&s, (enum view_id)v);
 			canvas_clear(&c);
 			screen_draw_session(&s, &c);
 		}
@@ -208,7 +214,7 @@ static void session_screen_layout(void)
 	/* ASCII stand-ins without UTF-8 */
 	canvas_init_memory(&c, 24, 60);
 	c.ascii = true;
-	s.view = 0;
+	ui_session_show(&s, VIEW_FUNCTIONS);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);
 	for (const char *q = dump; *q; q++)
@@ -220,10 +226,10 @@ static void session_screen_layout(void)
 	make_process(dir, 778);
 	CHECK(ui_session_refresh(&s));
 	ui_session_update_views(&s);
-	s.view = 5;
-	s.processes_lv.cursor = 0;
-	ui_view(5)->key(&s, '\n');
-	CHECK(s.all && s.view == 0);
+	ui_session_show(&s, VIEW_PROCESSES);
+	shown_list(&s)->cursor = 0;
+	ui_session_key(&s, '\n');
+	CHECK(s.all && s.shown == VIEW_FUNCTIONS);
 	canvas_init_memory(&c, 24, 100);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);
@@ -255,7 +261,7 @@ static void full_session_is_shown(void)
 	write_segment(proc, 2, buf, o.len);
 	struct ui_session s;
 	memset(&s, 0, sizeof s);
-	s.focus = UINT32_MAX;
+	ui_session_init(&s);
 	char err[256];
 	CHECK(prof_session_open(&s.model, dir, err, sizeof err) == 0);
 	CHECK(ui_session_refresh(&s));
@@ -266,7 +272,7 @@ static void full_session_is_shown(void)
 	char *dump = canvas_dump(&c);
 	CHECK(strstr(dump, " full: the session reached its size cap") != NULL);
 	free(dump);
-	s.view = 5;
+	ui_session_show(&s, VIEW_PROCESSES);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);
 	CHECK(strstr(dump, " full ") != NULL);
@@ -299,6 +305,69 @@ static void command_table_and_completion(void)
 	for (int i = 0; commands_candidate(1, "events ", i); i++)
 		has_plus_gc |= !strcmp(commands_candidate(1, "events ", i), "+gc");
 	CHECK(has_plus_gc);
+	/* ':view' completes the view table's names */
+	CHECK_STR(commands_candidate(1, "view ", VIEW_FUNCTIONS), "functions");
+	CHECK_STR(commands_candidate(1, "view ", VIEW_LOCKS), "locks");
+}
+
+/* Keys reach commands only through the binding table, and help shows what
+ * the table says. */
+static void key_dispatch_from_the_table(void)
+{
+	const struct ui_binding *b = commands_binding('G', false, true);
+	CHECK(b && !strcmp(b->line, "events toggle gc"));
+	CHECK(commands_binding('G', false, false) == NULL); /* the targets screen has no dials */
+	b = commands_binding('q', false, false);
+	CHECK(b && !strcmp(b->line, "quit"));
+	CHECK(commands_binding('\t', true, true) == NULL); /* a character is not a function key */
+	/* every binding runs a command of the table */
+	for (b = ui_bindings; b->line; b++) {
+		bool found = false;
+		for (const struct ui_command *c = ui_commands; c->name; c++)
+			found |= !strncmp(b->line, c->name, strlen(c->name)) &&
+				 (b->line[strlen(c->name)] == ' ' || !b->line[strlen(c->name)]);
+		CHECK(found);
+	}
+	char keys[64];
+	for (const struct ui_command *c = ui_commands; c->name; c++) {
+		commands_keys(c, keys, sizeof keys);
+		if (!strcmp(c->name, "view"))
+			CHECK_STR(keys, "Tab S-Tab 1-9 0");
+		else if (!strcmp(c->name, "rate"))
+			CHECK_STR(keys, "+ = -");
+		else if (!strcmp(c->name, "events"))
+			CHECK_STR(keys, "G X J M T");
+	}
+	/* the view keys come from the view table */
+	CHECK(ui_view_for_key('1') == VIEW_FUNCTIONS);
+	CHECK(ui_view_for_key('0') == VIEW_GC);
+	CHECK(ui_view_key(VIEW_LOCKS) == 0);
+	CHECK(ui_view_find("locks") == VIEW_LOCKS);
+}
+
+/* Only the shown view is rebuilt when records arrive; the others wait
+ * until they are shown. */
+static void hidden_views_wait(void)
+{
+	char *base = make_temp_dir();
+	char dir[600];
+	snprintf(dir, sizeof dir, "%s/s", base);
+	make_session(dir);
+	struct ui_session s;
+	memset(&s, 0, sizeof s);
+	ui_session_init(&s);
+	char err[256];
+	CHECK(prof_session_open(&s.model, dir, err, sizeof err) == 0);
+	CHECK(ui_session_refresh(&s));
+	ui_session_update_views(&s);
+	CHECK(!s.views[VIEW_FUNCTIONS].dirty);
+	for (int v = VIEW_TREE; v < VIEW_COUNT; v++)
+		CHECK(s.views[v].dirty);
+	ui_session_show(&s, VIEW_TREE);
+	CHECK(!s.views[VIEW_TREE].dirty && s.views[VIEW_CALLERS].dirty);
+	CHECK_EQ_U(ui_view(VIEW_TREE)->list(&s.views[VIEW_TREE])->nrows, 1); /* Main, closed */
+	ui_session_free(&s);
+	remove_tree(base);
 }
 
 /* Locks: contention sites by total wait over the selected one's stack;
@@ -330,13 +399,13 @@ static void locks_view(void)
 
 	struct ui_session s;
 	memset(&s, 0, sizeof s);
-	s.focus = UINT32_MAX;
+	ui_session_init(&s);
 	char err[256];
 	CHECK(prof_session_open(&s.model, dir, err, sizeof err) == 0);
 	CHECK(ui_session_refresh(&s));
 	ui_session_update_views(&s);
-	s.view = 10;
-	CHECK_STR(ui_view(10)->name, "Locks");
+	ui_session_show(&s, VIEW_LOCKS);
+	CHECK_STR(ui_view(VIEW_LOCKS)->name, "Locks");
 	struct canvas c;
 	canvas_init_memory(&c, 24, 120);
 	screen_draw_session(&s, &c);
@@ -349,14 +418,14 @@ static void locks_view(void)
 	CHECK(strstr(dump, "\nwaits/s   █\nsamples/s █\n") != NULL); /* 37 ms waited in second 0 */
 	free(dump);
 	CHECK_EQ_U(click_every_line(&s, 10, &c), 2); /* both sites, below the header line */
-	ui_view(10)->key(&s, 'g');
-	ui_view(10)->key(&s, 'j'); /* the second site: Work */
+	ui_session_key(&s, 'g');
+	ui_session_key(&s, 'j'); /* the second site: Work */
 	canvas_clear(&c);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);
 	CHECK(strstr(dump, "root first:\n App.Main\n App.Work\n") != NULL);
 	free(dump);
-	CHECK(ui_view(10)->key(&s, 'w') & KEY_REDRAW);
+	CHECK(ui_session_key(&s, 'w'));
 	canvas_clear(&c);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);
@@ -376,5 +445,7 @@ int main(void)
 	RUN(session_screen_layout);
 	RUN(full_session_is_shown);
 	RUN(command_table_and_completion);
+	RUN(key_dispatch_from_the_table);
+	RUN(hidden_views_wait);
 	return CHECK_DONE();
 }
