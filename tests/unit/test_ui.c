@@ -1,5 +1,6 @@
 /* The terminal UI's layout and widgets, drawn on an in-memory canvas:
  * no terminal involved. */
+#include <curses.h>
 #include <locale.h>
 #include <stdlib.h>
 
@@ -345,6 +346,96 @@ static void key_dispatch_from_the_table(void)
 	CHECK(ui_view_find("locks") == VIEW_LOCKS);
 }
 
+/* The flame graph of the small session: Main over Work (30) and Idle (10)
+ * side by side, 3:1; moving, zooming, searching; ASCII without UTF-8. */
+static void flame_view(void)
+{
+	char *base = make_temp_dir();
+	char dir[600];
+	snprintf(dir, sizeof dir, "%s/s", base);
+	make_session(dir);
+	struct ui_session s;
+	memset(&s, 0, sizeof s);
+	ui_session_init(&s);
+	char err[256];
+	CHECK(prof_session_open(&s.model, dir, err, sizeof err) == 0);
+	CHECK(ui_session_refresh(&s));
+	ui_session_update_views(&s);
+	ui_session_show(&s, VIEW_FLAME);
+	struct canvas c;
+	canvas_init_memory(&c, 24, 100);
+	screen_draw_session(&s, &c);
+	char *dump = canvas_dump(&c);
+	CHECK(strstr(dump, "\nall\nall") != NULL); /* breadcrumb, then the root's block */
+	CHECK(strstr(dump, "\nApp.Main") != NULL);
+	/* Work: 75 columns, its right edge at 74; Idle from 75 to 99 */
+	const char *row = strstr(dump, "\nApp.Work");
+	CHECK(row != NULL);
+	if (row) {
+		char want[256];
+		snprintf(want, sizeof want, "\nApp.Work%*s\u2595App.Idle%*s\u2595\n", 66, "", 16, "");
+		CHECK(strncmp(row, want, strlen(want)) == 0);
+	}
+	CHECK(strstr(dump, "all: 40 samples, 100.0% of all") != NULL);
+	CHECK(canvas_style_at(&c, 2, 0) == UI_SELECTED); /* the root */
+	free(dump);
+
+	/* Down twice: Main, then its heaviest callee; Right: the next one */
+	ui_session_key(&s, KEY_DOWN);
+	ui_session_key(&s, KEY_DOWN);
+	ui_session_key(&s, KEY_RIGHT);
+	canvas_clear(&c);
+	screen_draw_session(&s, &c);
+	dump = canvas_dump(&c);
+	CHECK(strstr(dump, "App.Idle: 10 samples, 25.0% of all") != NULL);
+	CHECK(canvas_style_at(&c, 4, 80) == UI_SELECTED);
+	free(dump);
+	/* Enter zooms: Idle across the whole width, the path above */
+	ui_session_key(&s, '\n');
+	canvas_clear(&c);
+	screen_draw_session(&s, &c);
+	dump = canvas_dump(&c);
+	CHECK(strstr(dump, "\nall \u203a App.Main \u203a App.Idle\n") != NULL);
+	CHECK(strstr(dump, "App.Work") == NULL);
+	free(dump);
+	ui_session_key(&s, 'u');
+	ui_session_key(&s, KEY_BACKSPACE);
+	canvas_clear(&c);
+	screen_draw_session(&s, &c);
+	dump = canvas_dump(&c);
+	CHECK(strstr(dump, "\nall\nall") != NULL);
+	CHECK(strstr(dump, "App.Work") != NULL);
+	free(dump);
+	/* search: marks and selects */
+	struct view *v = ui_shown_view(&s);
+	v->ops->search(v, &s, "Work");
+	canvas_clear(&c);
+	screen_draw_session(&s, &c);
+	dump = canvas_dump(&c);
+	CHECK(strstr(dump, "App.Work: 30 samples, 75.0% of all  (1 frame match 'Work')") != NULL);
+	free(dump);
+	canvas_free_memory(&c);
+
+	/* ASCII, and small sizes */
+	canvas_init_memory(&c, 24, 60);
+	c.ascii = true;
+	screen_draw_session(&s, &c);
+	dump = canvas_dump(&c);
+	for (const char *q = dump; *q; q++)
+		CHECK((unsigned char)*q < 0x80);
+	CHECK(strstr(dump, "App.Work") != NULL && strstr(dump, "|App.Idle") != NULL);
+	free(dump);
+	canvas_free_memory(&c);
+	static const int sizes[][2] = {{10, 40}, {5, 20}, {3, 10}, {1, 1}};
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		canvas_init_memory(&c, sizes[i][0], sizes[i][1]);
+		screen_draw_session(&s, &c);
+		canvas_free_memory(&c);
+	}
+	ui_session_free(&s);
+	remove_tree(base);
+}
+
 /* Only the shown view is rebuilt when records arrive; the others wait
  * until they are shown. */
 static void hidden_views_wait(void)
@@ -410,7 +501,7 @@ static void locks_view(void)
 	canvas_init_memory(&c, 24, 120);
 	screen_draw_session(&s, &c);
 	char *dump = canvas_dump(&c);
-	CHECK(strstr(dump, " 0 GC  Locks\n") != NULL); /* no digit left for it */
+	CHECK(strstr(dump, " 0 GC Locks Flame\n") != NULL); /* no digit left for them */
 	CHECK(strstr(dump, "lock contention: 3 waits, 30.00 ms in all") != NULL);
 	CHECK(strstr(dump, "     20.00       1    20.00 App.Idle <- App.Main\n") != NULL);
 	CHECK(strstr(dump, "     10.00       2     5.00 App.Work <- App.Main\n") != NULL);
@@ -447,5 +538,6 @@ int main(void)
 	RUN(command_table_and_completion);
 	RUN(key_dispatch_from_the_table);
 	RUN(hidden_views_wait);
+	RUN(flame_view);
 	return CHECK_DONE();
 }

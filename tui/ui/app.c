@@ -89,6 +89,10 @@ static void term_open(struct app *a)
 		init_pair(5, COLOR_YELLOW, -1);                 /* hot */
 		init_pair(6, COLOR_RED, -1);                    /* warn */
 		init_pair(7, COLOR_GREEN, -1);                  /* good */
+		init_pair(8, COLOR_BLACK, COLOR_YELLOW);        /* flame graph blocks by namespace */
+		init_pair(9, COLOR_BLACK, COLOR_GREEN);
+		init_pair(10, COLOR_BLACK, COLOR_MAGENTA);
+		init_pair(11, COLOR_WHITE, COLOR_BLUE);
 	}
 	a->canvas.window = stdscr; /* (colour chosen above) */
 	a->canvas.ascii = strcmp(nl_langinfo(CODESET), "UTF-8") != 0;
@@ -555,7 +559,10 @@ static void dispatch_key(struct app *a, int key, bool function_key)
 		return;
 	}
 	if (!function_key && key == '/') {
-		filter_prompt(a);
+		if (a->session && ui_shown_view(a->session)->ops->search)
+			prompt_open("search ", prompt_line_done, a);
+		else
+			filter_prompt(a);
 		return;
 	}
 	if (!function_key && key == '\r')

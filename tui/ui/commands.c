@@ -327,6 +327,33 @@ static void run_view(struct app *a, int argc, char **argv)
 	ui_session_show(s, id);
 }
 
+static void run_flame(struct app *a, int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	if (!a->session) {
+		app_message(a, true, "flame needs a session");
+		return;
+	}
+	ui_session_show(a->session, VIEW_FLAME);
+}
+
+/* search TEXT: in a view that searches (Flame), marks and selects matches. */
+static void run_search(struct app *a, int argc, char **argv)
+{
+	struct view *v = a->session ? ui_shown_view(a->session) : NULL;
+	if (!v || !v->ops->search) {
+		app_message(a, true, "search works in the Flame view; elsewhere / filters");
+		return;
+	}
+	char text[128] = "";
+	for (int i = 1; i < argc; i++) {
+		if (i > 1)
+			strncat(text, " ", sizeof text - strlen(text) - 1);
+		strncat(text, argv[i], sizeof text - strlen(text) - 1);
+	}
+	v->ops->search(v, a->session, text);
+}
+
 static void run_help(struct app *a, int argc, char **argv)
 {
 	(void)argc, (void)argv;
@@ -383,6 +410,8 @@ const struct ui_command ui_commands[] = {
 	{"launch", "[--instrument PATTERN]... [--allocations] [--heap-snapshots] COMMAND [ARG...]", "Enter",
 	 "start a program under the profiler (instrumented, counting allocations)", run_launch, NULL},
 	{"view", "NAME|next|previous", "", "switch views", run_view, NULL},
+	{"flame", "", "", "the flame graph: arrows move, Enter zooms in, Backspace or u zooms out", run_flame, NULL},
+	{"search", "TEXT", "/", "in Flame: mark the frames whose name holds TEXT, select the first", run_search, NULL},
 	{"output", "", "", "show what a launched program printed (its output.log)", run_output, NULL},
 	{"help", "", "", "show or hide this help", run_help, NULL},
 	{"quit", "", "", "leave this screen (the first screen: quit)", run_quit, NULL},
@@ -405,6 +434,7 @@ const struct ui_binding ui_bindings[] = {
 	{'h', false, true, "h", "snapshot heap"},
 	{'a', false, true, "a", "attach"},
 	{'o', false, true, "o", "output"},
+	{'f', false, true, "f", "flame"},
 	{'\t', false, true, "Tab", "view next"},
 	{KEY_BTAB, true, true, "S-Tab", "view previous"},
 	{'?', false, false, "?", "help"},

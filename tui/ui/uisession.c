@@ -13,7 +13,7 @@ static const struct view_ops *const views[VIEW_COUNT] = {
 	[VIEW_FUNCTIONS] = &view_functions, [VIEW_TREE] = &view_tree,	[VIEW_CALLERS] = &view_callers,
 	[VIEW_EVENTS] = &view_events,	    [VIEW_THREADS] = &view_threads, [VIEW_PROCESSES] = &view_processes,
 	[VIEW_CALLS] = &view_calls,	    [VIEW_HEAP] = &view_heap,	[VIEW_ALLOCS] = &view_allocations,
-	[VIEW_GC] = &view_gc,		    [VIEW_LOCKS] = &view_locks,
+	[VIEW_GC] = &view_gc,		    [VIEW_LOCKS] = &view_locks,	[VIEW_FLAME] = &view_flame,
 };
 
 void ui_session_init(struct ui_session *s)

@@ -28,6 +28,7 @@ enum view_id {
 	VIEW_ALLOCS,
 	VIEW_GC,
 	VIEW_LOCKS,
+	VIEW_FLAME,
 	VIEW_COUNT
 };
 
@@ -51,9 +52,11 @@ struct view_ops {
 	struct listview *(*list)(struct view *v);
 	/* Optional: another process is shown, forget what belonged to the last. */
 	void (*process_changed)(struct view *v);
+	/* Optional: '/' searches the view instead of filtering the rows. */
+	void (*search)(struct view *v, struct ui_session *s, const char *text);
 };
 
 extern const struct view_ops view_functions, view_tree, view_callers, view_events, view_threads, view_processes,
-	view_calls, view_heap, view_allocations, view_gc, view_locks;
+	view_calls, view_heap, view_allocations, view_gc, view_locks, view_flame;
 
 #endif
