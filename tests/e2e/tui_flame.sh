@@ -1,6 +1,6 @@
 # The flame graph view in tmux: the 3:1 demo (CpuRatio) shows its two
 # callers Heavy and Light side by side under Run, their widths in the true
-# ratio; '/' finds a frame, Enter zooms into it (its block takes the whole
+# ratio; a click selects a frame; '/' finds one, Enter zooms into it (its block takes the whole
 # width, the breadcrumb shows the path), u and Backspace zoom out.
 source "$CLRSCOPE_TESTLIB"
 source "$(dirname "$CLRSCOPE_TESTLIB")/tuilib.sh"
@@ -25,6 +25,19 @@ for line in sys.stdin:
 read -r heavy light <<<"${widths:-0 0}"
 check "heavy > 0 and light > 0" "Heavy and Light are side by side on one line" heavy="$heavy" light="$light"
 check "abs(heavy / max(light, 1) - 3.0) <= 0.6" "their widths are 3:1 within 20%" heavy="$heavy" light="$light"
+
+# a click on Light's block selects it (SGR mouse: column and line, 1-based)
+at=$(screen | python3 -c '
+import sys
+for y, line in enumerate(sys.stdin, 1):
+    x = line.find("Worker.Light")
+    if x >= 0:
+        print(x + 3, y)
+        break
+')
+read -r x y <<<"${at:-1 1}"
+tm send-keys -t ui -l $'\e[<0;'"$x;$y"'M'$'\e[<0;'"$x;$y"'m'
+expect_screen "Clrscope.TestApps.Program+Worker.Light: " 5 "a click on Light's block selects it"
 
 # search, zoom in, zoom out
 tm send-keys -t ui /

@@ -22,11 +22,11 @@ tm send-keys -t ui Enter
 expect_screen "Clrscope.TestApps.Program+Worker.Run: " 5 "a click on the caller's row in Callers, then Enter, moves there"
 
 # every view, every line: the program stays up
-for key in 1 2 3 4 5 6 7 8 9 0 Tab; do
+for key in 1 2 3 4 5 6 7 8 9 0 Tab f; do
 	tm send-keys -t ui "$key"
 	sleep 0.2
 	for line in 1 2 3 4 5 8 20 29 30; do click "$line"; sleep 0.05; done
 done
 tm send-keys -t ui q
-expect_screen "EXITED 0" 10 "clicks in every view, Locks included, leave the UI running until q"
+expect_screen "EXITED 0" 10 "clicks in every view, Locks and Flame included, leave the UI running until q"
 finish

@@ -127,7 +127,7 @@ static int click_every_line(struct ui_session *s, int v, struct canvas *c)
 	for (int y = 0; y < c->rows; y++) {
 		canvas_clear(c);
 		screen_draw_session(s, c);
-		if (!ui_session_click(s, y))
+		if (!ui_session_click(s, y, 0))
 			continue;
 		selected++;
 		canvas_clear(c);
@@ -406,6 +406,14 @@ static void flame_view(void)
 	CHECK(strstr(dump, "\nall\nall") != NULL);
 	CHECK(strstr(dump, "App.Work") != NULL);
 	free(dump);
+	/* a click selects the frame under it: Idle, right of Work */
+	CHECK(ui_session_click(&s, 4, 90));
+	canvas_clear(&c);
+	screen_draw_session(&s, &c);
+	dump = canvas_dump(&c);
+	CHECK(strstr(dump, "App.Idle: 10 samples, 25.0% of all") != NULL);
+	free(dump);
+	CHECK(!ui_session_click(&s, 6, 10)); /* below the deepest frame */
 	/* search: marks and selects */
 	struct view *v = ui_shown_view(&s);
 	v->ops->search(v, &s, "Work");

@@ -526,7 +526,7 @@ enum input_kind { INPUT_KEY, INPUT_FUNCTION_KEY, INPUT_CLICK, INPUT_LINE };
 struct input {
 	enum input_kind kind;
 	int key;    /* INPUT_KEY, INPUT_FUNCTION_KEY */
-	int y;      /* INPUT_CLICK: the screen line */
+	int y, x;   /* INPUT_CLICK: where on screen */
 	char *line; /* INPUT_LINE, modified in place */
 };
 
@@ -598,7 +598,7 @@ static void dispatch(struct app *a, struct input in)
 	}
 	if (in.kind == INPUT_CLICK) {
 		if (a->session)
-			ui_session_click(a->session, in.y);
+			ui_session_click(a->session, in.y, in.x);
 		else
 			listview_click_screen(&a->targets.lv, in.y);
 		return;
@@ -612,7 +612,7 @@ static void handle_key(struct app *a, int key, bool function_key)
 	if (function_key && key == KEY_MOUSE) {
 		MEVENT ev;
 		if (getmouse(&ev) == OK)
-			dispatch(a, (struct input){.kind = INPUT_CLICK, .y = ev.y});
+			dispatch(a, (struct input){.kind = INPUT_CLICK, .y = ev.y, .x = ev.x});
 		return;
 	}
 	dispatch(a, (struct input){.kind = function_key ? INPUT_FUNCTION_KEY : INPUT_KEY, .key = key});

@@ -450,10 +450,11 @@ const struct ui_key_help ui_keys[] = {
 	{"s", "sort Functions, Calls, Heap or Allocs by another column"},
 	{"w", "Locks: lock contention or blocking waits"},
 	{"H", "open the hot path in Tree"},
-	{"Left Right", "close and open in Tree"},
+	{"Left Right", "close and open in Tree; in Flame, the frame beside"},
+	{"Backspace u", "zoom out in Flame (Enter zooms in)"},
 	{":", "the command prompt (Tab completes, history kept)"},
 	{"Esc", "leave the prompt"},
-	{"mouse", "click a row to select it"},
+	{"mouse", "click a row (in Flame, a frame) to select it"},
 	{NULL, NULL},
 };
 

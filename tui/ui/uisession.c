@@ -138,8 +138,10 @@ bool ui_session_key(struct ui_session *s, int key)
 	return v->ops->key(v, s, key);
 }
 
-bool ui_session_click(struct ui_session *s, int y)
+bool ui_session_click(struct ui_session *s, int y, int x)
 {
 	struct view *v = ui_shown_view(s);
+	if (v->ops->click)
+		return v->ops->click(v, s, y, x);
 	return v->ops->list && listview_click_screen(v->ops->list(v), y);
 }

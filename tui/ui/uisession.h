@@ -63,9 +63,9 @@ int ui_view_key(enum view_id id);
 /* Shows a view, rebuilding it first if it is dirty. */
 void ui_session_show(struct ui_session *s, enum view_id id);
 struct view *ui_shown_view(struct ui_session *s);
-/* Input for the shown view: a key (true when it took it), a click on
- * screen line y (true when a row is there and is now selected). */
+/* Input for the shown view: a key (true when it took it), a click at
+ * (y, x) on screen (true when a row or frame is there and is now selected). */
 bool ui_session_key(struct ui_session *s, int key);
-bool ui_session_click(struct ui_session *s, int y);
+bool ui_session_click(struct ui_session *s, int y, int x);
 
 #endif

@@ -52,6 +52,8 @@ struct view_ops {
 	struct listview *(*list)(struct view *v);
 	/* Optional: another process is shown, forget what belonged to the last. */
 	void (*process_changed)(struct view *v);
+	/* Optional, for a view without a list: a click at (y, x) on screen. */
+	bool (*click)(struct view *v, struct ui_session *s, int y, int x);
 	/* Optional: '/' searches the view instead of filtering the rows. */
 	void (*search)(struct view *v, struct ui_session *s, const char *text);
 };

@@ -28,6 +28,7 @@ struct flame {
 	uint32_t selected; /* the frame under the cursor */
 	char search[128];
 	size_t matches;
+	int top, rows, cols; /* where the graph was drawn last, for clicks */
 };
 
 /* ---- the tree of frames ---- */
@@ -175,9 +176,14 @@ struct layout {
 	uint64_t scale; /* samples across the whole width: the zoomed frame's */
 };
 
+static int column_at(uint64_t samples, int cols, uint64_t scale)
+{
+	return (int)(samples * (uint64_t)cols / scale);
+}
+
 static int column_of(const struct layout *l, uint64_t samples)
 {
-	return (int)(samples * (uint64_t)l->c->cols / l->scale);
+	return column_at(samples, l->c->cols, l->scale);
 }
 
 /* Draws a frame as a block starting at samples start, then its callees
@@ -236,6 +242,7 @@ static void draw(struct view *v, struct ui_session *s, struct canvas *c, int y, 
 	breadcrumb(f, p, c->ascii, line, sizeof line);
 	canvas_text(c, y, 0, c->cols, UI_HEADER, true, line);
 	struct layout l = {f, p, c, y + 1, height - 2, f->nodes[f->zoom].total};
+	f->top = l.top, f->rows = l.rows, f->cols = c->cols;
 	if (l.rows > 0)
 		draw_node(&l, f->zoom, 0, 0);
 	if (height < 2)
@@ -305,6 +312,42 @@ static bool key(struct view *v, struct ui_session *s, int k)
 	return false;
 }
 
+/* The frame drawn at column x, depth lines below node (which starts at
+ * samples start), as draw_node lays them out; UINT32_MAX when none. */
+static uint32_t frame_at(const struct flame *f, uint32_t node, uint64_t start, int depth, int x)
+{
+	uint64_t scale = f->nodes[f->zoom].total;
+	int x0 = column_at(start, f->cols, scale), x1 = column_at(start + f->nodes[node].total, f->cols, scale);
+	if (x < x0 || x >= x1)
+		return UINT32_MAX;
+	if (!depth)
+		return node;
+	uint32_t kids[MAX_KIDS];
+	size_t n = kids_of(f, node, kids);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t hit = frame_at(f, kids[i], start, depth - 1, x);
+		if (hit != UINT32_MAX)
+			return hit;
+		start += f->nodes[kids[i]].total;
+	}
+	return UINT32_MAX;
+}
+
+/* A click selects the frame under it. */
+static bool click(struct view *v, struct ui_session *s, int y, int x)
+{
+	struct flame *f = v->priv;
+	(void)s;
+	if (f->nnodes < 2 || !f->cols || f->zoom >= f->nnodes || !f->nodes[f->zoom].total || y < f->top ||
+	    y >= f->top + f->rows)
+		return false;
+	uint32_t hit = frame_at(f, f->zoom, 0, y - f->top, x);
+	if (hit == UINT32_MAX)
+		return false;
+	f->selected = hit;
+	return true;
+}
+
 /* Marks the frames whose name holds text and selects the first, heaviest
  * first from the root; zooms out when it lies outside the zoomed frame. */
 static void search(struct view *v, struct ui_session *s, const char *text)
@@ -348,5 +391,6 @@ const struct view_ops view_flame = {
 	.draw = draw,
 	.key = key,
 	.process_changed = process_changed,
+	.click = click,
 	.search = search,
 };
