@@ -366,6 +366,9 @@ static void flame_view(void)
 	canvas_init_memory(&c, 24, 100);
 	screen_draw_session(&s, &c);
 	char *dump = canvas_dump(&c);
+	/* the tab line gives way so that the shown tab is on screen */
+	CHECK(strstr(dump, " clrscope \u2026 ") == dump);
+	CHECK(strstr(dump, "0 GC Locks Flame\n") != NULL);
 	CHECK(strstr(dump, "\nall\nall") != NULL); /* breadcrumb, then the root's block */
 	CHECK(strstr(dump, "\nApp.Main") != NULL);
 	/* Work: 75 columns, its right edge at 74; Idle from 75 to 99 */

@@ -33,19 +33,32 @@ static void tab_label(enum view_id id, bool tight, char *out, size_t n)
 		snprintf(out, n, "%s%s ", pad, ui_view(id)->name);
 }
 
+static int tab_width(enum view_id id, bool tight)
+{
+	char tab[40];
+	tab_label(id, tight, tab, sizeof tab);
+	return text_width(tab);
+}
+
 static void draw_tabs(struct ui_session *s, struct canvas *c)
 {
 	canvas_fill(c, 0, 0, c->cols, UI_STATUS);
-	const char *brand = " clrscope ";
+	const char *brand = " clrscope ", *more = c->ascii ? "< " : "\u2026 ";
 	int wide = text_width(brand);
-	char tab[40];
-	for (int i = 0; i < VIEW_COUNT; i++) {
-		tab_label(i, false, tab, sizeof tab);
-		wide += text_width(tab);
-	}
+	for (int i = 0; i < VIEW_COUNT; i++)
+		wide += tab_width(i, false);
 	bool tight = wide > c->cols; /* drop the padding before cutting tabs off */
+	/* the shown tab stays on screen: the first tabs give way to it */
+	int first = 0, upto = text_width(brand);
+	for (int i = 0; i <= (int)s->shown; i++)
+		upto += tab_width(i, tight);
+	while (first < (int)s->shown && upto + text_width(more) > c->cols)
+		upto -= tab_width(first++, tight);
 	int x = canvas_text(c, 0, 0, c->cols, UI_STATUS, false, brand);
-	for (int i = 0; i < VIEW_COUNT && x < c->cols; i++) {
+	if (first)
+		x += canvas_text(c, 0, x, c->cols - x, UI_STATUS, false, more);
+	char tab[40];
+	for (int i = first; i < VIEW_COUNT && x < c->cols; i++) {
 		tab_label(i, tight, tab, sizeof tab);
 		x += canvas_text(c, 0, x, c->cols - x, i == (int)s->shown ? UI_SELECTED : UI_STATUS, false, tab);
 	}
