@@ -1,5 +1,7 @@
-/* One table of keys and prompt commands: the help screen, Tab completion
- * and the man page test all read it, so they cannot disagree. */
+/* The prompt commands and the keys bound to them, in two tables: keys run
+ * through their commands, and the help screen, 'clrscope help keys', Tab
+ * completion and the man page test all read the tables, so none of them
+ * can disagree with what a key does. */
 #include "commands.h"
 
 #include <ctype.h>

@@ -1,4 +1,4 @@
-/* Keys and prompt commands, in one table (see commands.c). */
+/* Prompt commands and the keys bound to them, as tables (see commands.c). */
 #ifndef CLRSCOPE_COMMANDS_H
 #define CLRSCOPE_COMMANDS_H
 
