@@ -363,8 +363,9 @@ static void search(struct view *v, struct ui_session *s, const char *text)
 		return;
 	}
 	/* depth first, in drawing order */
-	uint32_t stack[1024], kids[MAX_KIDS];
-	size_t depth = 0;
+	uint32_t *stack = NULL, kids[MAX_KIDS];
+	size_t depth = 0, cap = 0;
+	xgrow(&stack, &cap, 1, sizeof *stack);
 	stack[depth++] = 0;
 	while (depth) {
 		uint32_t node = stack[--depth];
@@ -372,13 +373,16 @@ static void search(struct view *v, struct ui_session *s, const char *text)
 			f->selected = node;
 			if (!inside(f, node, f->zoom))
 				f->zoom = 0;
+			free(stack);
 			ui_session_message(s, false, "%zu frame%s match '%s'", f->matches, f->matches == 1 ? "" : "s", f->search);
 			return;
 		}
 		size_t n = kids_of(f, node, kids);
-		for (size_t i = n; i-- > 0 && depth < sizeof stack / sizeof *stack;)
+		xgrow(&stack, &cap, depth + n, sizeof *stack);
+		for (size_t i = n; i-- > 0;)
 			stack[depth++] = kids[i];
 	}
+	free(stack);
 	ui_session_message(s, true, "no frame matches '%s'", f->search);
 }
 
