@@ -1,5 +1,6 @@
 /* The terminal UI's layout and widgets, drawn on an in-memory canvas:
  * no terminal involved. */
+#include <curses.h>
 #include <locale.h>
 #include <stdlib.h>
 
@@ -111,6 +112,31 @@ static void make_session(const char *dir)
 	make_process(dir, 777);
 }
 
+static struct listview *shown_list(struct ui_session *s)
+{
+	struct view *v = ui_shown_view(s);
+	return v->ops->list(v);
+}
+
+/* Clicks every line of the screen in view v: a click that selects a row
+ * selects the row drawn on that line; returns how many did. */
+static int click_every_line(struct ui_session *s, int v, struct canvas *c)
+{
+	int selected = 0;
+	ui_session_show(s, (enum view_id)v);
+	for (int y = 0; y < c->rows; y++) {
+		canvas_clear(c);
+		screen_draw_session(s, c);
+		if (!ui_session_click(s, y, 0))
+			continue;
+		selected++;
+		canvas_clear(c);
+		screen_draw_session(s, c);
+		CHECK(canvas_style_at(c, y, 0) == UI_SELECTED);
+	}
+	return selected;
+}
+
 static void session_screen_layout(void)
 {
 	char *base = make_temp_dir();
@@ -119,7 +145,7 @@ static void session_screen_layout(void)
 	make_session(dir);
 	struct ui_session s;
 	memset(&s, 0, sizeof s);
-	s.focus = UINT32_MAX;
+	ui_session_init(&s);
 	char err[256];
 	CHECK(prof_session_open(&s.model, dir, err, sizeof err) == 0);
 	CHECK(ui_session_refresh(&s));
@@ -139,8 +165,8 @@ static void session_screen_layout(void)
 	free(dump);
 
 	/* the tree, opened along the hot path */
-	s.view = 1;
-	ui_view(1)->key(&s, 'H');
+	ui_session_show(&s, VIEW_TREE);
+	ui_session_key(&s, 'H');
 	canvas_clear(&c);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);
@@ -150,24 +176,33 @@ static void session_screen_layout(void)
 	free(dump);
 
 	/* callers of Work */
-	s.view = 0;
-	s.functions_lv.cursor = 0;
-	ui_view(0)->key(&s, '\n');
-	CHECK_EQ_U(s.view, 2);
+	ui_session_show(&s, VIEW_FUNCTIONS);
+	shown_list(&s)->cursor = 0;
+	ui_session_key(&s, '\n');
+	CHECK(s.shown == VIEW_CALLERS);
 	canvas_clear(&c);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);
 	CHECK(strstr(dump, "App.Work: 30 samples, 30 in itself") != NULL);
 	CHECK(strstr(dump, "caller         30   100.0 App.Main") != NULL);
 	free(dump);
+
+	/* the mouse: every view, every line (a click once indexed a table of
+	 * six lists with any view's number) */
+	for (int v = 0; v < VIEW_COUNT; v++)
+		click_every_line(&s, v, &c);
+	CHECK_EQ_U(click_every_line(&s, 0, &c), 3);      /* Work, Main, Idle */
+	CHECK_EQ_U(click_every_line(&s, 2, &c), 1);      /* Main, the caller, under the title line */
+	CHECK(click_every_line(&s, 4, &c) >= 1);         /* threads */
+	ui_session_show(&s, VIEW_FUNCTIONS);
 	canvas_free_memory(&c);
 
 	/* small terminals degrade without losing the essentials */
 	static const int sizes[][2] = {{10, 40}, {5, 20}, {3, 10}, {1, 1}};
 	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
 		canvas_init_memory(&c, sizes[i][0], sizes[i][1]);
-		for (int v = 0; v < ui_view_count(); v++) {
-			s.view = v;
+		for (int v = 0; v < VIEW_COUNT; v++) {
+			ui_session_show(&s, (enum view_id)v);
 			canvas_clear(&c);
 			screen_draw_session(&s, &c);
 		}
@@ -180,7 +215,7 @@ static void session_screen_layout(void)
 	/* ASCII stand-ins without UTF-8 */
 	canvas_init_memory(&c, 24, 60);
 	c.ascii = true;
-	s.view = 0;
+	ui_session_show(&s, VIEW_FUNCTIONS);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);
 	for (const char *q = dump; *q; q++)
@@ -192,10 +227,10 @@ static void session_screen_layout(void)
 	make_process(dir, 778);
 	CHECK(ui_session_refresh(&s));
 	ui_session_update_views(&s);
-	s.view = 5;
-	s.processes_lv.cursor = 0;
-	ui_view(5)->key(&s, '\n');
-	CHECK(s.all && s.view == 0);
+	ui_session_show(&s, VIEW_PROCESSES);
+	shown_list(&s)->cursor = 0;
+	ui_session_key(&s, '\n');
+	CHECK(s.all && s.shown == VIEW_FUNCTIONS);
 	canvas_init_memory(&c, 24, 100);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);
@@ -227,7 +262,7 @@ static void full_session_is_shown(void)
 	write_segment(proc, 2, buf, o.len);
 	struct ui_session s;
 	memset(&s, 0, sizeof s);
-	s.focus = UINT32_MAX;
+	ui_session_init(&s);
 	char err[256];
 	CHECK(prof_session_open(&s.model, dir, err, sizeof err) == 0);
 	CHECK(ui_session_refresh(&s));
@@ -238,7 +273,7 @@ static void full_session_is_shown(void)
 	char *dump = canvas_dump(&c);
 	CHECK(strstr(dump, " full: the session reached its size cap") != NULL);
 	free(dump);
-	s.view = 5;
+	ui_session_show(&s, VIEW_PROCESSES);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);
 	CHECK(strstr(dump, " full ") != NULL);
@@ -271,6 +306,170 @@ static void command_table_and_completion(void)
 	for (int i = 0; commands_candidate(1, "events ", i); i++)
 		has_plus_gc |= !strcmp(commands_candidate(1, "events ", i), "+gc");
 	CHECK(has_plus_gc);
+	/* ':view' completes the view table's names */
+	CHECK_STR(commands_candidate(1, "view ", VIEW_FUNCTIONS), "functions");
+	CHECK_STR(commands_candidate(1, "view ", VIEW_LOCKS), "locks");
+}
+
+/* Keys reach commands only through the binding table, and help shows what
+ * the table says. */
+static void key_dispatch_from_the_table(void)
+{
+	const struct ui_binding *b = commands_binding('G', false, true);
+	CHECK(b && !strcmp(b->line, "events toggle gc"));
+	CHECK(commands_binding('G', false, false) == NULL); /* the targets screen has no dials */
+	b = commands_binding('q', false, false);
+	CHECK(b && !strcmp(b->line, "quit"));
+	CHECK(commands_binding('\t', true, true) == NULL); /* a character is not a function key */
+	/* every binding runs a command of the table */
+	for (b = ui_bindings; b->line; b++) {
+		bool found = false;
+		for (const struct ui_command *c = ui_commands; c->name; c++)
+			found |= !strncmp(b->line, c->name, strlen(c->name)) &&
+				 (b->line[strlen(c->name)] == ' ' || !b->line[strlen(c->name)]);
+		CHECK(found);
+	}
+	char keys[64];
+	for (const struct ui_command *c = ui_commands; c->name; c++) {
+		commands_keys(c, keys, sizeof keys);
+		if (!strcmp(c->name, "view"))
+			CHECK_STR(keys, "Tab S-Tab 1-9 0");
+		else if (!strcmp(c->name, "rate"))
+			CHECK_STR(keys, "+ = -");
+		else if (!strcmp(c->name, "events"))
+			CHECK_STR(keys, "G X J M T");
+	}
+	/* the view keys come from the view table */
+	CHECK(ui_view_for_key('1') == VIEW_FUNCTIONS);
+	CHECK(ui_view_for_key('0') == VIEW_GC);
+	CHECK(ui_view_key(VIEW_LOCKS) == 0);
+	CHECK(ui_view_find("locks") == VIEW_LOCKS);
+}
+
+/* The flame graph of the small session: Main over Work (30) and Idle (10)
+ * side by side, 3:1; moving, zooming, searching; ASCII without UTF-8. */
+static void flame_view(void)
+{
+	char *base = make_temp_dir();
+	char dir[600];
+	snprintf(dir, sizeof dir, "%s/s", base);
+	make_session(dir);
+	struct ui_session s;
+	memset(&s, 0, sizeof s);
+	ui_session_init(&s);
+	char err[256];
+	CHECK(prof_session_open(&s.model, dir, err, sizeof err) == 0);
+	CHECK(ui_session_refresh(&s));
+	ui_session_update_views(&s);
+	ui_session_show(&s, VIEW_FLAME);
+	struct canvas c;
+	canvas_init_memory(&c, 24, 100);
+	screen_draw_session(&s, &c);
+	char *dump = canvas_dump(&c);
+	/* the tab line gives way so that the shown tab is on screen */
+	CHECK(strstr(dump, " clrscope \u2026 ") == dump);
+	CHECK(strstr(dump, "0 GC Locks Flame\n") != NULL);
+	CHECK(strstr(dump, "\nall\nall") != NULL); /* breadcrumb, then the root's block */
+	CHECK(strstr(dump, "\nApp.Main") != NULL);
+	/* Work: 75 columns, its right edge at 74; Idle from 75 to 99 */
+	const char *row = strstr(dump, "\nApp.Work");
+	CHECK(row != NULL);
+	if (row) {
+		char want[256];
+		snprintf(want, sizeof want, "\nApp.Work%*s\u2595App.Idle%*s\u2595\n", 66, "", 16, "");
+		CHECK(strncmp(row, want, strlen(want)) == 0);
+	}
+	CHECK(strstr(dump, "all: 40 samples, 100.0% of all") != NULL);
+	CHECK(canvas_style_at(&c, 2, 0) == UI_SELECTED); /* the root */
+	free(dump);
+
+	/* Down twice: Main, then its heaviest callee; Right: the next one */
+	ui_session_key(&s, KEY_DOWN);
+	ui_session_key(&s, KEY_DOWN);
+	ui_session_key(&s, KEY_RIGHT);
+	canvas_clear(&c);
+	screen_draw_session(&s, &c);
+	dump = canvas_dump(&c);
+	CHECK(strstr(dump, "App.Idle: 10 samples, 25.0% of all") != NULL);
+	CHECK(canvas_style_at(&c, 4, 80) == UI_SELECTED);
+	free(dump);
+	/* Enter zooms: Idle across the whole width, the path above */
+	ui_session_key(&s, '\n');
+	canvas_clear(&c);
+	screen_draw_session(&s, &c);
+	dump = canvas_dump(&c);
+	CHECK(strstr(dump, "\nall \u203a App.Main \u203a App.Idle\n") != NULL);
+	CHECK(strstr(dump, "App.Work") == NULL);
+	free(dump);
+	ui_session_key(&s, 'u');
+	ui_session_key(&s, KEY_BACKSPACE);
+	canvas_clear(&c);
+	screen_draw_session(&s, &c);
+	dump = canvas_dump(&c);
+	CHECK(strstr(dump, "\nall\nall") != NULL);
+	CHECK(strstr(dump, "App.Work") != NULL);
+	free(dump);
+	/* a click selects the frame under it: Idle, right of Work */
+	CHECK(ui_session_click(&s, 4, 90));
+	canvas_clear(&c);
+	screen_draw_session(&s, &c);
+	dump = canvas_dump(&c);
+	CHECK(strstr(dump, "App.Idle: 10 samples, 25.0% of all") != NULL);
+	free(dump);
+	CHECK(!ui_session_click(&s, 6, 10)); /* below the deepest frame */
+	/* search: marks and selects */
+	struct view *v = ui_shown_view(&s);
+	v->ops->search(v, &s, "Work");
+	canvas_clear(&c);
+	screen_draw_session(&s, &c);
+	dump = canvas_dump(&c);
+	CHECK(strstr(dump, "App.Work: 30 samples, 75.0% of all  (1 frame match 'Work')") != NULL);
+	free(dump);
+	canvas_free_memory(&c);
+
+	/* ASCII, and small sizes */
+	canvas_init_memory(&c, 24, 60);
+	c.ascii = true;
+	screen_draw_session(&s, &c);
+	dump = canvas_dump(&c);
+	for (const char *q = dump; *q; q++)
+		CHECK((unsigned char)*q < 0x80);
+	CHECK(strstr(dump, "App.Work") != NULL && strstr(dump, "|App.Idle") != NULL);
+	free(dump);
+	canvas_free_memory(&c);
+	static const int sizes[][2] = {{10, 40}, {5, 20}, {3, 10}, {1, 1}};
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		canvas_init_memory(&c, sizes[i][0], sizes[i][1]);
+		screen_draw_session(&s, &c);
+		canvas_free_memory(&c);
+	}
+	ui_session_free(&s);
+	remove_tree(base);
+}
+
+/* Only the shown view is rebuilt when records arrive; the others wait
+ * until they are shown. */
+static void hidden_views_wait(void)
+{
+	char *base = make_temp_dir();
+	char dir[600];
+	snprintf(dir, sizeof dir, "%s/s", base);
+	make_session(dir);
+	struct ui_session s;
+	memset(&s, 0, sizeof s);
+	ui_session_init(&s);
+	char err[256];
+	CHECK(prof_session_open(&s.model, dir, err, sizeof err) == 0);
+	CHECK(ui_session_refresh(&s));
+	ui_session_update_views(&s);
+	CHECK(!s.views[VIEW_FUNCTIONS].dirty);
+	for (int v = VIEW_TREE; v < VIEW_COUNT; v++)
+		CHECK(s.views[v].dirty);
+	ui_session_show(&s, VIEW_TREE);
+	CHECK(!s.views[VIEW_TREE].dirty && s.views[VIEW_CALLERS].dirty);
+	CHECK_EQ_U(ui_view(VIEW_TREE)->list(&s.views[VIEW_TREE])->nrows, 1); /* Main, closed */
+	ui_session_free(&s);
+	remove_tree(base);
 }
 
 /* Locks: contention sites by total wait over the selected one's stack;
@@ -302,31 +501,33 @@ static void locks_view(void)
 
 	struct ui_session s;
 	memset(&s, 0, sizeof s);
-	s.focus = UINT32_MAX;
+	ui_session_init(&s);
 	char err[256];
 	CHECK(prof_session_open(&s.model, dir, err, sizeof err) == 0);
 	CHECK(ui_session_refresh(&s));
 	ui_session_update_views(&s);
-	s.view = 10;
-	CHECK_STR(ui_view(10)->name, "Locks");
+	ui_session_show(&s, VIEW_LOCKS);
+	CHECK_STR(ui_view(VIEW_LOCKS)->name, "Locks");
 	struct canvas c;
 	canvas_init_memory(&c, 24, 120);
 	screen_draw_session(&s, &c);
 	char *dump = canvas_dump(&c);
-	CHECK(strstr(dump, " 0 GC  Locks\n") != NULL); /* no digit left for it */
+	CHECK(strstr(dump, " 0 GC Locks Flame\n") != NULL); /* no digit left for them */
 	CHECK(strstr(dump, "lock contention: 3 waits, 30.00 ms in all") != NULL);
 	CHECK(strstr(dump, "     20.00       1    20.00 App.Idle <- App.Main\n") != NULL);
 	CHECK(strstr(dump, "     10.00       2     5.00 App.Work <- App.Main\n") != NULL);
 	CHECK(strstr(dump, "root first:\n App.Main\n App.Idle\n") != NULL);
 	CHECK(strstr(dump, "\nwaits/s   █\nsamples/s █\n") != NULL); /* 37 ms waited in second 0 */
 	free(dump);
-	ui_view(10)->key(&s, 'j'); /* the second site: Work */
+	CHECK_EQ_U(click_every_line(&s, 10, &c), 2); /* both sites, below the header line */
+	ui_session_key(&s, 'g');
+	ui_session_key(&s, 'j'); /* the second site: Work */
 	canvas_clear(&c);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);
 	CHECK(strstr(dump, "root first:\n App.Main\n App.Work\n") != NULL);
 	free(dump);
-	CHECK(ui_view(10)->key(&s, 'w') & KEY_REDRAW);
+	CHECK(ui_session_key(&s, 'w'));
 	canvas_clear(&c);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);
@@ -346,5 +547,8 @@ int main(void)
 	RUN(session_screen_layout);
 	RUN(full_session_is_shown);
 	RUN(command_table_and_completion);
+	RUN(key_dispatch_from_the_table);
+	RUN(hidden_views_wait);
+	RUN(flame_view);
 	return CHECK_DONE();
 }

@@ -89,6 +89,10 @@ static void term_open(struct app *a)
 		init_pair(5, COLOR_YELLOW, -1);                 /* hot */
 		init_pair(6, COLOR_RED, -1);                    /* warn */
 		init_pair(7, COLOR_GREEN, -1);                  /* good */
+		init_pair(8, COLOR_BLACK, COLOR_YELLOW);        /* flame graph blocks by namespace */
+		init_pair(9, COLOR_BLACK, COLOR_GREEN);
+		init_pair(10, COLOR_BLACK, COLOR_MAGENTA);
+		init_pair(11, COLOR_WHITE, COLOR_BLUE);
 	}
 	a->canvas.window = stdscr; /* (colour chosen above) */
 	a->canvas.ascii = strcmp(nl_langinfo(CODESET), "UTF-8") != 0;
@@ -119,13 +123,6 @@ void app_message(struct app *a, bool error, const char *fmt, ...)
 
 /* ---- sessions ---- */
 
-static struct ui_session *session_new(void)
-{
-	struct ui_session *s = xcalloc(1, sizeof *s);
-	s->focus = UINT32_MAX;
-	return s;
-}
-
 void app_close_session(struct app *a)
 {
 	struct ui_session *s = a->session;
@@ -141,11 +138,12 @@ void app_close_session(struct app *a)
 
 int app_open_session(struct app *a, const char *dir, char *err, size_t errlen)
 {
-	struct ui_session *s = session_new();
+	struct ui_session *s = xcalloc(1, sizeof *s);
 	if (prof_session_open(&s->model, dir, err, errlen) < 0) {
 		free(s);
 		return -1;
 	}
+	ui_session_init(s);
 	app_close_session(a);
 	a->session = s;
 	char why[512];
@@ -226,8 +224,7 @@ int app_attach(struct app *a, pid_t pid, const char *dir, const char *events)
 			s->proc = i;
 	s->state = TARGET_RUNNING;
 	s->target = pid;
-	s->nnodes = 0;
-	ui_session_update_views(s);
+	ui_session_process_changed(s);
 	app_message(a, false, p ? "attached to pid %d" : "attached to pid %d; waiting for its agent", (int)pid);
 	return 0;
 }
@@ -384,20 +381,20 @@ static void draw_targets(struct app *a, struct canvas *c)
 
 static void launch_prompt_done(char *line, void *ctx);
 
-static int targets_key(struct app *a, int key)
+static bool targets_key(struct app *a, int key)
 {
 	struct targets *t = &a->targets;
 	if (listview_key(&t->lv, key))
-		return KEY_HANDLED | KEY_REDRAW;
+		return true;
 	if (t->lv.cursor >= t->nrows)
-		return KEY_IGNORED;
+		return false;
 	size_t i = t->rows[t->lv.cursor];
 	if (key == '\n' || key == '\r' || key == KEY_ENTER || key == 'a') {
 		if (i < t->nprocs) {
 			if (!t->procs[i].attachable) {
 				app_message(a, true, "cannot attach to %d: %s", (int)t->procs[i].pid,
 					    t->procs[i].reason ? t->procs[i].reason : "not attachable");
-				return KEY_HANDLED | KEY_REDRAW;
+				return true;
 			}
 			app_attach(a, t->procs[i].pid, NULL, NULL);
 		} else if (key != 'a') {
@@ -406,13 +403,13 @@ static int targets_key(struct app *a, int key)
 			snprintf(initial, sizeof initial, "launch %s", t->apps->v[i - t->nprocs].command);
 			prompt_open(initial, launch_prompt_done, a);
 		}
-		return KEY_HANDLED | KEY_REDRAW;
+		return true;
 	}
 	if (key == 'r') {
 		app_refresh_targets(a);
-		return KEY_HANDLED | KEY_REDRAW;
+		return true;
 	}
-	return KEY_IGNORED;
+	return false;
 }
 
 /* ---- help ---- */
@@ -427,15 +424,27 @@ static void draw_help(struct canvas *c)
 	char line[400];
 	canvas_text(c, y++, 0, c->cols, UI_HEADER, true, " keys            prompt command                   what it does");
 	for (const struct ui_command *cmd = ui_commands; cmd->name && y < c->rows; cmd++) {
-		snprintf(line, sizeof line, " %-15s :%-8s %-22s %s", cmd->keys, cmd->name, cmd->args, cmd->help);
+		char keys[64];
+		commands_keys(cmd, keys, sizeof keys);
+		snprintf(line, sizeof line, " %-15s :%-8s %-22s %s", keys, cmd->name, cmd->args, cmd->help);
 		canvas_text(c, y++, 0, c->cols, UI_NORMAL, true, line);
 	}
 	for (const struct ui_key_help *k = ui_keys; k->keys && y < c->rows; k++) {
 		snprintf(line, sizeof line, " %-15s  %-31s %s", k->keys, "", k->help);
 		canvas_text(c, y++, 0, c->cols, UI_NORMAL, true, line);
 	}
-	if (y < c->rows)
-		canvas_text(c, y++, 0, c->cols, UI_DIM, true, " views: 1 Functions  2 Tree  3 Callers  4 Events  5 Threads  6 Processes");
+	if (y < c->rows) {
+		size_t len = (size_t)snprintf(line, sizeof line, " views:");
+		for (int i = 0; i < VIEW_COUNT && len < sizeof line; i++) {
+			int key = ui_view_key((enum view_id)i);
+			const char *name = ui_view((enum view_id)i)->name;
+			if (key)
+				len += (size_t)snprintf(line + len, sizeof line - len, "  %c %s", key, name);
+			else
+				len += (size_t)snprintf(line + len, sizeof line - len, "  %s (Tab)", name);
+		}
+		canvas_text(c, y++, 0, c->cols, UI_DIM, true, line);
+	}
 }
 
 /* ---- a launched program's output ---- */
@@ -510,11 +519,23 @@ static void draw(struct app *a)
 	doupdate();
 }
 
+/* Everything the user does comes through dispatch: keys, mouse clicks and
+ * prompt lines.  A key bound to a prompt line runs that line, so a key and
+ * its command cannot drift apart. */
+enum input_kind { INPUT_KEY, INPUT_FUNCTION_KEY, INPUT_CLICK, INPUT_LINE };
+struct input {
+	enum input_kind kind;
+	int key;    /* INPUT_KEY, INPUT_FUNCTION_KEY */
+	int y, x;   /* INPUT_CLICK: where on screen */
+	char *line; /* INPUT_LINE, modified in place */
+};
+
+static void dispatch(struct app *a, struct input in);
+
 static void prompt_line_done(char *line, void *ctx)
 {
-	struct app *a = ctx;
 	if (line)
-		commands_run_line(a, line);
+		dispatch(ctx, (struct input){.kind = INPUT_LINE, .line = line});
 }
 
 static void launch_prompt_done(char *line, void *ctx)
@@ -530,66 +551,71 @@ static void filter_prompt(struct app *a)
 	prompt_open(initial, prompt_line_done, a);
 }
 
-static void leave_screen(struct app *a)
+/* A key the prompt, a binding, the view keys or the screen itself takes. */
+static void dispatch_key(struct app *a, int key, bool function_key)
 {
-	if (a->session && !a->session_first) {
-		app_close_session(a);
-		app_refresh_targets(a);
-	} else {
-		a->quit = true;
-	}
-}
-
-static void handle_key(struct app *a, int key, bool function_key)
-{
-	if (prompt_active()) {
-		prompt_key(key, function_key);
+	if (!function_key && key == ':') {
+		prompt_open("", prompt_line_done, a);
 		return;
 	}
-	if (a->help || a->output) {
-		a->help = a->output = false;
-		return;
-	}
-	if (function_key && key == KEY_MOUSE) {
-		MEVENT ev;
-		if (getmouse(&ev) == OK) {
-			struct listview *lv = a->session ? NULL : &a->targets.lv;
-			if (a->session) {
-				struct listview *views[] = {&a->session->functions_lv, &a->session->tree_lv, &a->session->callers_lv,
-							    &a->session->events_lv, &a->session->threads_lv, &a->session->processes_lv};
-				lv = a->session->view < (int)(sizeof views / sizeof *views) ? views[a->session->view] : NULL;
-			}
-			if (lv) /* the views without a list here ignore the mouse */
-				listview_click(lv, ev.y - 2 - (a->session && a->session->view == 2 ? 1 : 0));
-		}
-		return;
-	}
-	if (!function_key) {
-		switch (key) {
-		case 'q':
-			leave_screen(a);
-			return;
-		case '?':
-			a->help = true;
-			return;
-		case ':':
-			prompt_open("", prompt_line_done, a);
-			return;
-		case '/':
+	if (!function_key && key == '/') {
+		if (a->session && ui_shown_view(a->session)->ops->search)
+			prompt_open("search ", prompt_line_done, a);
+		else
 			filter_prompt(a);
-			return;
-		case '\r':
-			key = '\n';
-			break;
-		}
+		return;
 	}
-	if (a->session) {
-		if (commands_session_key(a, key) & KEY_HANDLED)
-			return;
-		ui_view(a->session->view)->key(a->session, key);
+	if (!function_key && key == '\r')
+		key = '\n';
+	const struct ui_binding *b = commands_binding(key, function_key, a->session != NULL);
+	if (b) {
+		char line[128];
+		snprintf(line, sizeof line, "%s", b->line);
+		commands_run_line(a, line);
+	} else if (a->session && !function_key && ui_view_for_key(key) != VIEW_COUNT) {
+		ui_session_show(a->session, ui_view_for_key(key));
+	} else if (a->session) {
+		ui_session_key(a->session, key);
 	} else {
 		targets_key(a, key);
 	}
+}
+
+static void dispatch(struct app *a, struct input in)
+{
+	if (in.kind == INPUT_LINE) {
+		commands_run_line(a, in.line);
+		return;
+	}
+	if (prompt_active()) {
+		if (in.kind != INPUT_CLICK)
+			prompt_key(in.key, in.kind == INPUT_FUNCTION_KEY);
+		return;
+	}
+	if (a->help || a->output) { /* any key or click goes back */
+		a->help = a->output = false;
+		return;
+	}
+	if (in.kind == INPUT_CLICK) {
+		if (a->session)
+			ui_session_click(a->session, in.y, in.x);
+		else
+			listview_click_screen(&a->targets.lv, in.y);
+		return;
+	}
+	dispatch_key(a, in.key, in.kind == INPUT_FUNCTION_KEY);
+}
+
+/* What curses read: a mouse event becomes a click. */
+static void handle_key(struct app *a, int key, bool function_key)
+{
+	if (function_key && key == KEY_MOUSE) {
+		MEVENT ev;
+		if (getmouse(&ev) == OK)
+			dispatch(a, (struct input){.kind = INPUT_CLICK, .y = ev.y, .x = ev.x});
+		return;
+	}
+	dispatch(a, (struct input){.kind = function_key ? INPUT_FUNCTION_KEY : INPUT_KEY, .key = key});
 }
 
 /* A launched program ended: note how. */

@@ -17,6 +17,10 @@ enum ui_style {
 	UI_HOT,      /* hot values, bars */
 	UI_WARN,     /* drops, errors */
 	UI_GOOD,     /* applied, running */
+	UI_FLAME1,   /* flame graph blocks, one of four by namespace */
+	UI_FLAME2,
+	UI_FLAME3,
+	UI_FLAME4,
 	UI_STYLES
 };
 

@@ -1,7 +1,10 @@
-/* One table of keys and prompt commands: the help screen, Tab completion
- * and the man page test all read it, so they cannot disagree. */
+/* The prompt commands and the keys bound to them, in two tables: keys run
+ * through their commands, and the help screen, 'clrscope help keys', Tab
+ * completion and the man page test all read the tables, so none of them
+ * can disagree with what a key does. */
 #include "commands.h"
 
+#include <ctype.h>
 #include <curses.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,387 +16,16 @@
 #include "session.h"
 
 /* A prompt command that is one dial: "rate 500" sends rate=500. */
-static int send_dial(struct app *a, int argc, char **argv, const char *key, const char *usage)
+static void send_dial(struct app *a, int argc, char **argv, const char *key, const char *usage)
 {
 	if (argc != 2) {
 		app_message(a, true, "usage: %s", usage);
-		return KEY_REDRAW;
+		return;
 	}
 	char dial[64];
 	snprintf(dial, sizeof dial, "%s=%s", key, argv[1]);
 	char *d[] = {dial};
 	app_send_dials(a, d, 1);
-	return KEY_REDRAW;
-}
-
-static int run_rate(struct app *a, int argc, char **argv)
-{
-	return send_dial(a, argc, argv, "rate", "rate HZ (1 to 10000)");
-}
-
-static int run_sampling(struct app *a, int argc, char **argv)
-{
-	return send_dial(a, argc, argv, "sampling", "sampling on|off");
-}
-
-static int run_sampler(struct app *a, int argc, char **argv)
-{
-	return send_dial(a, argc, argv, "sampler", "sampler mixed|suspend|signal");
-}
-
-static int run_validate(struct app *a, int argc, char **argv)
-{
-	return send_dial(a, argc, argv, "validate", "validate N (0: never)");
-}
-
-static int run_events(struct app *a, int argc, char **argv)
-{
-	if (argc < 2) {
-		app_message(a, true, "usage: events +KIND|-KIND ... (gc, exceptions, jit, modules, threads, contention, waits, threadpool, allocsamples)");
-		return KEY_REDRAW;
-	}
-	char dial[256] = "events=";
-	for (int i = 1; i < argc; i++) {
-		strncat(dial, argv[i], sizeof dial - strlen(dial) - 2);
-		if (i + 1 < argc)
-			strcat(dial, ",");
-	}
-	char *d[] = {dial};
-	app_send_dials(a, d, 1);
-	return KEY_REDRAW;
-}
-
-static int run_detach(struct app *a, int argc, char **argv)
-{
-	(void)argc, (void)argv;
-	struct prof_process *p = a->session ? ui_current(a->session) : NULL;
-	if (p && (p->features & (CS_FEATURE_INSTRUMENT | CS_FEATURE_ALLOCATIONS))) {
-		/* the runtime would refuse: say why before asking it */
-		bool hooks = p->features & CS_FEATURE_INSTRUMENT;
-		app_message(a, true, "cannot detach: the program runs with %s, which the runtime cannot undo; "
-				     ":%s off pauses recording",
-			    hooks ? "enter/leave hooks (--instrument)" : "allocation counting (--allocations)",
-			    hooks ? "instrument" : "allocations");
-		return KEY_REDRAW;
-	}
-	char *d[] = {"detach"};
-	app_send_dials(a, d, 1);
-	return KEY_REDRAW;
-}
-
-static int run_attach(struct app *a, int argc, char **argv)
-{
-	pid_t pid = 0;
-	if (argc == 2)
-		pid = (pid_t)strtol(argv[1], NULL, 10);
-	else if (a->session && ui_current(a->session))
-		pid = (pid_t)ui_current(a->session)->pid;
-	if (pid <= 0) {
-		app_message(a, true, "usage: attach [PID]");
-		return KEY_REDRAW;
-	}
-	app_attach(a, pid, a->session ? a->session->model.dir : NULL, NULL);
-	return KEY_REDRAW;
-}
-
-static int run_snapshot(struct app *a, int argc, char **argv)
-{
-	if (argc > 2 || (argc == 2 && strcmp(argv[1], "heap") != 0)) {
-		app_message(a, true, "usage: snapshot [heap]");
-		return KEY_REDRAW;
-	}
-	char *d[] = {"snapshot=heap"};
-	app_send_dials(a, d, 1);
-	if (a->session)
-		a->session->view = 7; /* Heap */
-	return KEY_REDRAW;
-}
-
-static int run_instrument(struct app *a, int argc, char **argv)
-{
-	return send_dial(a, argc, argv, "instrument", "instrument on|off (programs launched with --instrument)");
-}
-
-static int run_allocations(struct app *a, int argc, char **argv)
-{
-	return send_dial(a, argc, argv, "allocations", "allocations on|off (programs launched with --allocations)");
-}
-
-static int run_filter(struct app *a, int argc, char **argv)
-{
-	char *filter = a->session ? a->session->filter : a->filter;
-	size_t cap = sizeof a->filter;
-	filter[0] = 0;
-	for (int i = 1; i < argc; i++) {
-		if (i > 1)
-			strncat(filter, " ", cap - strlen(filter) - 1);
-		strncat(filter, argv[i], cap - strlen(filter) - 1);
-	}
-	if (a->session)
-		ui_session_update_views(a->session);
-	else
-		app_refresh_targets(a);
-	app_message(a, false, filter[0] ? "filter: %s" : "no filter%s", filter);
-	return KEY_REDRAW;
-}
-
-/* pprof needs per-thread counts, which the live model does not keep: a
- * model of its own, read afresh with the same selection. */
-static void export_pprof(struct app *a, const char *path, uint32_t pid)
-{
-	const struct prof_session *live = &a->session->model;
-	struct prof_session s;
-	char err[1024];
-	if (prof_session_open(&s, live->dir, err, sizeof err) < 0) {
-		app_message(a, true, "%s", err);
-		return;
-	}
-	s.filter = live->filter;
-	s.by_thread = true;
-	prof_session_update(&s, false);
-	if (pprof_write_file(path, &s, pid, err, sizeof err) < 0)
-		app_message(a, true, "%s", err);
-	else
-		app_message(a, false, "wrote %s", path);
-	prof_session_free(&s);
-}
-
-static int run_export(struct app *a, int argc, char **argv)
-{
-	enum export_format format;
-	bool pprof = argc == 3 && strcmp(argv[1], "pprof") == 0;
-	if (argc != 3 || (!pprof && export_format_parse(argv[1], &format) < 0)) {
-		app_message(a, true, "usage: export text|collapsed|json|speedscope|pprof FILE");
-		return KEY_REDRAW;
-	}
-	if (!a->session) {
-		app_message(a, true, "export needs a session: open one first");
-		return KEY_REDRAW;
-	}
-	if (pprof) {
-		struct prof_process *p = ui_current(a->session);
-		export_pprof(a, argv[2], p ? p->pid : 0);
-		return KEY_REDRAW;
-	}
-	FILE *f = fopen(argv[2], "w");
-	if (!f) {
-		app_message(a, true, "cannot write %s: %m", argv[2]);
-		return KEY_REDRAW;
-	}
-	struct prof_process *p = ui_current(a->session);
-	struct export_options o = {format, 0, p ? p->pid : 0};
-	export_session(f, &a->session->model, &o);
-	if (fclose(f) != 0)
-		app_message(a, true, "cannot write %s: %m", argv[2]);
-	else
-		app_message(a, false, "wrote %s", argv[2]);
-	return KEY_REDRAW;
-}
-
-static int run_open(struct app *a, int argc, char **argv)
-{
-	if (argc != 2) {
-		app_message(a, true, "usage: open DIR");
-		return KEY_REDRAW;
-	}
-	char err[512];
-	if (app_open_session(a, argv[1], err, sizeof err) < 0)
-		app_message(a, true, "%s", err);
-	return KEY_REDRAW;
-}
-
-/* launch [--instrument PATTERN]... [--allocations] [--heap-snapshots] [--] COMMAND [ARG...] */
-static int run_launch(struct app *a, int argc, char **argv)
-{
-	static const char usage[] = "usage: launch [--instrument PATTERN]... [--allocations] [--heap-snapshots] COMMAND [ARG...]";
-	struct startup_features features = {.patterns = ""};
-	int i = 1;
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (!strcmp(argv[i], "--")) {
-			i++;
-			break;
-		}
-		if (!strcmp(argv[i], "--allocations") || !strcmp(argv[i], "-A"))
-			features.allocations = true;
-		else if (!strcmp(argv[i], "--heap-snapshots") || !strcmp(argv[i], "-H"))
-			features.heap_snapshots = true;
-		else if ((!strcmp(argv[i], "--instrument") || !strcmp(argv[i], "-i")) && i + 1 < argc) {
-			size_t used = strlen(features.patterns);
-			if (used + strlen(argv[i + 1]) + 2 > sizeof features.patterns) {
-				app_message(a, true, "too many --instrument patterns");
-				return KEY_REDRAW;
-			}
-			snprintf(features.patterns + used, sizeof features.patterns - used, "%s%s", used ? "\n" : "",
-				 argv[++i]);
-		} else {
-			app_message(a, true, "%s", usage);
-			return KEY_REDRAW;
-		}
-	}
-	if (i >= argc) {
-		app_message(a, true, "%s", usage);
-		return KEY_REDRAW;
-	}
-	app_launch(a, argv + i, NULL, NULL, &features);
-	return KEY_REDRAW;
-}
-
-static int run_view(struct app *a, int argc, char **argv)
-{
-	if (!a->session || argc != 2) {
-		app_message(a, true, "usage: view NAME (in a session)");
-		return KEY_REDRAW;
-	}
-	for (int i = 0; i < ui_view_count(); i++) {
-		if (!strcasecmp(argv[1], ui_view(i)->name)) {
-			a->session->view = i;
-			return KEY_REDRAW;
-		}
-	}
-	app_message(a, true, "no view '%s'", argv[1]);
-	return KEY_REDRAW;
-}
-
-static int run_help(struct app *a, int argc, char **argv)
-{
-	(void)argc, (void)argv;
-	a->help = !a->help;
-	return KEY_REDRAW;
-}
-
-static int run_output(struct app *a, int argc, char **argv)
-{
-	(void)argc, (void)argv;
-	if (!a->session) {
-		app_message(a, true, "output needs a session");
-		return KEY_REDRAW;
-	}
-	a->output = true;
-	return KEY_REDRAW;
-}
-
-static int run_quit(struct app *a, int argc, char **argv)
-{
-	(void)argc, (void)argv;
-	a->quit = true;
-	return KEY_REDRAW;
-}
-
-static const char *const on_off[] = {"on", "off", NULL};
-static const char *const sampler_args[] = {"mixed", "suspend", "signal", NULL};
-static const char *const event_args[] = {"+gc", "-gc", "+exceptions", "-exceptions", "+jit", "-jit",
-					 "+modules", "-modules", "+threads", "-threads", "all", "none", NULL};
-static const char *const export_args[] = {"collapsed", "json", "pprof", "speedscope", "text", NULL};
-static const char *const view_args[] = {"functions", "tree",  "callers", "events", "threads", "processes",
-					"calls",     "heap",  "allocs",  "gc",     NULL};
-static const char *const snapshot_args[] = {"heap", NULL};
-static const char *const rate_args[] = {"50", "100", "200", "500", "1000", NULL};
-static const char *const validate_args[] = {"0", "20", "200", "1000", NULL};
-
-const struct ui_command ui_commands[] = {
-	{"rate", "HZ", "+ -", "samples per second (+ doubles, - halves)", run_rate, rate_args},
-	{"sampling", "on|off", "p", "take stack samples or pause them", run_sampling, on_off},
-	{"sampler", "mixed|suspend|signal", "", "how ticks are taken (see clrscope(1))", run_sampler, sampler_args},
-	{"validate", "N", "", "repeat every Nth fast walk of a thread exactly and count the differences", run_validate,
-	 validate_args},
-	{"events", "+KIND|-KIND...", "G X J M T", "record or stop gc, exceptions, jit, modules, threads, contention, waits, threadpool, allocsamples", run_events, event_args},
-	{"detach", "", "d", "the agent leaves the process; it keeps running", run_detach, NULL},
-	{"snapshot", "[heap]", "h", "take a heap snapshot (a full GC; see the Heap view)", run_snapshot, snapshot_args},
-	{"instrument", "on|off", "", "record or pause calls of instrumented functions", run_instrument, on_off},
-	{"allocations", "on|off", "", "count or pause allocations (launched with --allocations)", run_allocations,
-	 on_off},
-	{"attach", "[PID]", "a", "attach (again) to the process", run_attach, NULL},
-	{"filter", "TEXT", "/", "show only rows containing TEXT (empty: all)", run_filter, NULL},
-	{"export", "collapsed|json|pprof|speedscope|text FILE", "", "write the shown process's profile", run_export, export_args},
-	{"open", "DIR", "", "open a recorded or live session", run_open, NULL},
-	{"launch", "[--instrument PATTERN]... [--allocations] [--heap-snapshots] COMMAND [ARG...]", "Enter",
-	 "start a program under the profiler (instrumented, counting allocations)", run_launch, NULL},
-	{"view", "NAME", "Tab 1-9 0", "switch views", run_view, view_args},
-	{"output", "", "o", "show what a launched program printed (its output.log)", run_output, NULL},
-	{"help", "", "?", "show or hide this help", run_help, NULL},
-	{"quit", "", "q", "leave this screen (the first screen: quit)", run_quit, NULL},
-	{NULL, NULL, NULL, NULL, NULL, NULL},
-};
-
-/* Keys that are not commands. */
-const struct ui_key_help ui_keys[] = {
-	{"Up Down j k", "move"},
-	{"PgUp PgDn Home End", "scroll"},
-	{"Enter", "open: callers of a function, a tree node, a process, launch an app"},
-	{"s", "sort Functions, Calls, Heap or Allocs by another column"},
-	{"H", "open the hot path in Tree"},
-	{"Left Right", "close and open in Tree"},
-	{":", "the command prompt (Tab completes, history kept)"},
-	{"Esc", "leave the prompt"},
-	{"mouse", "click a row to select it"},
-	{NULL, NULL},
-};
-
-/* Splits a prompt line into words like a shell would for quotes and
- * backslashes ('a b', "a b", a\ b), in place; no expansion of any kind. */
-static int split_words(char *line, char **argv, int max)
-{
-	int argc = 0;
-	char *in = line, *out = line;
-	while (*in && argc < max) {
-		while (*in == ' ' || *in == '\t')
-			in++;
-		if (!*in)
-			break;
-		argv[argc++] = out;
-		char quote = 0;
-		for (; *in && (quote || (*in != ' ' && *in != '\t')); in++) {
-			if (quote && *in == quote)
-				quote = 0;
-			else if (!quote && (*in == '\'' || *in == '"'))
-				quote = *in;
-			else if (*in == '\\' && in[1] && quote != '\'')
-				*out++ = *++in;
-			else
-				*out++ = *in;
-		}
-		if (*in)
-			in++;
-		*out++ = 0;
-	}
-	return argc;
-}
-
-int commands_run_line(struct app *a, char *line)
-{
-	char *argv[64];
-	int argc = split_words(line, argv, 63);
-	argv[argc] = NULL;
-	if (!argc)
-		return KEY_REDRAW;
-	for (const struct ui_command *c = ui_commands; c->name; c++)
-		if (!strcmp(argv[0], c->name))
-			return c->run(a, argc, argv);
-	app_message(a, true, "no command '%s' (try help, or Tab)", argv[0]);
-	return KEY_REDRAW;
-}
-
-const char *commands_candidate(int word, const char *line, int index)
-{
-	if (word == 0) {
-		int n = 0;
-		for (const struct ui_command *c = ui_commands; c->name; c++)
-			if (n++ == index)
-				return c->name;
-		return NULL;
-	}
-	char first[32] = "";
-	sscanf(line, " %31s", first);
-	if (word != 1)
-		return NULL; /* arguments after the first are free text (file names, commands) */
-	for (const struct ui_command *c = ui_commands; c->name; c++) {
-		if (strcmp(c->name, first) || !c->candidates)
-			continue;
-		for (int i = 0; c->candidates[i]; i++)
-			if (i == index)
-				return c->candidates[i];
-	}
-	return NULL;
 }
 
 static void toggle_event(struct app *a, const char *kind)
@@ -448,71 +80,503 @@ static void change_rate(struct app *a, bool up)
 	app_send_dials(a, d, 1);
 }
 
-int commands_session_key(struct app *a, int key)
+/* The sampling dial's state as the agent last answered, flipped. */
+static void toggle_sampling(struct app *a)
+{
+	struct prof_process *p = a->session ? ui_current(a->session) : NULL;
+	bool on = true;
+	for (size_t i = p ? p->ndials : 0; i-- > 0;)
+		if (p->dials[i].status != CS_DIALS_REJECTED) {
+			on = strstr(p->dials[i].effective, "sampling=on") != NULL;
+			break;
+		}
+	char *d[] = {on ? "sampling=off" : "sampling=on"};
+	app_send_dials(a, d, 1);
+}
+
+/* rate HZ, or + (double) and - (halve) */
+static void run_rate(struct app *a, int argc, char **argv)
+{
+	if (argc == 2 && (!strcmp(argv[1], "+") || !strcmp(argv[1], "-")))
+		change_rate(a, argv[1][0] == '+');
+	else
+		send_dial(a, argc, argv, "rate", "rate HZ|+|- (1 to 10000)");
+}
+
+static void run_sampling(struct app *a, int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "toggle"))
+		toggle_sampling(a);
+	else
+		send_dial(a, argc, argv, "sampling", "sampling on|off|toggle");
+}
+
+static void run_sampler(struct app *a, int argc, char **argv)
+{
+	send_dial(a, argc, argv, "sampler", "sampler mixed|suspend|signal");
+}
+
+static void run_validate(struct app *a, int argc, char **argv)
+{
+	send_dial(a, argc, argv, "validate", "validate N (0: never)");
+}
+
+static void run_events(struct app *a, int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "toggle")) {
+		toggle_event(a, argv[2]);
+		return;
+	}
+	if (argc < 2) {
+		app_message(a, true, "usage: events +KIND|-KIND ...|toggle KIND (gc, exceptions, jit, modules, threads, contention, waits, threadpool, allocsamples)");
+		return;
+	}
+	char dial[256] = "events=";
+	for (int i = 1; i < argc; i++) {
+		strncat(dial, argv[i], sizeof dial - strlen(dial) - 2);
+		if (i + 1 < argc)
+			strcat(dial, ",");
+	}
+	char *d[] = {dial};
+	app_send_dials(a, d, 1);
+}
+
+static void run_detach(struct app *a, int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	struct prof_process *p = a->session ? ui_current(a->session) : NULL;
+	if (p && (p->features & (CS_FEATURE_INSTRUMENT | CS_FEATURE_ALLOCATIONS))) {
+		/* the runtime would refuse: say why before asking it */
+		bool hooks = p->features & CS_FEATURE_INSTRUMENT;
+		app_message(a, true, "cannot detach: the program runs with %s, which the runtime cannot undo; "
+				     ":%s off pauses recording",
+			    hooks ? "enter/leave hooks (--instrument)" : "allocation counting (--allocations)",
+			    hooks ? "instrument" : "allocations");
+		return;
+	}
+	char *d[] = {"detach"};
+	app_send_dials(a, d, 1);
+}
+
+static void run_attach(struct app *a, int argc, char **argv)
+{
+	pid_t pid = 0;
+	if (argc == 2)
+		pid = (pid_t)strtol(argv[1], NULL, 10);
+	else if (a->session && ui_current(a->session))
+		pid = (pid_t)ui_current(a->session)->pid;
+	if (pid <= 0) {
+		app_message(a, true, "usage: attach [PID]");
+		return;
+	}
+	app_attach(a, pid, a->session ? a->session->model.dir : NULL, NULL);
+}
+
+static void run_snapshot(struct app *a, int argc, char **argv)
+{
+	if (argc > 2 || (argc == 2 && strcmp(argv[1], "heap") != 0)) {
+		app_message(a, true, "usage: snapshot [heap]");
+		return;
+	}
+	char *d[] = {"snapshot=heap"};
+	app_send_dials(a, d, 1);
+	if (a->session)
+		ui_session_show(a->session, VIEW_HEAP);
+}
+
+static void run_instrument(struct app *a, int argc, char **argv)
+{
+	send_dial(a, argc, argv, "instrument", "instrument on|off (programs launched with --instrument)");
+}
+
+static void run_allocations(struct app *a, int argc, char **argv)
+{
+	send_dial(a, argc, argv, "allocations", "allocations on|off (programs launched with --allocations)");
+}
+
+static void run_filter(struct app *a, int argc, char **argv)
+{
+	char *filter = a->session ? a->session->filter : a->filter;
+	size_t cap = sizeof a->filter;
+	filter[0] = 0;
+	for (int i = 1; i < argc; i++) {
+		if (i > 1)
+			strncat(filter, " ", cap - strlen(filter) - 1);
+		strncat(filter, argv[i], cap - strlen(filter) - 1);
+	}
+	if (a->session)
+		ui_session_update_views(a->session);
+	else
+		app_refresh_targets(a);
+	app_message(a, false, filter[0] ? "filter: %s" : "no filter%s", filter);
+}
+
+/* pprof needs per-thread counts, which the live model does not keep: a
+ * model of its own, read afresh with the same selection. */
+static void export_pprof(struct app *a, const char *path, uint32_t pid)
+{
+	const struct prof_session *live = &a->session->model;
+	struct prof_session s;
+	char err[1024];
+	if (prof_session_open(&s, live->dir, err, sizeof err) < 0) {
+		app_message(a, true, "%s", err);
+		return;
+	}
+	s.filter = live->filter;
+	s.by_thread = true;
+	prof_session_update(&s, false);
+	if (pprof_write_file(path, &s, pid, err, sizeof err) < 0)
+		app_message(a, true, "%s", err);
+	else
+		app_message(a, false, "wrote %s", path);
+	prof_session_free(&s);
+}
+
+static void run_export(struct app *a, int argc, char **argv)
+{
+	enum export_format format;
+	bool pprof = argc == 3 && strcmp(argv[1], "pprof") == 0;
+	if (argc != 3 || (!pprof && export_format_parse(argv[1], &format) < 0)) {
+		app_message(a, true, "usage: export text|collapsed|json|speedscope|pprof FILE");
+		return;
+	}
+	if (!a->session) {
+		app_message(a, true, "export needs a session: open one first");
+		return;
+	}
+	if (pprof) {
+		struct prof_process *p = ui_current(a->session);
+		export_pprof(a, argv[2], p ? p->pid : 0);
+		return;
+	}
+	FILE *f = fopen(argv[2], "w");
+	if (!f) {
+		app_message(a, true, "cannot write %s: %m", argv[2]);
+		return;
+	}
+	struct prof_process *p = ui_current(a->session);
+	struct export_options o = {format, 0, p ? p->pid : 0};
+	export_session(f, &a->session->model, &o);
+	if (fclose(f) != 0)
+		app_message(a, true, "cannot write %s: %m", argv[2]);
+	else
+		app_message(a, false, "wrote %s", argv[2]);
+}
+
+static void run_open(struct app *a, int argc, char **argv)
+{
+	if (argc != 2) {
+		app_message(a, true, "usage: open DIR");
+		return;
+	}
+	char err[512];
+	if (app_open_session(a, argv[1], err, sizeof err) < 0)
+		app_message(a, true, "%s", err);
+}
+
+/* launch [--instrument PATTERN]... [--allocations] [--heap-snapshots] [--] COMMAND [ARG...] */
+static void run_launch(struct app *a, int argc, char **argv)
+{
+	static const char usage[] = "usage: launch [--instrument PATTERN]... [--allocations] [--heap-snapshots] COMMAND [ARG...]";
+	struct startup_features features = {.patterns = ""};
+	int i = 1;
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		}
+		if (!strcmp(argv[i], "--allocations") || !strcmp(argv[i], "-A"))
+			features.allocations = true;
+		else if (!strcmp(argv[i], "--heap-snapshots") || !strcmp(argv[i], "-H"))
+			features.heap_snapshots = true;
+		else if ((!strcmp(argv[i], "--instrument") || !strcmp(argv[i], "-i")) && i + 1 < argc) {
+			size_t used = strlen(features.patterns);
+			if (used + strlen(argv[i + 1]) + 2 > sizeof features.patterns) {
+				app_message(a, true, "too many --instrument patterns");
+				return;
+			}
+			snprintf(features.patterns + used, sizeof features.patterns - used, "%s%s", used ? "\n" : "",
+				 argv[++i]);
+		} else {
+			app_message(a, true, "%s", usage);
+			return;
+		}
+	}
+	if (i >= argc) {
+		app_message(a, true, "%s", usage);
+		return;
+	}
+	app_launch(a, argv + i, NULL, NULL, &features);
+}
+
+/* view NAME, or next / previous in tab order. */
+static void run_view(struct app *a, int argc, char **argv)
 {
 	struct ui_session *s = a->session;
-	switch (key) {
-	case '\t':
-		s->view = (s->view + 1) % ui_view_count();
-		return KEY_HANDLED | KEY_REDRAW;
-	case KEY_BTAB:
-		s->view = (s->view + ui_view_count() - 1) % ui_view_count();
-		return KEY_HANDLED | KEY_REDRAW;
-	case '+':
-	case '=':
-		change_rate(a, true);
-		return KEY_HANDLED | KEY_REDRAW;
-	case '-':
-		change_rate(a, false);
-		return KEY_HANDLED | KEY_REDRAW;
-	case 'd':
-		run_detach(a, 0, NULL);
-		return KEY_HANDLED | KEY_REDRAW;
-	case 'o':
-		run_output(a, 0, NULL);
-		return KEY_HANDLED | KEY_REDRAW;
-	case 'a':
-		run_attach(a, 1, NULL);
-		return KEY_HANDLED | KEY_REDRAW;
-	case 'p': {
-		struct prof_process *p = ui_current(s);
-		bool on = true;
-		for (size_t i = p ? p->ndials : 0; i-- > 0;)
-			if (p->dials[i].status != CS_DIALS_REJECTED) {
-				on = strstr(p->dials[i].effective, "sampling=on") != NULL;
-				break;
-			}
-		char *d[] = {on ? "sampling=off" : "sampling=on"};
-		app_send_dials(a, d, 1);
-		return KEY_HANDLED | KEY_REDRAW;
+	if (!s || argc != 2) {
+		app_message(a, true, "usage: view NAME|next|previous (in a session)");
+		return;
 	}
-	case 'G': toggle_event(a, "gc"); return KEY_HANDLED | KEY_REDRAW;
-	case 'X': toggle_event(a, "exceptions"); return KEY_HANDLED | KEY_REDRAW;
-	case 'J': toggle_event(a, "jit"); return KEY_HANDLED | KEY_REDRAW;
-	case 'M': toggle_event(a, "modules"); return KEY_HANDLED | KEY_REDRAW;
-	case 'T': toggle_event(a, "threads"); return KEY_HANDLED | KEY_REDRAW;
-	case 'h':
-		run_snapshot(a, 1, NULL);
-		return KEY_HANDLED | KEY_REDRAW;
+	enum view_id id = ui_view_find(argv[1]);
+	if (!strcmp(argv[1], "next"))
+		id = (s->shown + 1) % VIEW_COUNT;
+	else if (!strcmp(argv[1], "previous"))
+		id = (s->shown + VIEW_COUNT - 1) % VIEW_COUNT;
+	if (id == VIEW_COUNT) {
+		app_message(a, true, "no view '%s'", argv[1]);
+		return;
 	}
-	if (key >= '1' && key <= '9' && key - '1' < ui_view_count()) {
-		s->view = key - '1';
-		return KEY_HANDLED | KEY_REDRAW;
+	ui_session_show(s, id);
+}
+
+static void run_flame(struct app *a, int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	if (!a->session) {
+		app_message(a, true, "flame needs a session");
+		return;
 	}
-	if (key == '0' && ui_view_count() >= 10) {
-		s->view = 9;
-		return KEY_HANDLED | KEY_REDRAW;
+	ui_session_show(a->session, VIEW_FLAME);
+}
+
+/* search TEXT: in a view that searches (Flame), marks and selects matches. */
+static void run_search(struct app *a, int argc, char **argv)
+{
+	struct view *v = a->session ? ui_shown_view(a->session) : NULL;
+	if (!v || !v->ops->search) {
+		app_message(a, true, "search works in the Flame view; elsewhere / filters");
+		return;
 	}
-	return KEY_IGNORED;
+	char text[128] = "";
+	for (int i = 1; i < argc; i++) {
+		if (i > 1)
+			strncat(text, " ", sizeof text - strlen(text) - 1);
+		strncat(text, argv[i], sizeof text - strlen(text) - 1);
+	}
+	v->ops->search(v, a->session, text);
+}
+
+static void run_help(struct app *a, int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	a->help = !a->help;
+}
+
+static void run_output(struct app *a, int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	if (!a->session) {
+		app_message(a, true, "output needs a session");
+		return;
+	}
+	a->output = true;
+}
+
+static void run_quit(struct app *a, int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	if (a->session && !a->session_first) {
+		app_close_session(a);
+		app_refresh_targets(a);
+	} else {
+		a->quit = true;
+	}
+}
+
+static const char *const on_off[] = {"on", "off", NULL};
+static const char *const sampler_args[] = {"mixed", "suspend", "signal", NULL};
+static const char *const event_args[] = {"+gc", "-gc", "+exceptions", "-exceptions", "+jit", "-jit",
+					 "+modules", "-modules", "+threads", "-threads", "all", "none", NULL};
+static const char *const export_args[] = {"collapsed", "json", "pprof", "speedscope", "text", NULL};
+static const char *const snapshot_args[] = {"heap", NULL};
+static const char *const rate_args[] = {"50", "100", "200", "500", "1000", NULL};
+static const char *const validate_args[] = {"0", "20", "200", "1000", NULL};
+
+/* other_keys: keys that do the same but are not bindings (help only). */
+const struct ui_command ui_commands[] = {
+	{"rate", "HZ|+|-", "", "samples per second (+ doubles, - halves)", run_rate, rate_args},
+	{"sampling", "on|off|toggle", "", "take stack samples or pause them", run_sampling, on_off},
+	{"sampler", "mixed|suspend|signal", "", "how ticks are taken (see clrscope(1))", run_sampler, sampler_args},
+	{"validate", "N", "", "repeat every Nth fast walk of a thread exactly and count the differences", run_validate,
+	 validate_args},
+	{"events", "+KIND|-KIND...|toggle KIND", "", "record or stop gc, exceptions, jit, modules, threads, contention, waits, threadpool, allocsamples", run_events, event_args},
+	{"detach", "", "", "the agent leaves the process; it keeps running", run_detach, NULL},
+	{"snapshot", "[heap]", "", "take a heap snapshot (a full GC; see the Heap view)", run_snapshot, snapshot_args},
+	{"instrument", "on|off", "", "record or pause calls of instrumented functions", run_instrument, on_off},
+	{"allocations", "on|off", "", "count or pause allocations (launched with --allocations)", run_allocations,
+	 on_off},
+	{"attach", "[PID]", "", "attach (again) to the process", run_attach, NULL},
+	{"filter", "TEXT", "/", "show only rows containing TEXT (empty: all)", run_filter, NULL},
+	{"export", "collapsed|json|pprof|speedscope|text FILE", "", "write the shown process's profile", run_export, export_args},
+	{"open", "DIR", "", "open a recorded or live session", run_open, NULL},
+	{"launch", "[--instrument PATTERN]... [--allocations] [--heap-snapshots] COMMAND [ARG...]", "Enter",
+	 "start a program under the profiler (instrumented, counting allocations)", run_launch, NULL},
+	{"view", "NAME|next|previous", "", "switch views", run_view, NULL},
+	{"flame", "", "", "the flame graph: arrows move, Enter zooms in, Backspace or u zooms out", run_flame, NULL},
+	{"search", "TEXT", "/", "in Flame: mark the frames whose name holds TEXT, select the first", run_search, NULL},
+	{"output", "", "", "show what a launched program printed (its output.log)", run_output, NULL},
+	{"help", "", "", "show or hide this help", run_help, NULL},
+	{"quit", "", "", "leave this screen (the first screen: quit)", run_quit, NULL},
+	{NULL, NULL, NULL, NULL, NULL, NULL},
+};
+
+/* Keys that run a prompt line: the only place a key meets a command.  The
+ * view keys (1-9, 0) come from the view table. */
+const struct ui_binding ui_bindings[] = {
+	{'+', false, true, "+", "rate +"},
+	{'=', false, true, "=", "rate +"},
+	{'-', false, true, "-", "rate -"},
+	{'p', false, true, "p", "sampling toggle"},
+	{'G', false, true, "G", "events toggle gc"},
+	{'X', false, true, "X", "events toggle exceptions"},
+	{'J', false, true, "J", "events toggle jit"},
+	{'M', false, true, "M", "events toggle modules"},
+	{'T', false, true, "T", "events toggle threads"},
+	{'d', false, true, "d", "detach"},
+	{'h', false, true, "h", "snapshot heap"},
+	{'a', false, true, "a", "attach"},
+	{'o', false, true, "o", "output"},
+	{'f', false, true, "f", "flame"},
+	{'\t', false, true, "Tab", "view next"},
+	{KEY_BTAB, true, true, "S-Tab", "view previous"},
+	{'?', false, false, "?", "help"},
+	{'q', false, false, "q", "quit"},
+	{0, false, false, NULL, NULL},
+};
+
+/* Keys that are not commands. */
+const struct ui_key_help ui_keys[] = {
+	{"Up Down j k", "move"},
+	{"PgUp PgDn Home End", "scroll"},
+	{"Enter", "open: callers of a function, a tree node, a process, launch an app"},
+	{"s", "sort Functions, Calls, Heap or Allocs by another column"},
+	{"w", "Locks: lock contention or blocking waits"},
+	{"H", "open the hot path in Tree"},
+	{"Left Right", "close and open in Tree; in Flame, the frame beside"},
+	{"Backspace u", "zoom out in Flame (Enter zooms in)"},
+	{":", "the command prompt (Tab completes, history kept)"},
+	{"Esc", "leave the prompt"},
+	{"mouse", "click a row (in Flame, a frame) to select it"},
+	{NULL, NULL},
+};
+
+/* Splits a prompt line into words like a shell would for quotes and
+ * backslashes ('a b', "a b", a\ b), in place; no expansion of any kind. */
+static int split_words(char *line, char **argv, int max)
+{
+	int argc = 0;
+	char *in = line, *out = line;
+	while (*in && argc < max) {
+		while (*in == ' ' || *in == '\t')
+			in++;
+		if (!*in)
+			break;
+		argv[argc++] = out;
+		char quote = 0;
+		for (; *in && (quote || (*in != ' ' && *in != '\t')); in++) {
+			if (quote && *in == quote)
+				quote = 0;
+			else if (!quote && (*in == '\'' || *in == '"'))
+				quote = *in;
+			else if (*in == '\\' && in[1] && quote != '\'')
+				*out++ = *++in;
+			else
+				*out++ = *in;
+		}
+		if (*in)
+			in++;
+		*out++ = 0;
+	}
+	return argc;
+}
+
+void commands_run_line(struct app *a, char *line)
+{
+	char *argv[64];
+	int argc = split_words(line, argv, 63);
+	argv[argc] = NULL;
+	if (!argc)
+		return;
+	for (const struct ui_command *c = ui_commands; c->name; c++)
+		if (!strcmp(argv[0], c->name))
+			{
+			c->run(a, argc, argv);
+			return;
+		}
+	app_message(a, true, "no command '%s' (try help, or Tab)", argv[0]);
+}
+
+const char *commands_candidate(int word, const char *line, int index)
+{
+	if (word == 0) {
+		int n = 0;
+		for (const struct ui_command *c = ui_commands; c->name; c++)
+			if (n++ == index)
+				return c->name;
+		return NULL;
+	}
+	char first[32] = "";
+	sscanf(line, " %31s", first);
+	if (word != 1)
+		return NULL; /* arguments after the first are free text (file names, commands) */
+	if (!strcmp(first, "view")) { /* the view table's names, lower case */
+		static char names[VIEW_COUNT + 2][32];
+		if (index < VIEW_COUNT) {
+			snprintf(names[index], sizeof names[index], "%s", ui_view((enum view_id)index)->name);
+			for (char *p = names[index]; *p; p++)
+				*p = (char)tolower((unsigned char)*p);
+			return names[index];
+		}
+		return index == VIEW_COUNT ? "next" : index == VIEW_COUNT + 1 ? "previous" : NULL;
+	}
+	for (const struct ui_command *c = ui_commands; c->name; c++) {
+		if (strcmp(c->name, first) || !c->candidates)
+			continue;
+		for (int i = 0; c->candidates[i]; i++)
+			if (i == index)
+				return c->candidates[i];
+	}
+	return NULL;
+}
+
+void commands_keys(const struct ui_command *c, char *out, size_t n)
+{
+	size_t len = 0;
+	out[0] = 0;
+	size_t name_len = strlen(c->name);
+	for (const struct ui_binding *b = ui_bindings; b->line && len < n; b++)
+		if (!strncmp(b->line, c->name, name_len) && (b->line[name_len] == ' ' || !b->line[name_len]))
+			len += (size_t)snprintf(out + len, n - len, "%s%s", len ? " " : "", b->label);
+	if (!strcmp(c->name, "view")) /* and the keys of the view table, runs shortened: 1-9 0 */
+		for (int i = 0; i < VIEW_COUNT && len < n; i++) {
+			int first = ui_view_key((enum view_id)i), last = first;
+			while (first && i + 1 < VIEW_COUNT && ui_view_key((enum view_id)(i + 1)) == last + 1)
+				last = ui_view_key((enum view_id)++i);
+			if (first && last > first)
+				len += (size_t)snprintf(out + len, n - len, "%s%c-%c", len ? " " : "", first, last);
+			else if (first)
+				len += (size_t)snprintf(out + len, n - len, "%s%c", len ? " " : "", first);
+		}
+	if (c->other_keys[0] && len < n)
+		snprintf(out + len, n - len, "%s%s", len ? " " : "", c->other_keys);
+}
+
+const struct ui_binding *commands_binding(int key, bool function_key, bool session)
+{
+	for (const struct ui_binding *b = ui_bindings; b->line; b++)
+		if (b->key == key && b->function_key == function_key && (session || !b->session_only))
+			return b;
+	return NULL;
 }
 
 void commands_print(FILE *f)
 {
 	fprintf(f, "%-18s %-34s %s\n", "keys", "prompt command", "what it does");
 	for (const struct ui_command *c = ui_commands; c->name; c++) {
-		char cmd[64];
+		char cmd[64], keys[64];
 		snprintf(cmd, sizeof cmd, ":%s %s", c->name, c->args);
-		fprintf(f, "%-18s %-34s %s\n", c->keys, cmd, c->help);
+		commands_keys(c, keys, sizeof keys);
+		fprintf(f, "%-18s %-34s %s\n", keys, cmd, c->help);
 	}
 	for (const struct ui_key_help *k = ui_keys; k->keys; k++)
 		fprintf(f, "%-18s %-34s %s\n", k->keys, "", k->help);

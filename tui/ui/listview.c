@@ -44,6 +44,7 @@ void listview_draw(struct listview *lv, struct canvas *c, int y, int height, lis
 	if (height < 1)
 		return;
 	lv->height = height - 1;
+	lv->first_y = y + 1;
 	/* no blank space below the last row while rows are hidden above */
 	if (lv->top && lv->top + (size_t)lv->height > lv->nrows)
 		lv->top = lv->nrows > (size_t)lv->height ? lv->nrows - (size_t)lv->height : 0;
@@ -124,8 +125,13 @@ bool listview_key(struct listview *lv, int key)
 bool listview_click(struct listview *lv, int y_from_first_row)
 {
 	size_t row = lv->top + (size_t)y_from_first_row;
-	if (y_from_first_row < 0 || row >= lv->nrows)
+	if (y_from_first_row < 0 || y_from_first_row >= lv->height || row >= lv->nrows)
 		return false;
 	lv->cursor = row;
 	return true;
+}
+
+bool listview_click_screen(struct listview *lv, int y)
+{
+	return listview_click(lv, y - lv->first_y);
 }

@@ -27,6 +27,7 @@ struct listview {
 	size_t cursor, top;
 	int height; /* rows of data shown at the last draw */
 	bool follow; /* keep the cursor on the last row as rows arrive */
+	int first_y; /* the screen line of its first row at the last draw (for clicks) */
 };
 
 void listview_set_rows(struct listview *lv, size_t nrows);
@@ -35,7 +36,10 @@ void listview_draw(struct listview *lv, struct canvas *c, int y, int height, lis
 		   listview_row_style style, void *ctx);
 /* Moves the cursor for navigation keys; true when the key was one. */
 bool listview_key(struct listview *lv, int key);
-/* Selects the row drawn at screen line y (a mouse click). */
+/* Selects the row drawn y lines below the first row (a mouse click);
+ * false outside the rows shown. */
 bool listview_click(struct listview *lv, int y_from_first_row);
+/* The same for a click on screen line y, wherever the list was drawn. */
+bool listview_click_screen(struct listview *lv, int y);
 
 #endif

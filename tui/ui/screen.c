@@ -21,30 +21,46 @@ int screen_view_height(int rows)
 	return h > 1 ? h : 1;
 }
 
-/* " 1 Functions " for key 1 (the tenth view is key 0); tight: "1 Functions ". */
-static void tab_label(int i, bool tight, char *out, size_t n)
+/* " 1 Functions " for the view key 1; tight: "1 Functions "; a view
+ * without a key (Tab or ':view' reach it) has only its name. */
+static void tab_label(enum view_id id, bool tight, char *out, size_t n)
 {
-	if (i < 10)
-		snprintf(out, n, "%s%d %s ", tight ? "" : " ", (i + 1) % 10, ui_view(i)->name);
-	else /* no digit left: Tab or ':view' */
-		snprintf(out, n, "%s%s ", tight ? "" : " ", ui_view(i)->name);
+	int key = ui_view_key(id);
+	const char *pad = tight ? "" : " ";
+	if (key)
+		snprintf(out, n, "%s%c %s ", pad, key, ui_view(id)->name);
+	else
+		snprintf(out, n, "%s%s ", pad, ui_view(id)->name);
+}
+
+static int tab_width(enum view_id id, bool tight)
+{
+	char tab[40];
+	tab_label(id, tight, tab, sizeof tab);
+	return text_width(tab);
 }
 
 static void draw_tabs(struct ui_session *s, struct canvas *c)
 {
 	canvas_fill(c, 0, 0, c->cols, UI_STATUS);
-	const char *brand = " clrscope ";
+	const char *brand = " clrscope ", *more = c->ascii ? "< " : "\u2026 ";
 	int wide = text_width(brand);
-	char tab[40];
-	for (int i = 0; i < ui_view_count(); i++) {
-		tab_label(i, false, tab, sizeof tab);
-		wide += text_width(tab);
-	}
+	for (int i = 0; i < VIEW_COUNT; i++)
+		wide += tab_width(i, false);
 	bool tight = wide > c->cols; /* drop the padding before cutting tabs off */
+	/* the shown tab stays on screen: the first tabs give way to it */
+	int first = 0, upto = text_width(brand);
+	for (int i = 0; i <= (int)s->shown; i++)
+		upto += tab_width(i, tight);
+	while (first < (int)s->shown && upto + text_width(more) > c->cols)
+		upto -= tab_width(first++, tight);
 	int x = canvas_text(c, 0, 0, c->cols, UI_STATUS, false, brand);
-	for (int i = 0; i < ui_view_count() && x < c->cols; i++) {
+	if (first)
+		x += canvas_text(c, 0, x, c->cols - x, UI_STATUS, false, more);
+	char tab[40];
+	for (int i = first; i < VIEW_COUNT && x < c->cols; i++) {
 		tab_label(i, tight, tab, sizeof tab);
-		x += canvas_text(c, 0, x, c->cols - x, i == s->view ? UI_SELECTED : UI_STATUS, false, tab);
+		x += canvas_text(c, 0, x, c->cols - x, i == (int)s->shown ? UI_SELECTED : UI_STATUS, false, tab);
 	}
 }
 
@@ -158,10 +174,11 @@ void screen_draw_session(struct ui_session *s, struct canvas *c)
 	draw_tabs(s, c);
 	bool waits = has_wait_strip(s, c->rows);
 	int height = screen_view_height(c->rows) - (waits ? 1 : 0);
-	const struct view_ops *v = ui_view(s->view);
+	ui_session_show(s, s->shown); /* up to date before it is drawn */
+	struct view *v = ui_shown_view(s);
 	for (int y = SCREEN_VIEW_TOP; y < SCREEN_VIEW_TOP + height; y++)
 		canvas_fill(c, y, 0, c->cols, UI_NORMAL);
-	v->draw(s, c, SCREEN_VIEW_TOP, height);
+	v->ops->draw(v, s, c, SCREEN_VIEW_TOP, height);
 	int y = SCREEN_VIEW_TOP + height;
 	if (waits)
 		draw_wait_strip(s, c, y++);

@@ -5,12 +5,24 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 
-/* The keys 1-9 and 0 pick the first ten in this order; Tab and ':view'
- * reach the rest. */
-static const struct view_ops *const views[] = {&view_functions, &view_tree, &view_callers, &view_events,
-					      &view_threads,   &view_processes, &view_calls, &view_heap,
-					      &view_allocations, &view_gc,	     &view_locks};
+/* Indexed by enum view_id: the tab order, and the keys 1-9 and 0 for the
+ * first ten. */
+static const struct view_ops *const views[VIEW_COUNT] = {
+	[VIEW_FUNCTIONS] = &view_functions, [VIEW_TREE] = &view_tree,	[VIEW_CALLERS] = &view_callers,
+	[VIEW_EVENTS] = &view_events,	    [VIEW_THREADS] = &view_threads, [VIEW_PROCESSES] = &view_processes,
+	[VIEW_CALLS] = &view_calls,	    [VIEW_HEAP] = &view_heap,	[VIEW_ALLOCS] = &view_allocations,
+	[VIEW_GC] = &view_gc,		    [VIEW_LOCKS] = &view_locks,	[VIEW_FLAME] = &view_flame,
+};
+
+void ui_session_init(struct ui_session *s)
+{
+	s->focus = UINT32_MAX;
+	s->shown = VIEW_FUNCTIONS;
+	for (int i = 0; i < VIEW_COUNT; i++)
+		s->views[i] = (struct view){views[i], true, views[i]->create()};
+}
 
 struct prof_process *ui_current(struct ui_session *s)
 {
@@ -31,7 +43,7 @@ bool ui_session_refresh(struct ui_session *s)
 	if (s->all && (after != records || !s->merged))
 		s->merged = prof_merge(&s->model, s->merged);
 	/* show the first process that said hello, until the user picks one */
-	if (!s->all && (s->proc >= s->model.nprocs || (!ui_current(s)->have_hello && s->view != 5)))
+	if (!s->all && (s->proc >= s->model.nprocs || (!ui_current(s)->have_hello && s->shown != VIEW_PROCESSES)))
 		for (size_t i = 0; i < s->model.nprocs; i++)
 			if (s->model.procs[i]->have_hello) {
 				s->proc = i;
@@ -42,24 +54,33 @@ bool ui_session_refresh(struct ui_session *s)
 
 void ui_session_free(struct ui_session *s)
 {
+	for (int i = 0; i < VIEW_COUNT; i++)
+		if (s->views[i].ops)
+			s->views[i].ops->destroy(s->views[i].priv);
 	prof_merge_free(s->merged);
 	prof_session_free(&s->model);
-	free(s->function_rows);
-	free(s->nodes);
-	free(s->tree_rows);
-	free(s->tree_depth);
-	free(s->caller_rows);
-	free(s->event_rows);
-	free(s->call_rows);
-	free(s->heap_rows);
-	free(s->alloc_rows);
-	free(s->lock_rows);
+}
+
+static void update_view(struct ui_session *s, struct view *v)
+{
+	v->dirty = false;
+	v->ops->update(v, s);
 }
 
 void ui_session_update_views(struct ui_session *s)
 {
-	for (size_t i = 0; i < sizeof views / sizeof *views; i++)
-		views[i]->update(s);
+	for (int i = 0; i < VIEW_COUNT; i++)
+		s->views[i].dirty = true;
+	update_view(s, ui_shown_view(s));
+}
+
+void ui_session_process_changed(struct ui_session *s)
+{
+	s->focus = UINT32_MAX;
+	for (int i = 0; i < VIEW_COUNT; i++)
+		if (s->views[i].ops->process_changed)
+			s->views[i].ops->process_changed(&s->views[i]);
+	ui_session_update_views(s);
 }
 
 void ui_session_message(struct ui_session *s, bool error, const char *fmt, ...)
@@ -71,26 +92,56 @@ void ui_session_message(struct ui_session *s, bool error, const char *fmt, ...)
 	s->message_error = error;
 }
 
-uint32_t ui_selected_function(struct ui_session *s)
+const struct view_ops *ui_view(enum view_id id)
 {
-	switch (s->view) {
-	case 0:
-		return s->functions_lv.cursor < s->nfunction_rows ? s->function_rows[s->functions_lv.cursor] : UINT32_MAX;
-	case 1:
-		return s->tree_lv.cursor < s->ntree_rows ? s->nodes[s->tree_rows[s->tree_lv.cursor]].function : UINT32_MAX;
-	case 2:
-		return s->focus;
-	default:
-		return UINT32_MAX;
-	}
+	return (unsigned)id < VIEW_COUNT ? views[id] : NULL;
 }
 
-const struct view_ops *ui_view(int i)
+enum view_id ui_view_find(const char *name)
 {
-	return i >= 0 && (size_t)i < sizeof views / sizeof *views ? views[i] : NULL;
+	for (int i = 0; i < VIEW_COUNT; i++)
+		if (!strcasecmp(name, views[i]->name))
+			return (enum view_id)i;
+	return VIEW_COUNT;
 }
 
-int ui_view_count(void)
+int ui_view_key(enum view_id id)
 {
-	return (int)(sizeof views / sizeof *views);
+	return id < 9 ? '1' + (int)id : id == 9 ? '0' : 0;
+}
+
+enum view_id ui_view_for_key(int key)
+{
+	for (int i = 0; i < VIEW_COUNT; i++)
+		if (key && ui_view_key((enum view_id)i) == key)
+			return (enum view_id)i;
+	return VIEW_COUNT;
+}
+
+void ui_session_show(struct ui_session *s, enum view_id id)
+{
+	if ((unsigned)id >= VIEW_COUNT)
+		return;
+	s->shown = id;
+	if (s->views[id].dirty)
+		update_view(s, &s->views[id]);
+}
+
+struct view *ui_shown_view(struct ui_session *s)
+{
+	return &s->views[s->shown];
+}
+
+bool ui_session_key(struct ui_session *s, int key)
+{
+	struct view *v = ui_shown_view(s);
+	return v->ops->key(v, s, key);
+}
+
+bool ui_session_click(struct ui_session *s, int y, int x)
+{
+	struct view *v = ui_shown_view(s);
+	if (v->ops->click)
+		return v->ops->click(v, s, y, x);
+	return v->ops->list && listview_click_screen(v->ops->list(v), y);
 }

@@ -2,39 +2,67 @@
  * dials; filterable; follows the tail unless scrolled up. */
 #include <curses.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "uisession.h"
 #include "xalloc.h"
 
+struct events {
+	struct listview lv;
+	uint32_t *rows; /* indexes into the process's event log */
+	size_t nrows, rows_cap;
+	uint32_t hidden_kinds; /* bits of prof_event_kind filtered out */
+};
+
 static const struct column columns[] = {
 	{"time s", 9, true}, {"kind", 9, false}, {"event", 0, false},
 };
 
-static void update(struct ui_session *s)
+static void *create(void)
 {
+	struct events *e = xcalloc(1, sizeof *e);
+	e->lv.cols = columns;
+	e->lv.ncols = sizeof columns / sizeof *columns;
+	e->lv.follow = true;
+	return e;
+}
+
+static void destroy(void *priv)
+{
+	struct events *e = priv;
+	if (e)
+		free(e->rows);
+	free(e);
+}
+
+static void update(struct view *v, struct ui_session *s)
+{
+	struct events *e = v->priv;
 	struct prof_process *p = ui_current(s);
-	s->nevent_rows = 0;
+	e->nrows = 0;
 	if (p) {
-		xgrow(&s->event_rows, &s->event_rows_cap, p->nlog + 1, sizeof *s->event_rows);
+		xgrow(&e->rows, &e->rows_cap, p->nlog + 1, sizeof *e->rows);
 		for (size_t i = 0; i < p->nlog; i++) {
-			if (s->hidden_event_kinds & (1u << p->log[i].kind))
+			if (e->hidden_kinds & (1u << p->log[i].kind))
 				continue;
 			if (s->filter[0] && !strstr(p->log[i].text, s->filter))
 				continue;
-			s->event_rows[s->nevent_rows++] = (uint32_t)i;
+			e->rows[e->nrows++] = (uint32_t)i;
 		}
 	}
-	s->events_lv.cols = columns;
-	s->events_lv.ncols = sizeof columns / sizeof *columns;
-	s->events_lv.follow = true;
-	listview_set_rows(&s->events_lv, s->nevent_rows);
+	listview_set_rows(&e->lv, e->nrows);
 }
+
+struct cell_context {
+	struct events *e;
+	struct prof_process *p;
+};
 
 static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
 {
-	struct ui_session *s = ctx;
-	const struct prof_event_line *e = &ui_current(s)->log[s->event_rows[row]];
+	const struct cell_context *cc = ctx;
+	const struct prof_event_line *e = &cc->p->log[cc->e->rows[row]];
 	switch (col) {
 	case 0: snprintf(buf, n, "%.3f", (double)e->time_us / 1e6); break;
 	case 1: snprintf(buf, n, "%s", prof_event_kind_name(e->kind)); break;
@@ -44,22 +72,35 @@ static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
 
 static enum ui_style style(void *ctx, size_t row)
 {
-	struct ui_session *s = ctx;
-	uint8_t kind = ui_current(s)->log[s->event_rows[row]].kind;
+	const struct cell_context *cc = ctx;
+	uint8_t kind = cc->p->log[cc->e->rows[row]].kind;
 	return kind == PEV_EXCEPTION || kind == PEV_MESSAGE ? UI_WARN : kind == PEV_GC ? UI_HOT : UI_NORMAL;
 }
 
-static void draw(struct ui_session *s, struct canvas *c, int y, int height)
+static void draw(struct view *v, struct ui_session *s, struct canvas *c, int y, int height)
 {
-	listview_draw(&s->events_lv, c, y, height, cell, style, s);
+	struct cell_context cc = {v->priv, ui_current(s)};
+	listview_draw(&cc.e->lv, c, y, height, cell, style, &cc);
 }
 
-static int key(struct ui_session *s, int k)
+static bool key(struct view *v, struct ui_session *s, int k)
 {
-	if (listview_key(&s->events_lv, k))
-		return KEY_HANDLED | KEY_REDRAW;
-	return KEY_IGNORED;
+	(void)s;
+	return listview_key(&((struct events *)v->priv)->lv, k);
 }
 
-const struct view_ops view_events = {"Events", "GC, exceptions, JIT, modules, threads and dials as they happen", update,
-				     draw, key};
+static struct listview *list(struct view *v)
+{
+	return &((struct events *)v->priv)->lv;
+}
+
+const struct view_ops view_events = {
+	.name = "Events",
+	.title = "GC, exceptions, JIT, modules, threads and dials as they happen",
+	.create = create,
+	.destroy = destroy,
+	.update = update,
+	.draw = draw,
+	.key = key,
+	.list = list,
+};

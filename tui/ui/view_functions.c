@@ -8,16 +8,29 @@
 #include "uisession.h"
 #include "xalloc.h"
 
+enum functions_sort { SORT_SELF, SORT_TOTAL, SORT_NAME };
+
+struct functions {
+	struct listview lv;
+	enum functions_sort sort;
+	uint32_t *rows; /* function indexes, sorted */
+	size_t nrows, rows_cap;
+};
+
 static const struct column columns[] = {
 	{"self%", 6, true}, {"total%", 6, true}, {"self", 8, true}, {"total", 8, true}, {"function", 0, false},
 };
 
+struct sort_context {
+	const struct prof_function *fns;
+	enum functions_sort sort;
+};
+
 static int compare(const void *a, const void *b, void *ctx)
 {
-	struct ui_session *s = ctx;
-	const struct prof_function *fns = ui_current(s)->functions;
-	const struct prof_function *x = &fns[*(const uint32_t *)a], *y = &fns[*(const uint32_t *)b];
-	switch (s->sort) {
+	const struct sort_context *sc = ctx;
+	const struct prof_function *x = &sc->fns[*(const uint32_t *)a], *y = &sc->fns[*(const uint32_t *)b];
+	switch (sc->sort) {
 	case SORT_TOTAL:
 		if (x->total != y->total)
 			return x->total > y->total ? -1 : 1;
@@ -34,31 +47,49 @@ static int compare(const void *a, const void *b, void *ctx)
 	return strcmp(x->name, y->name);
 }
 
-static void update(struct ui_session *s)
+static void *create(void)
 {
-	struct prof_process *p = ui_current(s);
-	s->nfunction_rows = 0;
-	if (!p) {
-		listview_set_rows(&s->functions_lv, 0);
-		return;
-	}
-	prof_compute(p);
-	xgrow(&s->function_rows, &s->function_rows_cap, p->nfunctions + 1, sizeof *s->function_rows);
-	for (size_t i = 0; i < p->nfunctions; i++)
-		if (p->functions[i].total && (!s->filter[0] || strstr(p->functions[i].name, s->filter)))
-			s->function_rows[s->nfunction_rows++] = (uint32_t)i;
-	qsort_r(s->function_rows, s->nfunction_rows, sizeof *s->function_rows, compare, s);
-	s->functions_lv.cols = columns;
-	s->functions_lv.ncols = sizeof columns / sizeof *columns;
-	listview_set_rows(&s->functions_lv, s->nfunction_rows);
+	struct functions *f = xcalloc(1, sizeof *f);
+	f->lv.cols = columns;
+	f->lv.ncols = sizeof columns / sizeof *columns;
+	return f;
 }
+
+static void destroy(void *priv)
+{
+	struct functions *f = priv;
+	if (f)
+		free(f->rows);
+	free(f);
+}
+
+static void update(struct view *v, struct ui_session *s)
+{
+	struct functions *f = v->priv;
+	struct prof_process *p = ui_current(s);
+	f->nrows = 0;
+	if (p) {
+		prof_compute(p);
+		xgrow(&f->rows, &f->rows_cap, p->nfunctions + 1, sizeof *f->rows);
+		for (size_t i = 0; i < p->nfunctions; i++)
+			if (p->functions[i].total && (!s->filter[0] || strstr(p->functions[i].name, s->filter)))
+				f->rows[f->nrows++] = (uint32_t)i;
+		struct sort_context sc = {p->functions, f->sort};
+		qsort_r(f->rows, f->nrows, sizeof *f->rows, compare, &sc);
+	}
+	listview_set_rows(&f->lv, f->nrows);
+}
+
+struct cell_context {
+	struct functions *f;
+	struct prof_process *p;
+};
 
 static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
 {
-	struct ui_session *s = ctx;
-	struct prof_process *p = ui_current(s);
-	const struct prof_function *f = &p->functions[s->function_rows[row]];
-	double all = p->samples ? (double)p->samples : 1.0;
+	const struct cell_context *cc = ctx;
+	const struct prof_function *f = &cc->p->functions[cc->f->rows[row]];
+	double all = cc->p->samples ? (double)cc->p->samples : 1.0;
 	switch (col) {
 	case 0: snprintf(buf, n, "%.1f", 100.0 * (double)f->self / all); break;
 	case 1: snprintf(buf, n, "%.1f", 100.0 * (double)f->total / all); break;
@@ -68,31 +99,47 @@ static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
 	}
 }
 
-static void draw(struct ui_session *s, struct canvas *c, int y, int height)
+static void draw(struct view *v, struct ui_session *s, struct canvas *c, int y, int height)
 {
-	listview_draw(&s->functions_lv, c, y, height, cell, NULL, s);
+	struct cell_context cc = {v->priv, ui_current(s)};
+	listview_draw(&cc.f->lv, c, y, height, cell, NULL, &cc);
 }
 
-static int key(struct ui_session *s, int k)
+static bool key(struct view *v, struct ui_session *s, int k)
 {
-	if (listview_key(&s->functions_lv, k))
-		return KEY_HANDLED | KEY_REDRAW;
+	struct functions *f = v->priv;
+	if (listview_key(&f->lv, k))
+		return true;
 	switch (k) {
 	case 's':
-		s->sort = (s->sort + 1) % 3;
-		update(s);
-		ui_session_message(s, false, "sorted by %s", s->sort == SORT_SELF ? "self" : s->sort == SORT_TOTAL ? "total" : "name");
-		return KEY_HANDLED | KEY_REDRAW;
+		f->sort = (f->sort + 1) % 3;
+		update(v, s);
+		ui_session_message(s, false, "sorted by %s", f->sort == SORT_SELF ? "self" : f->sort == SORT_TOTAL ? "total" : "name");
+		return true;
 	case '\n':
 	case KEY_ENTER:
-		if (s->functions_lv.cursor < s->nfunction_rows) {
-			s->focus = s->function_rows[s->functions_lv.cursor];
-			s->view = 2; /* callers and callees */
-			ui_session_update_views(s);
+		if (f->lv.cursor < f->nrows) {
+			s->focus = f->rows[f->lv.cursor];
+			s->views[VIEW_CALLERS].dirty = true;
+			ui_session_show(s, VIEW_CALLERS);
 		}
-		return KEY_HANDLED | KEY_REDRAW;
+		return true;
 	}
-	return KEY_IGNORED;
+	return false;
 }
 
-const struct view_ops view_functions = {"Functions", "where time goes: self and total per function", update, draw, key};
+static struct listview *list(struct view *v)
+{
+	return &((struct functions *)v->priv)->lv;
+}
+
+const struct view_ops view_functions = {
+	.name = "Functions",
+	.title = "where time goes: self and total per function",
+	.create = create,
+	.destroy = destroy,
+	.update = update,
+	.draw = draw,
+	.key = key,
+	.list = list,
+};

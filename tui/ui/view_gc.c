@@ -5,7 +5,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include <stdlib.h>
+
 #include "uisession.h"
+#include "xalloc.h"
 
 static const struct column columns[] = {
 	{"time s", 9, true},   {"gen", 3, true},     {"reason", 18, false},  {"type", 10, false}, {"pause ms", 9, true},
@@ -21,19 +24,35 @@ static uint64_t heap_after(const struct prof_gc *g)
 	return sum;
 }
 
-static void update(struct ui_session *s)
+static void *create(void)
+{
+	struct listview *lv = xcalloc(1, sizeof *lv); /* its rows are the process's collections */
+	lv->cols = columns;
+	lv->ncols = sizeof columns / sizeof *columns;
+	lv->follow = true;
+	return lv;
+}
+
+static void destroy(void *priv)
+{
+	free(priv);
+}
+
+static struct listview *list(struct view *v)
+{
+	return v->priv;
+}
+
+static void update(struct view *v, struct ui_session *s)
 {
 	struct prof_process *p = ui_current(s);
-	s->gc_lv.cols = columns;
-	s->gc_lv.ncols = sizeof columns / sizeof *columns;
-	s->gc_lv.follow = true;
-	listview_set_rows(&s->gc_lv, p ? p->ngcs : 0);
+	listview_set_rows(list(v), p ? p->ngcs : 0);
 }
 
 static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
 {
-	struct ui_session *s = ctx;
-	const struct prof_gc *g = &ui_current(s)->gcs[row];
+	const struct prof_process *p = ctx;
+	const struct prof_gc *g = &p->gcs[row];
 	switch (col) {
 	case 0: snprintf(buf, n, "%.3f", (double)g->start_us / 1e6); break;
 	case 1: snprintf(buf, n, "%u", g->generation); break;
@@ -47,8 +66,8 @@ static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
 
 static enum ui_style style(void *ctx, size_t row)
 {
-	struct ui_session *s = ctx;
-	return ui_current(s)->gcs[row].generation >= 2 ? UI_HOT : UI_NORMAL;
+	const struct prof_process *p = ctx;
+	return p->gcs[row].generation >= 2 ? UI_HOT : UI_NORMAL;
 }
 
 /* One cell per collection, the newest at the right edge. */
@@ -80,7 +99,7 @@ static uint64_t pause_of(const struct prof_gc *g)
 	return g->pause_us;
 }
 
-static void draw(struct ui_session *s, struct canvas *c, int y, int height)
+static void draw(struct view *v, struct ui_session *s, struct canvas *c, int y, int height)
 {
 	struct prof_process *p = ui_current(s);
 	if (!p || !p->ngcs) {
@@ -94,12 +113,22 @@ static void draw(struct ui_session *s, struct canvas *c, int y, int height)
 		strip(c, y, "pause max", p, pause_of, " ms", 1000.0);
 		strip(c, y + 1, "heap max", p, heap_after, " MiB", 1048576.0);
 	}
-	listview_draw(&s->gc_lv, c, y + charts, height - charts, cell, style, s);
+	listview_draw(list(v), c, y + charts, height - charts, cell, style, p);
 }
 
-static int key(struct ui_session *s, int k)
+static bool key(struct view *v, struct ui_session *s, int k)
 {
-	return listview_key(&s->gc_lv, k) ? KEY_HANDLED | KEY_REDRAW : KEY_IGNORED;
+	(void)s;
+	return listview_key(list(v), k);
 }
 
-const struct view_ops view_gc = {"GC", "garbage collections: pauses, generations, heap sizes", update, draw, key};
+const struct view_ops view_gc = {
+	.name = "GC",
+	.title = "garbage collections: pauses, generations, heap sizes",
+	.create = create,
+	.destroy = destroy,
+	.update = update,
+	.draw = draw,
+	.key = key,
+	.list = list,
+};

@@ -2,32 +2,53 @@
 #include <curses.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "merge.h"
 #include "uisession.h"
+#include "xalloc.h"
+
+/* Both views are a bare list: its rows index the model directly. */
+static void *create_list(const struct column *cols, int ncols)
+{
+	struct listview *lv = xcalloc(1, sizeof *lv);
+	lv->cols = cols;
+	lv->ncols = ncols;
+	return lv;
+}
+
+static void destroy_list(void *priv)
+{
+	free(priv);
+}
+
+static struct listview *list(struct view *v)
+{
+	return v->priv;
+}
+
+/* ---- Threads ---- */
 
 static const struct column thread_columns[] = {
 	{"thread", 7, true}, {"os tid", 8, true}, {"samples", 9, true}, {"share%", 7, true}, {"name", 0, false},
 };
 
-static size_t thread_count(struct prof_process *p)
+static void *threads_create(void)
 {
-	return p ? p->nthreads : 0;
+	return create_list(thread_columns, sizeof thread_columns / sizeof *thread_columns);
 }
 
-static void threads_update(struct ui_session *s)
+static void threads_update(struct view *v, struct ui_session *s)
 {
-	s->threads_lv.cols = thread_columns;
-	s->threads_lv.ncols = sizeof thread_columns / sizeof *thread_columns;
-	size_t n = thread_count(ui_current(s));
-	listview_set_rows(&s->threads_lv, n > 1 ? n - 1 : 0); /* references start at 1 */
+	struct prof_process *p = ui_current(s);
+	size_t n = p ? p->nthreads : 0;
+	listview_set_rows(list(v), n > 1 ? n - 1 : 0); /* references start at 1 */
 }
 
 static void thread_cell(void *ctx, size_t row, int col, char *buf, size_t n)
 {
-	struct ui_session *s = ctx;
-	struct prof_process *p = ui_current(s);
+	struct prof_process *p = ctx;
 	const struct prof_thread *t = &p->threads[row + 1];
 	switch (col) {
 	case 0: snprintf(buf, n, "%zu", row + 1); break;
@@ -38,22 +59,38 @@ static void thread_cell(void *ctx, size_t row, int col, char *buf, size_t n)
 	}
 }
 
-static void threads_draw(struct ui_session *s, struct canvas *c, int y, int height)
+static void threads_draw(struct view *v, struct ui_session *s, struct canvas *c, int y, int height)
 {
-	listview_draw(&s->threads_lv, c, y, height, thread_cell, NULL, s);
+	listview_draw(list(v), c, y, height, thread_cell, NULL, ui_current(s));
 }
 
-static int threads_key(struct ui_session *s, int k)
+static bool threads_key(struct view *v, struct ui_session *s, int k)
 {
-	return listview_key(&s->threads_lv, k) ? KEY_HANDLED | KEY_REDRAW : KEY_IGNORED;
+	(void)s;
+	return listview_key(list(v), k);
 }
 
-const struct view_ops view_threads = {"Threads", "managed threads of the process, by samples", threads_update,
-				      threads_draw, threads_key};
+const struct view_ops view_threads = {
+	.name = "Threads",
+	.title = "managed threads of the process, by samples",
+	.create = threads_create,
+	.destroy = destroy_list,
+	.update = threads_update,
+	.draw = threads_draw,
+	.key = threads_key,
+	.list = list,
+};
+
+/* ---- Processes ---- */
 
 static const struct column process_columns[] = {
 	{"pid", 8, true}, {"samples", 9, true}, {"state", 10, false}, {"command", 0, false},
 };
+
+static void *processes_create(void)
+{
+	return create_list(process_columns, sizeof process_columns / sizeof *process_columns);
+}
 
 /* With several processes, row 0 is "all of them". */
 static size_t all_rows(struct ui_session *s)
@@ -61,11 +98,9 @@ static size_t all_rows(struct ui_session *s)
 	return s->model.nprocs > 1 ? 1 : 0;
 }
 
-static void processes_update(struct ui_session *s)
+static void processes_update(struct view *v, struct ui_session *s)
 {
-	s->processes_lv.cols = process_columns;
-	s->processes_lv.ncols = sizeof process_columns / sizeof *process_columns;
-	listview_set_rows(&s->processes_lv, s->model.nprocs + all_rows(s));
+	listview_set_rows(list(v), s->model.nprocs + all_rows(s));
 }
 
 static void process_cell(void *ctx, size_t row, int col, char *buf, size_t n)
@@ -97,33 +132,40 @@ static void process_cell(void *ctx, size_t row, int col, char *buf, size_t n)
 	}
 }
 
-static void processes_draw(struct ui_session *s, struct canvas *c, int y, int height)
+static void processes_draw(struct view *v, struct ui_session *s, struct canvas *c, int y, int height)
 {
-	listview_draw(&s->processes_lv, c, y, height, process_cell, NULL, s);
+	listview_draw(list(v), c, y, height, process_cell, NULL, s);
 }
 
-static int processes_key(struct ui_session *s, int k)
+static bool processes_key(struct view *v, struct ui_session *s, int k)
 {
-	if (listview_key(&s->processes_lv, k))
-		return KEY_HANDLED | KEY_REDRAW;
-	if ((k == '\n' || k == KEY_ENTER) && s->processes_lv.cursor < s->model.nprocs + all_rows(s)) {
-		s->all = all_rows(s) && s->processes_lv.cursor == 0;
+	struct listview *lv = list(v);
+	if (listview_key(lv, k))
+		return true;
+	if ((k == '\n' || k == KEY_ENTER) && lv->cursor < s->model.nprocs + all_rows(s)) {
+		s->all = all_rows(s) && lv->cursor == 0;
 		if (s->all)
 			s->merged = prof_merge(&s->model, s->merged);
 		else
-			s->proc = s->processes_lv.cursor - all_rows(s);
-		s->nnodes = 0; /* another process: another tree */
-		s->focus = UINT32_MAX;
-		ui_session_update_views(s);
-		s->view = 0;
+			s->proc = lv->cursor - all_rows(s);
+		ui_session_process_changed(s);
+		ui_session_show(s, VIEW_FUNCTIONS);
 		if (s->all)
 			ui_session_message(s, false, "showing all %zu processes", s->model.nprocs);
 		else
 			ui_session_message(s, false, "showing pid %" PRIu32, ui_current(s)->pid);
-		return KEY_HANDLED | KEY_REDRAW;
+		return true;
 	}
-	return KEY_IGNORED;
+	return false;
 }
 
-const struct view_ops view_processes = {"Processes", "the processes of this session: Enter shows one", processes_update,
-					processes_draw, processes_key};
+const struct view_ops view_processes = {
+	.name = "Processes",
+	.title = "the processes of this session: Enter shows one",
+	.create = processes_create,
+	.destroy = destroy_list,
+	.update = processes_update,
+	.draw = processes_draw,
+	.key = processes_key,
+	.list = list,
+};

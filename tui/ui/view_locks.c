@@ -9,31 +9,60 @@
 #include "export_events.h"
 #include "uisession.h"
 
+#include "xalloc.h"
+
 #define STACK_MAX 4096
+
+struct locks {
+	struct listview lv;
+	struct prof_stack_tally *rows; /* sites by total wait */
+	size_t nrows;
+	bool waits; /* blocking waits instead of lock contention */
+};
 
 static const struct column columns[] = {
 	{"wait ms", 10, true}, {"count", 7, true}, {"avg ms", 8, true}, {"waiting in (innermost frames)", 0, false},
 };
 
-static const struct prof_stack_tallies *shown(struct ui_session *s, struct prof_process *p)
+static const struct prof_stack_tallies *shown(struct locks *l, struct prof_process *p)
 {
-	return s->locks_waits ? &p->waits : &p->contention;
+	return l->waits ? &p->waits : &p->contention;
 }
 
-static void update(struct ui_session *s)
+static void *create(void)
 {
-	struct prof_process *p = ui_current(s);
-	free(s->lock_rows);
-	s->lock_rows = NULL;
-	s->nlock_rows = 0;
-	if (p) {
-		s->lock_rows = export_sites_sorted(shown(s, p));
-		s->nlock_rows = shown(s, p)->nsites;
-	}
-	s->locks_lv.cols = columns;
-	s->locks_lv.ncols = sizeof columns / sizeof *columns;
-	listview_set_rows(&s->locks_lv, s->nlock_rows);
+	struct locks *l = xcalloc(1, sizeof *l);
+	l->lv.cols = columns;
+	l->lv.ncols = sizeof columns / sizeof *columns;
+	return l;
 }
+
+static void destroy(void *priv)
+{
+	struct locks *l = priv;
+	if (l)
+		free(l->rows);
+	free(l);
+}
+
+static void update(struct view *v, struct ui_session *s)
+{
+	struct locks *l = v->priv;
+	struct prof_process *p = ui_current(s);
+	free(l->rows);
+	l->rows = NULL;
+	l->nrows = 0;
+	if (p) {
+		l->rows = export_sites_sorted(shown(l, p));
+		l->nrows = shown(l, p)->nsites;
+	}
+	listview_set_rows(&l->lv, l->nrows);
+}
+
+struct cell_context {
+	struct locks *l;
+	struct prof_process *p;
+};
 
 /* The innermost frames of a stack, "leaf <- caller <- ...". */
 static void where(struct prof_process *p, uint32_t stack, char *buf, size_t n)
@@ -50,44 +79,46 @@ static void where(struct prof_process *p, uint32_t stack, char *buf, size_t n)
 
 static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
 {
-	struct ui_session *s = ctx;
-	const struct prof_stack_tally *t = &s->lock_rows[row];
+	const struct cell_context *cc = ctx;
+	const struct prof_stack_tally *t = &cc->l->rows[row];
 	switch (col) {
 	case 0: snprintf(buf, n, "%.2f", (double)t->total / 1e6); break;
 	case 1: snprintf(buf, n, "%" PRIu64, t->count); break;
 	case 2: snprintf(buf, n, "%.2f", t->count ? (double)t->total / 1e6 / (double)t->count : 0.0); break;
-	default: where(ui_current(s), t->stack, buf, n); break;
+	default: where(cc->p, t->stack, buf, n); break;
 	}
 }
 
-static void draw(struct ui_session *s, struct canvas *c, int y, int height)
+static void draw(struct view *v, struct ui_session *s, struct canvas *c, int y, int height)
 {
+	struct locks *l = v->priv;
 	struct prof_process *p = ui_current(s);
-	const char *what = s->locks_waits ? "blocking wait" : "lock contention";
-	if (!p || !s->nlock_rows) {
+	struct cell_context cc = {l, p};
+	const char *what = l->waits ? "blocking wait" : "lock contention";
+	if (!p || !l->nrows) {
 		char text[160];
 		snprintf(text, sizeof text, "No %s recorded yet.", what);
 		canvas_text(c, y, 1, c->cols - 1, UI_HEADER, false, text);
 		canvas_text(c, y + 1, 1, c->cols - 1, UI_NORMAL, false,
-			    s->locks_waits ? "Waits are recorded while the waits event kind is on (.NET 9 and later); "
+			    l->waits ? "Waits are recorded while the waits event kind is on (.NET 9 and later); "
 					     "'w' shows lock contention."
 					   : "Contention is recorded while the contention event kind is on; 'w' shows "
 					     "blocking waits.");
 		return;
 	}
-	const struct prof_stack_tallies *t = shown(s, p);
+	const struct prof_stack_tallies *t = shown(l, p);
 	char head[200];
 	snprintf(head, sizeof head, "%s: %" PRIu64 " waits, %.2f ms in all ('w': %s)", what, t->count,
-		 (double)t->total / 1e6, s->locks_waits ? "lock contention" : "blocking waits");
+		 (double)t->total / 1e6, l->waits ? "lock contention" : "blocking waits");
 	canvas_text(c, y, 0, c->cols, UI_HEADER, true, head);
 	int list = height > 8 ? (height - 1) / 2 : height - 1;
-	listview_draw(&s->locks_lv, c, y + 1, list, cell, NULL, s);
+	listview_draw(&l->lv, c, y + 1, list, cell, NULL, &cc);
 	int sy = y + 1 + list;
 	if (sy >= y + height)
 		return;
 	canvas_text(c, sy++, 0, c->cols, UI_DIM, true, "stack of the selected site, root first:");
 	static uint32_t path[STACK_MAX];
-	uint32_t stack = s->lock_rows[s->locks_lv.cursor].stack;
+	uint32_t stack = l->rows[l->lv.cursor].stack;
 	size_t depth = stack ? prof_stack_path(p, stack, path, STACK_MAX) : 0;
 	/* the innermost frames matter most: skip the outer ones that do not fit */
 	size_t room = (size_t)(y + height - sy), from = depth > room ? depth - room : 0;
@@ -96,16 +127,30 @@ static void draw(struct ui_session *s, struct canvas *c, int y, int height)
 			    prof_frame_name(p, path[k]));
 }
 
-static int key(struct ui_session *s, int k)
+static bool key(struct view *v, struct ui_session *s, int k)
 {
+	struct locks *l = v->priv;
 	if (k == 'w') {
-		s->locks_waits = !s->locks_waits;
-		s->locks_lv.cursor = s->locks_lv.top = 0;
-		update(s);
-		return KEY_HANDLED | KEY_REDRAW;
+		l->waits = !l->waits;
+		l->lv.cursor = l->lv.top = 0;
+		update(v, s);
+		return true;
 	}
-	return listview_key(&s->locks_lv, k) ? KEY_HANDLED | KEY_REDRAW : KEY_IGNORED;
+	return listview_key(&l->lv, k);
 }
 
-const struct view_ops view_locks = {"Locks", "where threads waited: lock contention ('w': blocking waits) by stack",
-				    update, draw, key};
+static struct listview *list(struct view *v)
+{
+	return &((struct locks *)v->priv)->lv;
+}
+
+const struct view_ops view_locks = {
+	.name = "Locks",
+	.title = "where threads waited: lock contention ('w': blocking waits) by stack",
+	.create = create,
+	.destroy = destroy,
+	.update = update,
+	.draw = draw,
+	.key = key,
+	.list = list,
+};

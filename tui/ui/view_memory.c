@@ -25,18 +25,29 @@ static bool attached(const struct prof_process *p)
 
 /* ---- Calls ---- */
 
+struct calls {
+	struct listview lv;
+	uint32_t *rows; /* function indexes */
+	size_t nrows, rows_cap;
+	int sort; /* the column sorted by */
+};
+
 static const struct column call_columns[] = {
 	{"calls", 11, true}, {"incl ms", 11, true}, {"excl ms", 11, true}, {"us/call", 9, true}, {"function", 0, false},
 };
 #define CALL_SORTS 5
 
+struct sort_context {
+	const struct prof_function *fns;
+	int sort;
+};
+
 static int compare_calls(const void *a, const void *b, void *ctx)
 {
-	struct ui_session *s = ctx;
-	const struct prof_function *fns = ui_current(s)->functions;
-	const struct prof_function *x = &fns[*(const uint32_t *)a], *y = &fns[*(const uint32_t *)b];
+	const struct sort_context *sc = ctx;
+	const struct prof_function *x = &sc->fns[*(const uint32_t *)a], *y = &sc->fns[*(const uint32_t *)b];
 	uint64_t kx = 0, ky = 0;
-	switch (s->calls_sort) {
+	switch (sc->sort) {
 	case 0: kx = x->calls, ky = y->calls; break;
 	case 1: kx = x->inclusive_ns, ky = y->inclusive_ns; break;
 	case 2: kx = x->exclusive_ns, ky = y->exclusive_ns; break;
@@ -51,27 +62,50 @@ static int compare_calls(const void *a, const void *b, void *ctx)
 	return strcmp(x->name, y->name);
 }
 
-static void calls_update(struct ui_session *s)
+static void *calls_create(void)
 {
+	struct calls *v = xcalloc(1, sizeof *v);
+	v->lv.cols = call_columns;
+	v->lv.ncols = sizeof call_columns / sizeof *call_columns;
+	return v;
+}
+
+static void calls_destroy(void *priv)
+{
+	struct calls *v = priv;
+	if (v)
+		free(v->rows);
+	free(v);
+}
+
+static void calls_update(struct view *view, struct ui_session *s)
+{
+	struct calls *v = view->priv;
 	struct prof_process *p = ui_current(s);
-	s->ncall_rows = 0;
-	s->calls_lv.cols = call_columns;
-	s->calls_lv.ncols = sizeof call_columns / sizeof *call_columns;
+	v->nrows = 0;
 	if (p && (p->features & CS_FEATURE_INSTRUMENT)) {
 		prof_compute(p);
-		xgrow(&s->call_rows, &s->call_rows_cap, p->nfunctions + 1, sizeof *s->call_rows);
+		xgrow(&v->rows, &v->rows_cap, p->nfunctions + 1, sizeof *v->rows);
 		for (size_t i = 0; i < p->nfunctions; i++)
 			if (p->functions[i].hooked && (!s->filter[0] || strstr(p->functions[i].name, s->filter)))
-				s->call_rows[s->ncall_rows++] = (uint32_t)i;
-		qsort_r(s->call_rows, s->ncall_rows, sizeof *s->call_rows, compare_calls, s);
+				v->rows[v->nrows++] = (uint32_t)i;
+		struct sort_context sc = {p->functions, v->sort};
+		qsort_r(v->rows, v->nrows, sizeof *v->rows, compare_calls, &sc);
 	}
-	listview_set_rows(&s->calls_lv, s->ncall_rows);
+	listview_set_rows(&v->lv, v->nrows);
 }
+
+/* What a cell callback needs: the view's rows and the process. */
+struct cell_context {
+	void *v;
+	struct prof_process *p;
+};
 
 static void calls_cell(void *ctx, size_t row, int col, char *buf, size_t n)
 {
-	struct ui_session *s = ctx;
-	const struct prof_function *f = &ui_current(s)->functions[s->call_rows[row]];
+	const struct cell_context *cc = ctx;
+	const struct calls *v = cc->v;
+	const struct prof_function *f = &cc->p->functions[v->rows[row]];
 	switch (col) {
 	case 0: snprintf(buf, n, "%" PRIu64, f->calls); break;
 	case 1: snprintf(buf, n, "%.3f", (double)f->inclusive_ns / 1e6); break;
@@ -81,9 +115,10 @@ static void calls_cell(void *ctx, size_t row, int col, char *buf, size_t n)
 	}
 }
 
-static void calls_draw(struct ui_session *s, struct canvas *c, int y, int height)
+static void calls_draw(struct view *view, struct ui_session *s, struct canvas *c, int y, int height)
 {
 	struct prof_process *p = ui_current(s);
+	struct cell_context cc = {view->priv, p};
 	if (!p || !(p->features & CS_FEATURE_INSTRUMENT)) {
 		static const char *const attach_text[] = {
 			"Instrumentation is not available in an attached process.",
@@ -103,28 +138,90 @@ static void calls_draw(struct ui_session *s, struct canvas *c, int y, int height
 		 p->instr.hooked, p->instr.examined, p->instr.records && !p->instr.recording ? "paused" : "on",
 		 "instrumented programs cannot detach");
 	canvas_text(c, y, 1, c->cols - 1, UI_DIM, false, head);
-	listview_draw(&s->calls_lv, c, y + 1, height - 1, calls_cell, NULL, s);
+	listview_draw(&((struct calls *)view->priv)->lv, c, y + 1, height - 1, calls_cell, NULL, &cc);
 }
 
-static int calls_key(struct ui_session *s, int k)
+static bool calls_key(struct view *view, struct ui_session *s, int k)
 {
-	if (listview_key(&s->calls_lv, k))
-		return KEY_HANDLED | KEY_REDRAW;
+	struct calls *v = view->priv;
+	if (listview_key(&v->lv, k))
+		return true;
 	if (k == 's') {
 		static const char *const names[CALL_SORTS] = {"calls", "inclusive time", "exclusive time",
 							      "time per call", "name"};
-		s->calls_sort = (s->calls_sort + 1) % CALL_SORTS;
-		calls_update(s);
-		ui_session_message(s, false, "sorted by %s", names[s->calls_sort]);
-		return KEY_HANDLED | KEY_REDRAW;
+		v->sort = (v->sort + 1) % CALL_SORTS;
+		calls_update(view, s);
+		ui_session_message(s, false, "sorted by %s", names[v->sort]);
+		return true;
 	}
-	return KEY_IGNORED;
+	return false;
 }
 
-const struct view_ops view_calls = {"Calls", "exact calls and times of instrumented functions", calls_update,
-				    calls_draw, calls_key};
+static struct listview *calls_list(struct view *v)
+{
+	return &((struct calls *)v->priv)->lv;
+}
+
+const struct view_ops view_calls = {
+	.name = "Calls",
+	.title = "exact calls and times of instrumented functions",
+	.create = calls_create,
+	.destroy = calls_destroy,
+	.update = calls_update,
+	.draw = calls_draw,
+	.key = calls_key,
+	.list = calls_list,
+};
 
 /* ---- Heap and Allocations share a type table ---- */
+
+struct types {
+	struct listview lv;
+	uint32_t *rows; /* heap entries or allocation type ids */
+	size_t nrows, rows_cap;
+	bool by_count; /* sorted by count, else by bytes */
+};
+
+static void *types_create(const struct column *cols, int ncols)
+{
+	struct types *v = xcalloc(1, sizeof *v);
+	v->lv.cols = cols;
+	v->lv.ncols = ncols;
+	return v;
+}
+
+static void types_destroy(void *priv)
+{
+	struct types *v = priv;
+	if (v)
+		free(v->rows);
+	free(v);
+}
+
+static struct listview *types_list(struct view *v)
+{
+	return &((struct types *)v->priv)->lv;
+}
+
+/* 's' switches between bytes and count. */
+static bool types_key(struct view *view, struct ui_session *s, int k)
+{
+	struct types *v = view->priv;
+	if (listview_key(&v->lv, k))
+		return true;
+	if (k == 's') {
+		v->by_count = !v->by_count;
+		view->ops->update(view, s);
+		ui_session_message(s, false, "sorted by %s", v->by_count ? "count" : "bytes");
+		return true;
+	}
+	return false;
+}
+
+struct type_sort {
+	const struct prof_type_count *types;
+	bool by_count;
+};
 
 static int compare_types(const struct prof_type_count *x, const struct prof_type_count *y, bool by_count)
 {
@@ -134,32 +231,36 @@ static int compare_types(const struct prof_type_count *x, const struct prof_type
 	return strcmp(x->type, y->type);
 }
 
-static int compare_heap(const void *a, const void *b, void *ctx)
+static int compare_rows(const void *a, const void *b, void *ctx)
 {
-	struct ui_session *s = ctx;
-	const struct prof_heap *h = prof_latest_heap(ui_current(s), NULL);
-	return compare_types(&h->entries[*(const uint32_t *)a], &h->entries[*(const uint32_t *)b], s->heap_by_count);
+	const struct type_sort *ts = ctx;
+	return compare_types(&ts->types[*(const uint32_t *)a], &ts->types[*(const uint32_t *)b], ts->by_count);
 }
 
 static const struct column heap_columns[] = {
 	{"count", 10, true}, {"+count", 9, true}, {"bytes", 12, true}, {"+bytes", 11, true}, {"type", 0, false},
 };
 
-static void heap_update(struct ui_session *s)
+static void *heap_create(void)
 {
+	return types_create(heap_columns, sizeof heap_columns / sizeof *heap_columns);
+}
+
+static void heap_update(struct view *view, struct ui_session *s)
+{
+	struct types *v = view->priv;
 	struct prof_process *p = ui_current(s);
-	s->nheap_rows = 0;
-	s->heap_lv.cols = heap_columns;
-	s->heap_lv.ncols = sizeof heap_columns / sizeof *heap_columns;
+	v->nrows = 0;
 	const struct prof_heap *h = p ? prof_latest_heap(p, NULL) : NULL;
 	if (h) {
-		xgrow(&s->heap_rows, &s->heap_rows_cap, h->nentries + 1, sizeof *s->heap_rows);
+		xgrow(&v->rows, &v->rows_cap, h->nentries + 1, sizeof *v->rows);
 		for (size_t i = 0; i < h->nentries; i++)
 			if (!s->filter[0] || strstr(h->entries[i].type, s->filter))
-				s->heap_rows[s->nheap_rows++] = (uint32_t)i;
-		qsort_r(s->heap_rows, s->nheap_rows, sizeof *s->heap_rows, compare_heap, s);
+				v->rows[v->nrows++] = (uint32_t)i;
+		struct type_sort ts = {h->entries, v->by_count};
+		qsort_r(v->rows, v->nrows, sizeof *v->rows, compare_rows, &ts);
 	}
-	listview_set_rows(&s->heap_lv, s->nheap_rows);
+	listview_set_rows(&v->lv, v->nrows);
 }
 
 static void signed_delta(char *buf, size_t n, uint64_t now, uint64_t before)
@@ -172,10 +273,11 @@ static void signed_delta(char *buf, size_t n, uint64_t now, uint64_t before)
 
 static void heap_cell(void *ctx, size_t row, int col, char *buf, size_t n)
 {
-	struct ui_session *s = ctx;
+	const struct cell_context *cc = ctx;
+	const struct types *v = cc->v;
 	const struct prof_heap *prev;
-	const struct prof_heap *h = prof_latest_heap(ui_current(s), &prev);
-	const struct prof_type_count *t = &h->entries[s->heap_rows[row]];
+	const struct prof_heap *h = prof_latest_heap(cc->p, &prev);
+	const struct prof_type_count *t = &h->entries[v->rows[row]];
 	const struct prof_type_count *was = prof_heap_find(prev, t->type);
 	switch (col) {
 	case 0: snprintf(buf, n, "%" PRIu64, t->count); break;
@@ -186,9 +288,10 @@ static void heap_cell(void *ctx, size_t row, int col, char *buf, size_t n)
 	}
 }
 
-static void heap_draw(struct ui_session *s, struct canvas *c, int y, int height)
+static void heap_draw(struct view *view, struct ui_session *s, struct canvas *c, int y, int height)
 {
 	struct prof_process *p = ui_current(s);
+	struct cell_context cc = {view->priv, p};
 	const struct prof_heap *prev;
 	const struct prof_heap *h = p ? prof_latest_heap(p, &prev) : NULL;
 	if (!h) {
@@ -206,57 +309,51 @@ static void heap_draw(struct ui_session *s, struct canvas *c, int y, int height)
 		 h->seq, (double)h->time_us / 1e6, h->objects, (double)h->bytes / 1048576.0, h->types,
 		 (double)h->pause_us / 1000.0, prev ? "; + against snapshot " : "", prev ? "before" : "");
 	canvas_text(c, y, 1, c->cols - 1, UI_DIM, false, head);
-	listview_draw(&s->heap_lv, c, y + 1, height - 1, heap_cell, NULL, s);
+	listview_draw(types_list(view), c, y + 1, height - 1, heap_cell, NULL, &cc);
 }
 
-static int heap_key(struct ui_session *s, int k)
-{
-	if (listview_key(&s->heap_lv, k))
-		return KEY_HANDLED | KEY_REDRAW;
-	if (k == 's') {
-		s->heap_by_count = !s->heap_by_count;
-		heap_update(s);
-		ui_session_message(s, false, "sorted by %s", s->heap_by_count ? "count" : "bytes");
-		return KEY_HANDLED | KEY_REDRAW;
-	}
-	return KEY_IGNORED;
-}
-
-const struct view_ops view_heap = {"Heap", "live objects by type in the latest heap snapshot", heap_update, heap_draw,
-				   heap_key};
+const struct view_ops view_heap = {
+	.name = "Heap",
+	.title = "live objects by type in the latest heap snapshot",
+	.create = heap_create,
+	.destroy = types_destroy,
+	.update = heap_update,
+	.draw = heap_draw,
+	.key = types_key,
+	.list = types_list,
+};
 
 static const struct column alloc_columns[] = {
 	{"count", 11, true}, {"bytes", 13, true}, {"avg", 7, true}, {"share%", 7, true}, {"type", 0, false},
 };
 
-static int compare_allocs(const void *a, const void *b, void *ctx)
+static void *allocs_create(void)
 {
-	struct ui_session *s = ctx;
-	const struct prof_type_count *t = ui_current(s)->allocs.types;
-	return compare_types(&t[*(const uint32_t *)a], &t[*(const uint32_t *)b], s->allocs_by_count);
+	return types_create(alloc_columns, sizeof alloc_columns / sizeof *alloc_columns);
 }
 
-static void allocs_update(struct ui_session *s)
+static void allocs_update(struct view *view, struct ui_session *s)
 {
+	struct types *v = view->priv;
 	struct prof_process *p = ui_current(s);
-	s->nalloc_rows = 0;
-	s->allocs_lv.cols = alloc_columns;
-	s->allocs_lv.ncols = sizeof alloc_columns / sizeof *alloc_columns;
+	v->nrows = 0;
 	if (p) {
-		xgrow(&s->alloc_rows, &s->alloc_rows_cap, p->allocs.ntypes + 1, sizeof *s->alloc_rows);
+		xgrow(&v->rows, &v->rows_cap, p->allocs.ntypes + 1, sizeof *v->rows);
 		for (size_t i = 0; i < p->allocs.ntypes; i++)
 			if (p->allocs.types[i].type && (!s->filter[0] || strstr(p->allocs.types[i].type, s->filter)))
-				s->alloc_rows[s->nalloc_rows++] = (uint32_t)i;
-		qsort_r(s->alloc_rows, s->nalloc_rows, sizeof *s->alloc_rows, compare_allocs, s);
+				v->rows[v->nrows++] = (uint32_t)i;
+		struct type_sort ts = {p->allocs.types, v->by_count};
+		qsort_r(v->rows, v->nrows, sizeof *v->rows, compare_rows, &ts);
 	}
-	listview_set_rows(&s->allocs_lv, s->nalloc_rows);
+	listview_set_rows(&v->lv, v->nrows);
 }
 
 static void allocs_cell(void *ctx, size_t row, int col, char *buf, size_t n)
 {
-	struct ui_session *s = ctx;
-	const struct prof_allocations *a = &ui_current(s)->allocs;
-	const struct prof_type_count *t = &a->types[s->alloc_rows[row]];
+	const struct cell_context *cc = ctx;
+	const struct types *v = cc->v;
+	const struct prof_allocations *a = &cc->p->allocs;
+	const struct prof_type_count *t = &a->types[v->rows[row]];
 	uint64_t all = 0;
 	if (col == 3)
 		for (size_t i = 0; i < a->ntypes; i++)
@@ -270,9 +367,10 @@ static void allocs_cell(void *ctx, size_t row, int col, char *buf, size_t n)
 	}
 }
 
-static void allocs_draw(struct ui_session *s, struct canvas *c, int y, int height)
+static void allocs_draw(struct view *view, struct ui_session *s, struct canvas *c, int y, int height)
 {
 	struct prof_process *p = ui_current(s);
+	struct cell_context cc = {view->priv, p};
 	if (!p || !(p->features & CS_FEATURE_ALLOCATIONS)) {
 		static const char *const attach_text[] = {
 			"Allocation counting is not available in an attached process:",
@@ -288,21 +386,16 @@ static void allocs_draw(struct ui_session *s, struct canvas *c, int y, int heigh
 	snprintf(head, sizeof head, "allocations since the start, %" PRIu64 " GCs; recording %s  (s: sort)", p->allocs.gcs,
 		 p->allocs.records && !p->allocs.recording ? "paused" : "on");
 	canvas_text(c, y, 1, c->cols - 1, UI_DIM, false, head);
-	listview_draw(&s->allocs_lv, c, y + 1, height - 1, allocs_cell, NULL, s);
+	listview_draw(types_list(view), c, y + 1, height - 1, allocs_cell, NULL, &cc);
 }
 
-static int allocs_key(struct ui_session *s, int k)
-{
-	if (listview_key(&s->allocs_lv, k))
-		return KEY_HANDLED | KEY_REDRAW;
-	if (k == 's') {
-		s->allocs_by_count = !s->allocs_by_count;
-		allocs_update(s);
-		ui_session_message(s, false, "sorted by %s", s->allocs_by_count ? "count" : "bytes");
-		return KEY_HANDLED | KEY_REDRAW;
-	}
-	return KEY_IGNORED;
-}
-
-const struct view_ops view_allocations = {"Allocs", "allocations by type (programs started with --allocations)",
-					  allocs_update, allocs_draw, allocs_key};
+const struct view_ops view_allocations = {
+	.name = "Allocs",
+	.title = "allocations by type (programs started with --allocations)",
+	.create = allocs_create,
+	.destroy = types_destroy,
+	.update = allocs_update,
+	.draw = allocs_draw,
+	.key = types_key,
+	.list = types_list,
+};

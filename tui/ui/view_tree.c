@@ -9,11 +9,29 @@
 #include "uisession.h"
 #include "xalloc.h"
 
+/* Functions merged along paths, root first. */
+struct tree_node {
+	uint32_t function;
+	uint32_t parent;            /* node index; 0 = the root */
+	uint32_t first_child, next; /* children as a linked list */
+	uint64_t total, self;
+	bool expanded;
+};
+
+struct tree {
+	struct tree_node *nodes; /* kept between updates: what is open stays open */
+	size_t nnodes, nodes_cap;
+	uint32_t *rows; /* visible nodes, in order */
+	uint16_t *depth;
+	size_t nrows, rows_cap, depth_cap;
+	struct listview lv;
+};
+
 static const struct column columns[] = {
 	{"total%", 6, true}, {"self%", 6, true}, {"samples", 8, true}, {"call tree", 0, false},
 };
 
-static uint32_t child_of(struct ui_session *s, uint32_t node, uint32_t function)
+static uint32_t child_of(struct tree *s, uint32_t node, uint32_t function)
 {
 	for (uint32_t c = s->nodes[node].first_child; c; c = s->nodes[c].next)
 		if (s->nodes[c].function == function)
@@ -27,7 +45,7 @@ static uint32_t child_of(struct ui_session *s, uint32_t node, uint32_t function)
 
 static void count_path(void *ctx, const uint32_t *functions, size_t depth, uint64_t c)
 {
-	struct ui_session *s = ctx;
+	struct tree *s = ctx;
 	uint32_t node = 0;
 	s->nodes[0].total += c;
 	for (size_t d = 0; d < depth; d++) {
@@ -38,7 +56,7 @@ static void count_path(void *ctx, const uint32_t *functions, size_t depth, uint6
 }
 
 /* Recounts the tree from the stacks, keeping nodes (and what is expanded). */
-static void build(struct ui_session *s, struct prof_process *p)
+static void build(struct tree *s, struct prof_process *p)
 {
 	if (!s->nnodes) {
 		xgrow(&s->nodes, &s->nodes_cap, 1, sizeof *s->nodes);
@@ -51,7 +69,7 @@ static void build(struct ui_session *s, struct prof_process *p)
 }
 
 /* Children in decreasing total, without sorting the lists themselves. */
-static void add_visible(struct ui_session *s, uint32_t node, uint16_t depth)
+static void add_visible(struct tree *s, uint32_t node, uint16_t depth)
 {
 	uint32_t kids[256];
 	size_t n = 0;
@@ -65,49 +83,78 @@ static void add_visible(struct ui_session *s, uint32_t node, uint16_t depth)
 			kids[j - 1] = t;
 		}
 	for (size_t i = 0; i < n; i++) {
-		xgrow(&s->tree_rows, &s->tree_rows_cap, s->ntree_rows + 1, sizeof *s->tree_rows);
-		xgrow(&s->tree_depth, &s->tree_depth_cap, s->ntree_rows + 1, sizeof *s->tree_depth);
-		s->tree_rows[s->ntree_rows] = kids[i];
-		s->tree_depth[s->ntree_rows++] = depth;
+		xgrow(&s->rows, &s->rows_cap, s->nrows + 1, sizeof *s->rows);
+		xgrow(&s->depth, &s->depth_cap, s->nrows + 1, sizeof *s->depth);
+		s->rows[s->nrows] = kids[i];
+		s->depth[s->nrows++] = depth;
 		if (s->nodes[kids[i]].expanded)
 			add_visible(s, kids[i], (uint16_t)(depth + 1));
 	}
 }
 
-static void flatten(struct ui_session *s)
+static void flatten(struct tree *s)
 {
-	s->ntree_rows = 0;
+	s->nrows = 0;
 	if (s->nnodes)
 		add_visible(s, 0, 0);
-	s->tree_lv.cols = columns;
-	s->tree_lv.ncols = sizeof columns / sizeof *columns;
-	listview_set_rows(&s->tree_lv, s->ntree_rows);
+	listview_set_rows(&s->lv, s->nrows);
 }
 
-static void update(struct ui_session *s)
+static void *create(void)
 {
-	struct prof_process *p = ui_current(s);
+	struct tree *t = xcalloc(1, sizeof *t);
+	t->lv.cols = columns;
+	t->lv.ncols = sizeof columns / sizeof *columns;
+	return t;
+}
+
+static void destroy(void *priv)
+{
+	struct tree *t = priv;
+	if (t) {
+		free(t->nodes);
+		free(t->rows);
+		free(t->depth);
+	}
+	free(t);
+}
+
+static void process_changed(struct view *v)
+{
+	((struct tree *)v->priv)->nnodes = 0; /* another process: another tree */
+}
+
+static void update(struct view *v, struct ui_session *session)
+{
+	struct tree *s = v->priv;
+	struct prof_process *p = ui_current(session);
 	if (!p) {
-		s->ntree_rows = 0;
-		listview_set_rows(&s->tree_lv, 0);
+		s->nrows = 0;
+		listview_set_rows(&s->lv, 0);
 		return;
 	}
 	build(s, p);
 	flatten(s);
 }
 
+struct cell_context {
+	struct tree *t;
+	struct prof_process *p;
+};
+
 static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
 {
-	struct ui_session *s = ctx;
-	struct prof_process *p = ui_current(s);
-	const struct tree_node *t = &s->nodes[s->tree_rows[row]];
+	const struct cell_context *cc = ctx;
+	struct tree *s = cc->t;
+	struct prof_process *p = cc->p;
+	const struct tree_node *t = &s->nodes[s->rows[row]];
 	double all = s->nodes[0].total ? (double)s->nodes[0].total : 1.0;
 	switch (col) {
 	case 0: snprintf(buf, n, "%.1f", 100.0 * (double)t->total / all); break;
 	case 1: snprintf(buf, n, "%.1f", 100.0 * (double)t->self / all); break;
 	case 2: snprintf(buf, n, "%" PRIu64, t->total); break;
 	default: {
-		int depth = s->tree_depth[row];
+		int depth = s->depth[row];
 		const char *mark = t->first_child ? (t->expanded ? "- " : "+ ") : "  ";
 		const char *name = t->function < p->nfunctions ? p->functions[t->function].name : "[unknown]";
 		snprintf(buf, n, "%*s%s%s", depth * 2 > 60 ? 60 : depth * 2, "", mark, name);
@@ -115,18 +162,21 @@ static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
 	}
 }
 
-static void draw(struct ui_session *s, struct canvas *c, int y, int height)
+static void draw(struct view *v, struct ui_session *session, struct canvas *c, int y, int height)
 {
-	listview_draw(&s->tree_lv, c, y, height, cell, NULL, s);
+	struct cell_context cc = {v->priv, ui_current(session)};
+	listview_draw(&cc.t->lv, c, y, height, cell, NULL, &cc);
 }
 
-static int key(struct ui_session *s, int k)
+static bool key(struct view *v, struct ui_session *session, int k)
 {
-	if (listview_key(&s->tree_lv, k))
-		return KEY_HANDLED | KEY_REDRAW;
-	if (s->tree_lv.cursor >= s->ntree_rows)
-		return KEY_IGNORED;
-	uint32_t node = s->tree_rows[s->tree_lv.cursor];
+	struct tree *s = v->priv;
+	(void)session;
+	if (listview_key(&s->lv, k))
+		return true;
+	if (s->lv.cursor >= s->nrows)
+		return false;
+	uint32_t node = s->rows[s->lv.cursor];
 	switch (k) {
 	case '\n':
 	case KEY_ENTER:
@@ -135,14 +185,14 @@ static int key(struct ui_session *s, int k)
 	case KEY_LEFT:
 		if (k == KEY_LEFT && !s->nodes[node].expanded && s->nodes[node].parent) {
 			/* on a closed node, Left goes up to its parent */
-			for (size_t r = 0; r < s->ntree_rows; r++)
-				if (s->tree_rows[r] == s->nodes[node].parent)
-					s->tree_lv.cursor = r;
-			return KEY_HANDLED | KEY_REDRAW;
+			for (size_t r = 0; r < s->nrows; r++)
+				if (s->rows[r] == s->nodes[node].parent)
+					s->lv.cursor = r;
+			return true;
 		}
 		s->nodes[node].expanded = k == KEY_LEFT ? false : k == KEY_RIGHT || k == 'l' ? true : !s->nodes[node].expanded;
 		flatten(s);
-		return KEY_HANDLED | KEY_REDRAW;
+		return true;
 	case 'H':
 		/* hot path: open the heaviest child, and its heaviest, ... */
 		for (uint32_t n = node; n;) {
@@ -154,10 +204,24 @@ static int key(struct ui_session *s, int k)
 			n = best;
 		}
 		flatten(s);
-		return KEY_HANDLED | KEY_REDRAW;
+		return true;
 	}
-	return KEY_IGNORED;
+	return false;
 }
 
-const struct view_ops view_tree = {"Tree", "the call tree, root first: Enter opens and closes, H opens the hot path", update,
-				   draw, key};
+static struct listview *list(struct view *v)
+{
+	return &((struct tree *)v->priv)->lv;
+}
+
+const struct view_ops view_tree = {
+	.name = "Tree",
+	.title = "the call tree, root first: Enter opens and closes, H opens the hot path",
+	.create = create,
+	.destroy = destroy,
+	.update = update,
+	.draw = draw,
+	.key = key,
+	.list = list,
+	.process_changed = process_changed,
+};
