@@ -12,6 +12,7 @@ static const struct command commands[] = {
 	{"open", cmd_open, cmd_open_usage, "show a session in the terminal UI"},
 	{"record", cmd_record, cmd_record_usage, "run a .NET program under the profiler"},
 	{"report", cmd_report, cmd_report_usage, "print the profile of a session"},
+	{"diff", cmd_diff, cmd_diff_usage, "compare the profiles of two sessions"},
 	{"ps", cmd_ps, cmd_ps_usage, "list your running .NET processes"},
 	{"apps", cmd_apps, cmd_apps_usage, "list the .NET apps you may launch"},
 	{"dial", cmd_dial, cmd_dial_usage, "change what a running agent records"},

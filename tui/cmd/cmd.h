@@ -33,6 +33,8 @@ void cmd_dial_usage(FILE *f);
 int cmd_report(int argc, char **argv);
 void cmd_report_usage(FILE *f);
 int cmd_ps(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+void cmd_diff_usage(FILE *f);
 int cmd_prune(int argc, char **argv);
 void cmd_prune_usage(FILE *f);
 void cmd_ps_usage(FILE *f);

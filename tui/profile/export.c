@@ -220,14 +220,9 @@ static void write_text(FILE *f, struct prof_process *p, const struct export_opti
 
 /* ---- collapsed ---- */
 
-struct folded {
-	char *line;
-	uint64_t count;
-};
-
 static int cmp_folded(const void *a, const void *b)
 {
-	return strcmp(((const struct folded *)a)->line, ((const struct folded *)b)->line);
+	return strcmp(((const struct export_folded *)a)->line, ((const struct export_folded *)b)->line);
 }
 
 static void append_frame(char **buf, size_t *len, size_t *cap, const char *name)
@@ -245,7 +240,7 @@ static void append_frame(char **buf, size_t *len, size_t *cap, const char *name)
 	(*buf)[*len] = 0;
 }
 
-static void collect_folded(struct prof_process *p, bool prefix, struct folded **out, size_t *nout, size_t *cap)
+static void collect_folded(struct prof_process *p, bool prefix, struct export_folded **out, size_t *nout, size_t *cap)
 {
 	uint32_t *path = xmalloc(PATH_MAX_FRAMES * sizeof *path);
 	char root[64];
@@ -263,7 +258,7 @@ static void collect_folded(struct prof_process *p, bool prefix, struct folded **
 		for (size_t i = 0; i < depth; i++)
 			append_frame(&buf, &len, &bcap, prof_frame_name(p, path[i]));
 		xgrow(out, cap, *nout + 1, sizeof **out);
-		(*out)[(*nout)++] = (struct folded){buf, p->stacks[s].count};
+		(*out)[(*nout)++] = (struct export_folded){buf, p->stacks[s].count};
 	}
 	free(path);
 }
@@ -273,7 +268,7 @@ static void write_collapsed(FILE *f, struct prof_session *s, const struct export
 	size_t nsel = 0;
 	for (size_t i = 0; i < s->nprocs; i++)
 		nsel += selected(s->procs[i], o);
-	struct folded *lines = NULL;
+	struct export_folded *lines = NULL;
 	size_t n = 0, cap = 0;
 	for (size_t i = 0; i < s->nprocs; i++)
 		if (selected(s->procs[i], o))
@@ -290,6 +285,25 @@ static void write_collapsed(FILE *f, struct prof_session *s, const struct export
 			free(lines[i].line);
 	}
 	free(lines);
+}
+
+size_t export_folded_lines(struct prof_process *p, struct export_folded **out)
+{
+	struct export_folded *lines = NULL;
+	size_t n = 0, cap = 0, kept = 0;
+	collect_folded(p, false, &lines, &n, &cap);
+	if (n)
+		qsort(lines, n, sizeof *lines, cmp_folded);
+	for (size_t i = 0; i < n; i++) {
+		if (kept && strcmp(lines[kept - 1].line, lines[i].line) == 0) {
+			lines[kept - 1].count += lines[i].count;
+			free(lines[i].line);
+		} else {
+			lines[kept++] = lines[i];
+		}
+	}
+	*out = lines;
+	return kept;
 }
 
 /* ---- json ---- */

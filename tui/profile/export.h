@@ -22,4 +22,12 @@ int export_format_parse(const char *name, enum export_format *out);
 /* Writes the report; returns the number of processes written. */
 size_t export_session(FILE *f, struct prof_session *s, const struct export_options *o);
 
+/* One process's folded stacks as the collapsed format writes them: lines
+ * sorted, each once (free each line, then the array). */
+struct export_folded {
+	char *line;
+	uint64_t count;
+};
+size_t export_folded_lines(struct prof_process *p, struct export_folded **out);
+
 #endif

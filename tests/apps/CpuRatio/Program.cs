@@ -1,4 +1,4 @@
-// CpuRatio SECONDS [clocked]
+// CpuRatio SECONDS [clocked|swapped]
 //
 // Burns CPU on the main thread for SECONDS of wall time. Each round calls
 // Worker.Heavy() then Worker.Light(); both call the same callee Worker.Burn(units),
@@ -12,6 +12,8 @@
 // three quarters and Light for the last quarter, both in Worker.BurnUntil. A
 // sampler ticking at exactly 400 Hz would see the same phase of every slot.
 //
+// With "swapped", Heavy does Light's units and Light Heavy's: 1:3.
+//
 // stdout: "pid <N>", then "done <rounds>".
 using System.Diagnostics;
 using System.Globalization;
@@ -24,16 +26,19 @@ internal static class Program
     private static int Main(string[] args)
     {
         bool clocked = args.Length == 2 && args[1] == "clocked";
-        if ((args.Length != 1 && !clocked)
+        bool swapped = args.Length == 2 && args[1] == "swapped";
+        if ((args.Length != 1 && !clocked && !swapped)
             || !double.TryParse(args[0], NumberStyles.Float, CultureInfo.InvariantCulture, out double seconds)
             || double.IsNaN(seconds) || double.IsInfinity(seconds) || seconds < 0)
         {
-            Console.Error.WriteLine("usage: CpuRatio SECONDS [clocked]");
+            Console.Error.WriteLine("usage: CpuRatio SECONDS [clocked|swapped]");
             return 2;
         }
 
         Say("pid " + Environment.ProcessId.ToString(CultureInfo.InvariantCulture));
 
+        if (swapped)
+            (Worker.HeavyUnits, Worker.LightUnits) = (Worker.LightUnits, Worker.HeavyUnits);
         long rounds = clocked ? Worker.RunClocked(seconds) : Worker.Run(seconds);
 
         Say("done " + rounds.ToString(CultureInfo.InvariantCulture));
@@ -49,8 +54,8 @@ internal static class Program
     internal static class Worker
     {
         // Units per call: Heavy does 3x Light.
-        public const int HeavyUnits = 30;
-        public const int LightUnits = 10;
+        public static int HeavyUnits = 30;
+        public static int LightUnits = 10;
 
         // Rounds between clock reads (~6.5 ms at ~0.2 ms per round).
         private const int RoundsPerClockRead = 32;

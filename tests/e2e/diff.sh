@@ -1,0 +1,46 @@
+# clrscope diff: two runs of the 3:1 CpuRatio demo, the second with its
+# callers' weights swapped (1:3), move Heavy and Light about 50 points
+# each way, the largest changes first; the JSON follows its schema; the
+# collapsed form pairs every stack's counts for a differential flame graph;
+# a session compared with itself changes nothing; bad input is refused.
+source "$CLRSCOPE_TESTLIB"
+
+dll=$(app CpuRatio)
+expect_status 0 "record the 3:1 run" -- clrscope record -o "$WORK/base" --rate 400 -- dotnet "$dll" 2
+expect_status 0 "record the swapped 1:3 run" -- clrscope record -o "$WORK/new" --rate 400 -- dotnet "$dll" 2 swapped
+
+worker='Clrscope.TestApps.Program+Worker'
+expect_status 0 "diff as JSON" -- clrscope diff --format json "$WORK/base" "$WORK/new"
+cp "$WORK/out" "$WORK/d.json"
+check "f == 1" "the diff's format and version" \
+	f="$(json 'int(d["format"] == "clrscope-diff" and d["version"] == 1)' "$WORK/d.json")"
+row() { json "[f for f in d['functions'] if f['name'] == '$worker.$1'][0]$2" "$WORK/d.json"; }
+check "abs(x + 50) <= 10" "Heavy's total moved about -50 points" x="$(row Heavy "['delta_total_pct']")"
+check "abs(x - 50) <= 10" "Light's total moved about +50 points" x="$(row Light "['delta_total_pct']")"
+check "abs(b - 75) <= 8 and abs(n - 25) <= 8" "Heavy's shares: 75% then 25%" \
+	b="$(row Heavy "['base']['total_pct']")" n="$(row Heavy "['new']['total_pct']")"
+check "x == 1" "the two largest changes come first" \
+	x="$(json "int(sorted(f['name'] for f in d['functions'][:2]) == ['$worker.Heavy', '$worker.Light'])" "$WORK/d.json")"
+check "abs(x) <= 5" "Burn's total barely moves (it runs under both)" x="$(row Burn "['delta_total_pct']")"
+check "s > 500" "the base's samples are counted" s="$(json 'd["base"]["samples"]' "$WORK/d.json")"
+
+expect_status 0 "diff as text" -- clrscope diff --top 2 "$WORK/base" "$WORK/new"
+check "n == 2" "--top 2 lists two functions" n="$(grep -c "^ *[0-9.]\+ \+[0-9.]\+ \+[-+]" "$WORK/out")"
+expect_contains "$OUT" "$worker.Light" "the text names the callers"
+
+expect_status 0 "diff as collapsed stacks" -- clrscope diff --format collapsed "$WORK/base" "$WORK/new"
+read -r heavy_base heavy_new < <(awk '/Worker\.Heavy;Clrscope\.TestApps\.Program\+Worker\.Burn [0-9]+ [0-9]+$/ {print $(NF-1), $NF}' "$WORK/out")
+check "b > 2 * n and n > 0" "Heavy;Burn: many samples before, fewer after" b="${heavy_base:-0}" n="${heavy_new:-0}"
+check "x == 0" "every line is 'stack base new'" x="$(grep -cvE ' [0-9]+ [0-9]+$' "$WORK/out" || true)"
+
+expect_status 0 "a session against itself" -- clrscope diff --format json "$WORK/base" "$WORK/base"
+cp "$WORK/out" "$WORK/same.json"
+check "x == 0" "changes nothing" x="$(json 'max(abs(f["delta_total_pct"]) + abs(f["delta_self_pct"]) for f in d["functions"])' "$WORK/same.json")"
+
+expect_status 2 "one session is not enough" -- clrscope diff "$WORK/base"
+expect_status 2 "an unknown format is refused" -- clrscope diff --format svg "$WORK/base" "$WORK/new"
+expect_status 1 "a missing session is an error" -- clrscope diff "$WORK/base" "$WORK/nowhere"
+expect_contains "$ERR" "nowhere" "which says which session"
+mkdir "$WORK/empty"
+expect_status 1 "a directory without a profile is an error" -- clrscope diff "$WORK/empty" "$WORK/new"
+finish

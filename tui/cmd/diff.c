@@ -1,0 +1,185 @@
+/* clrscope diff: two sessions compared, function by function (text, json)
+ * or stack by stack (collapsed, the two-count input of a differential
+ * flame graph). */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "diff.h"
+#include "export.h"
+#include "json.h"
+#include "merge.h"
+
+enum diff_format { DIFF_TEXT, DIFF_JSON, DIFF_COLLAPSED };
+
+void cmd_diff_usage(FILE *f)
+{
+	fprintf(f, "usage: clrscope diff [--format text|json|collapsed] [--top N] BASE NEW\n"
+		   "\n"
+		   "Compares two sessions (directories written by record, launch or the UI): for\n"
+		   "each function its share of the samples, self and total, in BASE and in NEW,\n"
+		   "and the change in percentage points, largest change first.  Sessions of\n"
+		   "several processes are compared as one; functions are matched by name.\n"
+		   "\n"
+		   "  -f, --format FMT  text (the default), json, or collapsed: every stack with\n"
+		   "                    its samples in BASE and in NEW ('stack base new'), the\n"
+		   "                    input of flamegraph.pl's differential flame graphs\n"
+		   "                    (difffolded.pl's output format)\n"
+		   "  -n, --top N       functions listed in text (default 30)\n"
+		   "  -h, --help        show this help\n");
+}
+
+/* Opens and reads one side; -1 when it cannot be compared (said why). */
+static int open_side(struct prof_session *s, const char *dir)
+{
+	char err[1024];
+	if (prof_session_open(s, dir, err, sizeof err) < 0) {
+		cmd_error("%s", err);
+		return -1;
+	}
+	prof_session_update(s, true);
+	if (!s->nprocs) {
+		cmd_error("%s has no profiled process: the agent never reported in", dir);
+		prof_session_free(s);
+		return -1;
+	}
+	return 0;
+}
+
+static void write_text(FILE *f, const struct prof_diff *d, const char *base, const char *new_, size_t top)
+{
+	fprintf(f, "base: %s (%" PRIu64 " samples)\nnew:  %s (%" PRIu64 " samples)\n\n", base, d->base_samples,
+		new_, d->new_samples);
+	fprintf(f, "%7s %7s %8s   %7s %7s %8s  %s\n", "total", "", "", "self", "", "", "");
+	fprintf(f, "%7s %7s %8s   %7s %7s %8s  %s\n", "base%", "new%", "change", "base%", "new%", "change",
+		"function");
+	for (size_t i = 0; i < d->nrows && i < top; i++) {
+		const struct diff_row *r = &d->rows[i];
+		fprintf(f, "%7.2f %7.2f %+8.2f   %7.2f %7.2f %+8.2f  %s\n", r->base.total_pct, r->new_.total_pct,
+			r->delta_total_pct, r->base.self_pct, r->new_.self_pct, r->delta_self_pct, r->name);
+	}
+	if (d->nrows > top)
+		fprintf(f, "(%zu more functions; --top N shows more)\n", d->nrows - top);
+}
+
+static void write_side_json(FILE *f, const char *key, const struct diff_share *s)
+{
+	fprintf(f, "\"%s\":{\"self_pct\":%.4f,\"total_pct\":%.4f}", key, s->self_pct, s->total_pct);
+}
+
+static void write_json(FILE *f, const struct prof_diff *d, const char *base, const char *new_)
+{
+	fputs("{\"format\":\"clrscope-diff\",\"version\":1,\"base\":{\"dir\":", f);
+	json_string(f, base);
+	fprintf(f, ",\"samples\":%" PRIu64 "},\"new\":{\"dir\":", d->base_samples);
+	json_string(f, new_);
+	fprintf(f, ",\"samples\":%" PRIu64 "},\"functions\":[", d->new_samples);
+	for (size_t i = 0; i < d->nrows; i++) {
+		const struct diff_row *r = &d->rows[i];
+		fputs(i ? ",{\"name\":" : "{\"name\":", f);
+		json_string(f, r->name);
+		fputc(',', f);
+		write_side_json(f, "base", &r->base);
+		fputc(',', f);
+		write_side_json(f, "new", &r->new_);
+		fprintf(f, ",\"delta_self_pct\":%.4f,\"delta_total_pct\":%.4f}", r->delta_self_pct, r->delta_total_pct);
+	}
+	fputs("]}\n", f);
+}
+
+/* Both sides' sorted folded lines walked together: "stack base new". */
+static void write_collapsed(FILE *f, struct prof_process *base, struct prof_process *new_)
+{
+	struct export_folded *a, *b;
+	size_t na = export_folded_lines(base, &a), nb = export_folded_lines(new_, &b);
+	size_t i = 0, j = 0;
+	while (i < na || j < nb) {
+		int c = i == na ? 1 : j == nb ? -1 : strcmp(a[i].line, b[j].line);
+		const char *line = c <= 0 ? a[i].line : b[j].line;
+		uint64_t x = c <= 0 ? a[i].count : 0, y = c >= 0 ? b[j].count : 0;
+		fprintf(f, "%s %" PRIu64 " %" PRIu64 "\n", line, x, y);
+		i += c <= 0;
+		j += c >= 0;
+	}
+	for (i = 0; i < na; i++)
+		free(a[i].line);
+	for (j = 0; j < nb; j++)
+		free(b[j].line);
+	free(a);
+	free(b);
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{"format", required_argument, NULL, 'f'},
+		{"top", required_argument, NULL, 'n'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	enum diff_format format = DIFF_TEXT;
+	size_t top = 30;
+	unsigned v;
+	int c;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "f:n:h", options, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (strcmp(optarg, "text") == 0)
+				format = DIFF_TEXT;
+			else if (strcmp(optarg, "json") == 0)
+				format = DIFF_JSON;
+			else if (strcmp(optarg, "collapsed") == 0)
+				format = DIFF_COLLAPSED;
+			else
+				return cmd_usage_error("diff", "unknown format '%s' (text, json or collapsed)", optarg);
+			break;
+		case 'n':
+			if (parse_u32(optarg, 1, 1000000, &v) < 0)
+				return cmd_usage_error("diff", "--top wants a positive number, not '%s'", optarg);
+			top = v;
+			break;
+		case 'h':
+			cmd_diff_usage(stdout);
+			return 0;
+		default:
+			return cmd_usage_error("diff", "unknown option");
+		}
+	}
+	if (argc - optind != 2)
+		return cmd_usage_error("diff", "two session directories: BASE and NEW");
+	const char *base_dir = argv[optind], *new_dir = argv[optind + 1];
+	struct prof_session base, new_;
+	if (open_side(&base, base_dir) < 0)
+		return 1;
+	if (open_side(&new_, new_dir) < 0) {
+		prof_session_free(&base);
+		return 1;
+	}
+	struct prof_process *base_merged, *new_merged;
+	struct prof_process *bp = diff_subject(&base, &base_merged), *np = diff_subject(&new_, &new_merged);
+	if (format == DIFF_COLLAPSED) {
+		write_collapsed(stdout, bp, np);
+	} else {
+		struct prof_diff d;
+		prof_diff_build(&d, bp, np);
+		if (format == DIFF_JSON)
+			write_json(stdout, &d, base_dir, new_dir);
+		else
+			write_text(stdout, &d, base_dir, new_dir, top);
+		prof_diff_free(&d);
+	}
+	int rc = 0;
+	if (fflush(stdout) != 0) {
+		cmd_error("cannot write the diff: %s", strerror(errno));
+		rc = 1;
+	}
+	prof_merge_free(base_merged);
+	prof_merge_free(new_merged);
+	prof_session_free(&base);
+	prof_session_free(&new_);
+	return rc;
+}
