@@ -2,8 +2,10 @@
 # callers' weights swapped (1:3), move Heavy and Light about 50 points
 # each way, the largest changes first; the JSON follows its schema; the
 # collapsed form pairs every stack's counts for a differential flame graph;
-# a session compared with itself changes nothing; bad input is refused.
+# a session compared with itself changes nothing; bad input is refused;
+# ':diff DIR' in the terminal UI shows the same changes.
 source "$CLRSCOPE_TESTLIB"
+source "$(dirname "$CLRSCOPE_TESTLIB")/tuilib.sh"
 
 dll=$(app CpuRatio)
 expect_status 0 "record the 3:1 run" -- clrscope record -o "$WORK/base" --rate 400 -- dotnet "$dll" 2
@@ -43,4 +45,18 @@ expect_status 1 "a missing session is an error" -- clrscope diff "$WORK/base" "$
 expect_contains "$ERR" "nowhere" "which says which session"
 mkdir "$WORK/empty"
 expect_status 1 "a directory without a profile is an error" -- clrscope diff "$WORK/empty" "$WORK/new"
+
+# the terminal UI: the swapped run open, compared with the first
+tui_start "$CLRSCOPE_BIN open $WORK/new"
+expect_screen "1 Functions" 10 "the swapped run opens"
+tm send-keys -t ui ":diff $WORK/empty" Enter
+expect_screen "is not a clrscope session" 5 ":diff of a directory without a profile says so"
+tm send-keys -t ui ":diff $WORK/base" Enter
+expect_screen "base $WORK/base" 5 ":diff shows the Diff view against the first run"
+line() { screen | grep -m1 -F "Worker.$1" || true; }
+light=$(line Light | awk '{print $3}') heavy=$(line Heavy | awk '{print $3}')
+check "abs(l - 50) <= 10 and abs(h + 50) <= 10" "Light gained and Heavy lost about 50 points on screen" \
+	l="${light:-0}" h="${heavy:-0}"
+tm send-keys -t ui q
+expect_screen "EXITED 0" 5 "q leaves"
 finish

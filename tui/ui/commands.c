@@ -14,6 +14,7 @@
 #include "export.h"
 #include "pprof.h"
 #include "session.h"
+#include "view_diff.h"
 
 /* A prompt command that is one dial: "rate 500" sends rate=500. */
 static void send_dial(struct app *a, int argc, char **argv, const char *key, const char *usage)
@@ -339,6 +340,25 @@ static void run_flame(struct app *a, int argc, char **argv)
 	ui_session_show(a->session, VIEW_FLAME);
 }
 
+/* diff DIR: the shown process against the session recorded in DIR. */
+static void run_diff(struct app *a, int argc, char **argv)
+{
+	if (!a->session) {
+		app_message(a, true, "diff needs a session");
+		return;
+	}
+	if (argc != 2) {
+		app_message(a, true, "diff DIR: the session to compare with");
+		return;
+	}
+	char err[1024];
+	if (view_diff_compare(&a->session->views[VIEW_DIFF], a->session, argv[1], err, sizeof err) < 0) {
+		app_message(a, true, "%s", err);
+		return;
+	}
+	ui_session_show(a->session, VIEW_DIFF);
+}
+
 /* search TEXT: in a view that searches (Flame), marks and selects matches. */
 static void run_search(struct app *a, int argc, char **argv)
 {
@@ -413,6 +433,8 @@ const struct ui_command ui_commands[] = {
 	 "start a program under the profiler (instrumented, counting allocations)", run_launch, NULL},
 	{"view", "NAME|next|previous", "", "switch views", run_view, NULL},
 	{"flame", "", "", "the flame graph: arrows move, Enter zooms in, Backspace or u zooms out", run_flame, NULL},
+	{"diff", "DIR", "", "compare the shown process with a recorded session (red: more time now, green: less)",
+	 run_diff, NULL},
 	{"search", "TEXT", "/", "in Flame: mark the frames whose name holds TEXT, select the first", run_search, NULL},
 	{"output", "", "", "show what a launched program printed (its output.log)", run_output, NULL},
 	{"help", "", "", "show or hide this help", run_help, NULL},

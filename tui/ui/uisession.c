@@ -14,6 +14,7 @@ static const struct view_ops *const views[VIEW_COUNT] = {
 	[VIEW_EVENTS] = &view_events,	    [VIEW_THREADS] = &view_threads, [VIEW_PROCESSES] = &view_processes,
 	[VIEW_CALLS] = &view_calls,	    [VIEW_HEAP] = &view_heap,	[VIEW_ALLOCS] = &view_allocations,
 	[VIEW_GC] = &view_gc,		    [VIEW_LOCKS] = &view_locks,	[VIEW_FLAME] = &view_flame,
+	[VIEW_DIFF] = &view_diff,
 };
 
 void ui_session_init(struct ui_session *s)

@@ -29,6 +29,7 @@ enum view_id {
 	VIEW_GC,
 	VIEW_LOCKS,
 	VIEW_FLAME,
+	VIEW_DIFF,
 	VIEW_COUNT
 };
 
@@ -59,6 +60,6 @@ struct view_ops {
 };
 
 extern const struct view_ops view_functions, view_tree, view_callers, view_events, view_threads, view_processes,
-	view_calls, view_heap, view_allocations, view_gc, view_locks, view_flame;
+	view_calls, view_heap, view_allocations, view_gc, view_locks, view_flame, view_diff;
 
 #endif

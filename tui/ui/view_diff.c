@@ -1,0 +1,148 @@
+/* Diff: the shown process against a recorded session (':diff DIR'), per
+ * function its share of the samples in each and the change in points,
+ * largest first; functions that gained time in warning colour, those that
+ * lost it in good colour. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff.h"
+#include "merge.h"
+#include "uisession.h"
+#include "view_diff.h"
+#include "xalloc.h"
+
+struct diff_view {
+	struct listview lv;
+	bool have_base;
+	struct prof_session base;
+	struct prof_process *base_merged; /* the base's processes merged, when several */
+	char *dir;
+	struct prof_diff d;
+};
+
+static const struct column columns[] = {
+	{"base%", 7, true}, {"now%", 7, true}, {"total +-", 9, true}, {"self +-", 8, true}, {"function", 0, false},
+};
+
+static void *create(void)
+{
+	struct diff_view *d = xcalloc(1, sizeof *d);
+	d->lv.cols = columns;
+	d->lv.ncols = sizeof columns / sizeof *columns;
+	return d;
+}
+
+static void drop_base(struct diff_view *d)
+{
+	prof_diff_free(&d->d);
+	if (d->have_base) {
+		prof_merge_free(d->base_merged);
+		prof_session_free(&d->base);
+	}
+	d->have_base = false;
+	d->base_merged = NULL;
+	free(d->dir);
+	d->dir = NULL;
+}
+
+static void destroy(void *priv)
+{
+	struct diff_view *d = priv;
+	if (d)
+		drop_base(d);
+	free(d);
+}
+
+static void update(struct view *v, struct ui_session *s)
+{
+	struct diff_view *d = v->priv;
+	struct prof_process *p = ui_current(s);
+	prof_diff_free(&d->d);
+	if (d->have_base && p) {
+		struct prof_process *base = d->base_merged ? d->base_merged : d->base.procs[0];
+		prof_diff_build(&d->d, base, p);
+	}
+	listview_set_rows(&d->lv, d->d.nrows);
+}
+
+int view_diff_compare(struct view *v, struct ui_session *s, const char *dir, char *err, size_t errlen)
+{
+	struct diff_view *d = v->priv;
+	struct prof_session base;
+	if (prof_session_open(&base, dir, err, errlen) < 0)
+		return -1;
+	prof_session_update(&base, true);
+	if (!base.nprocs) {
+		snprintf(err, errlen, "%s has no profiled process", dir);
+		prof_session_free(&base);
+		return -1;
+	}
+	drop_base(d);
+	d->base = base;
+	d->have_base = true;
+	d->dir = xstrdup(dir);
+	d->base_merged = d->base.nprocs > 1 ? prof_merge(&d->base, NULL) : NULL;
+	d->lv.cursor = d->lv.top = 0;
+	update(v, s);
+	return 0;
+}
+
+static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
+{
+	const struct diff_row *r = &((struct diff_view *)ctx)->d.rows[row];
+	switch (col) {
+	case 0: snprintf(buf, n, "%.2f", r->base.total_pct); break;
+	case 1: snprintf(buf, n, "%.2f", r->new_.total_pct); break;
+	case 2: snprintf(buf, n, "%+.2f", r->delta_total_pct); break;
+	case 3: snprintf(buf, n, "%+.2f", r->delta_self_pct); break;
+	default: snprintf(buf, n, "%s", r->name); break;
+	}
+}
+
+/* A change under half a point is noise at these sample counts. */
+static enum ui_style row_style(void *ctx, size_t row)
+{
+	const struct diff_row *r = &((struct diff_view *)ctx)->d.rows[row];
+	return r->delta_total_pct >= 0.5 ? UI_WARN : r->delta_total_pct <= -0.5 ? UI_GOOD : UI_NORMAL;
+}
+
+static void draw(struct view *v, struct ui_session *s, struct canvas *c, int y, int height)
+{
+	(void)s;
+	struct diff_view *d = v->priv;
+	if (!d->have_base) {
+		canvas_text(c, y, 1, c->cols - 1, UI_HEADER, false, "Nothing to compare with yet.");
+		canvas_text(c, y + 1, 1, c->cols - 1, UI_NORMAL, false,
+			    "':diff DIR' compares the shown process with the session recorded in DIR.");
+		return;
+	}
+	char head[600];
+	snprintf(head, sizeof head, "base %s: %" PRIu64 " samples; now: %" PRIu64 " samples (+: more time now)", d->dir,
+		 d->d.base_samples, d->d.new_samples);
+	canvas_text(c, y, 0, c->cols, UI_HEADER, true, head);
+	listview_draw(&d->lv, c, y + 1, height - 1, cell, row_style, d);
+}
+
+static bool key(struct view *v, struct ui_session *s, int k)
+{
+	(void)s;
+	return listview_key(&((struct diff_view *)v->priv)->lv, k);
+}
+
+static struct listview *list(struct view *v)
+{
+	return &((struct diff_view *)v->priv)->lv;
+}
+
+const struct view_ops view_diff = {
+	.name = "Diff",
+	.title = "the shown process against a recorded session (':diff DIR'): share of time, change in points",
+	.create = create,
+	.destroy = destroy,
+	.update = update,
+	.draw = draw,
+	.key = key,
+	.list = list,
+};

@@ -1,0 +1,15 @@
+/* The Diff view's one entry point beside its ops: what to compare with. */
+#ifndef CLRSCOPE_VIEW_DIFF_H
+#define CLRSCOPE_VIEW_DIFF_H
+
+#include <stddef.h>
+
+#include "view.h"
+
+struct ui_session;
+
+/* Reads the session in dir as the base the shown process is compared
+ * with; -1 and err when it cannot be read or has no process. */
+int view_diff_compare(struct view *v, struct ui_session *s, const char *dir, char *err, size_t errlen);
+
+#endif
