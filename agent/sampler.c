@@ -574,11 +574,15 @@ static void take_tick_mixed(void)
 			if (t->still && !walk_now)
 				continue;
 			t->still = false;
-			if (!walk_now && sigsampler_extend(t->os_tid, t->thread)) {
+			/* pending and not run: frozen where the handler will catch it;
+			 * pending and run: it blocks the signal, walk it instead */
+			bool pending = !walk_now && sigsampler_pending(t->os_tid, t->thread);
+			if (pending && t->cpu_before && t->cpu_now == t->cpu_before &&
+			    sigsampler_extend(t->os_tid, t->thread)) {
 				t->by_signal = true;
 				continue;
 			}
-			bool running = t->cpu_before && t->cpu_now != t->cpu_before && !t->walk_only && !walk_now;
+			bool running = t->cpu_before && t->cpu_now != t->cpu_before && !t->walk_only && !walk_now && !pending;
 			uint32_t every = atomic_load(&s.validate);
 			if (running && every && ++t->fast_walks >= every) {
 				t->fast_walks = 0;

@@ -385,6 +385,12 @@ bool sigsampler_signal(uint32_t os_tid, ThreadID thread)
 	return sl && send_to(sl) && sl->alive;
 }
 
+bool sigsampler_pending(uint32_t os_tid, ThreadID thread)
+{
+	struct slot *sl = slot_for((pid_t)os_tid, thread);
+	return sl && sl->alive && atomic_load(&sl->sent) != atomic_load(&sl->answered);
+}
+
 bool sigsampler_extend(uint32_t os_tid, ThreadID thread)
 {
 	struct slot *sl = slot_for((pid_t)os_tid, thread);

@@ -50,6 +50,8 @@ bool sigsampler_signal(uint32_t os_tid, ThreadID thread) AGENT_HIDDEN;
  * its coming capture also stands for this tick (true); false when no signal
  * is in flight to it. */
 bool sigsampler_extend(uint32_t os_tid, ThreadID thread) AGENT_HIDDEN;
+/* A signal sent to the thread has not reached its handler yet. */
+bool sigsampler_pending(uint32_t os_tid, ThreadID thread) AGENT_HIDDEN;
 uint64_t sigsampler_overflowed(void) AGENT_HIDDEN;
 struct sig_stats sigsampler_stats(void) AGENT_HIDDEN;
 

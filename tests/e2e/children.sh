@@ -35,4 +35,16 @@ expect_contains "$env_of_child" "CORECLR_ENABLE_PROFILING=1" "the child inherite
 [[ "$env_of_child" != *"diag.sock"* ]] && pass "but not the paused start's port" ||
 	fail "the child's DiagnosticPorts: $(grep DiagnosticPorts <<<"$env_of_child")"
 wait "$rec" && pass "record --pause with a child ends" || fail "record --pause: $(cat "$WORK/q.out")"
+
+# A shell (not .NET: it keeps the port in its environment) that starts 66
+# runtimes one after the other: each dials in paused and is resumed (the
+# list of resumed runtimes once stopped at 64, and the 65th dialed again
+# and again); all 66 run and are recorded, none hangs.
+runs=66
+expect_status 0 "record --pause of a shell starting $runs runtimes" -- timeout 90 \
+	"$CLRSCOPE_BIN" record --pause -o "$WORK/many" -- bash -c \
+	"for i in \$(seq $runs); do dotnet '$(app CpuRatio)' 0 || exit 1; done"
+check "n == $runs" "every runtime ran" n="$(grep -c '^done' "$WORK/out" || true)"
+clrscope report --format json "$WORK/many" >"$WORK/many.json"
+check "n == $runs" "every runtime was recorded" n="$(json 'len(d["processes"])' "$WORK/many.json")"
 finish

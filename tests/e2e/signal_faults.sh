@@ -3,7 +3,8 @@
 # through a system call that cannot fault, and the unwinder reads the copy),
 # and a program that installs its own handler on the agent's signal later
 # (no signal reaches it once the agent sees that; those threads are walked
-# by the runtime instead, and still sampled).
+# by the runtime instead, and still sampled), and a thread that blocks the
+# signals (one stays pending, never more).
 source "$CLRSCOPE_TESTLIB"
 lib="$CLRSCOPE_TEST_TOOLS/libclrscopefaults.so"
 [[ -f $lib ]] || { fail "missing $lib (the build makes it)"; finish; }
@@ -26,4 +27,23 @@ check "f == 0" "no signal of the agent reached the program's handler after that"
 tid=$(awk '/^tid/ {print $2}' <<<"$OUT")
 after=$(clrscope report --format json --thread "$tid" --from 1.5 "$WORK/steal" | python3 -c 'import json,sys; print(json.load(sys.stdin)["processes"][0]["samples"])')
 check "a > 100" "the busy thread is still sampled (walked by the runtime)" a="$after"
+
+# A thread that blocks the real-time signals while it runs: at most one
+# signal is ever in flight to it (queued ones count against the user's
+# limit), the program goes on, the thread is sampled again once it
+# unblocks them, and the mixed sampler walks it meanwhile.
+for sampler in mixed signal; do
+	expect_status 0 "$sampler: a thread spins 2 s with the signals blocked, 1 kHz" -- \
+		clrscope record -o "$WORK/masked-$sampler" --rate 1000 --sampler "$sampler" -- \
+		dotnet "$(app Faults)" masked 2 "$lib"
+	check "q >= 0 and q <= 2" "$sampler: at most one signal of ours queued at once" q="$(awk '/^queued/ {print $2}' <<<"$OUT")"
+	expect_contains "$OUT" "done " "$sampler: the program ran to its end"
+	clrscope report --format collapsed "$WORK/masked-$sampler" >"$WORK/masked.folded"
+	burn=$(awk '/Program\.Main;Clrscope\.TestApps\.Program\.Burn( |;)/ {n += $NF} END {print n+0}' "$WORK/masked.folded")
+	check "b > 500" "$sampler: sampled again after it unblocked them (1 s of Burn)" b="$burn"
+	if [[ $sampler == mixed ]]; then
+		blocked=$(awk '/^\[native\];Clrscope\.TestApps\.Program\.Main( |;\[native\] )[0-9]+$/ {n += $NF} END {print n+0}' "$WORK/masked.folded")
+		check "m > 1000" "mixed: walked by the runtime while it blocked them (2 s)" m="$blocked"
+	fi
+done
 finish

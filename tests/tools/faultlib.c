@@ -1,14 +1,17 @@
 /* Native help for the fault-injection test app (tests/apps/Faults): code a
  * profiler's signal handler must survive.  Loaded into a .NET program, so
  * never sanitized. */
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 long faults_spin_bad_frame_pointer(double seconds);
 int faults_steal_rt_signals(void);
 long faults_foreign_signals(void);
+long faults_spin_masked(double seconds);
 
 static double now(void)
 {
@@ -69,4 +72,47 @@ int faults_steal_rt_signals(void)
 long faults_foreign_signals(void)
 {
 	return atomic_load(&foreign);
+}
+
+/* Signals queued for this user now (SigQ in /proc/self/status), -1 when
+ * unreadable. */
+static long queued_signals(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	if (!f)
+		return -1;
+	char line[256];
+	long n = -1, limit;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "SigQ: %ld/%ld", &n, &limit) == 2)
+			break;
+	fclose(f);
+	return n;
+}
+
+/* Spins with the real-time signals blocked (but the runtime's own,
+ * SIGRTMIN), so that a profiler's signals stay pending; returns the most
+ * signals queued for the user at once meanwhile, then unblocks them. */
+long faults_spin_masked(double seconds)
+{
+	sigset_t rt, old;
+	sigemptyset(&rt);
+	for (int sig = SIGRTMIN + 1; sig <= SIGRTMAX; sig++)
+		sigaddset(&rt, sig);
+	pthread_sigmask(SIG_BLOCK, &rt, &old);
+	long most = 0;
+	double end = now() + seconds, next = 0;
+	volatile unsigned x = 2463534242u;
+	while (now() < end) {
+		for (int i = 0; i < 10000; i++)
+			x = x ^ (x << 13), x = x ^ (x >> 17), x = x ^ (x << 5);
+		if (now() >= next) {
+			long q = queued_signals();
+			if (q > most)
+				most = q;
+			next = now() + 0.01;
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return most;
 }

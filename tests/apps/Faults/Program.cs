@@ -8,9 +8,13 @@
 //          over every real-time signal handled with SA_SIGINFO (as a program
 //          installing handlers late would), spins SECONDS more, and counts
 //          the signals that reached its handler after the first 100 ms
+//   masked the main thread spins in native code for SECONDS with the
+//          real-time signals blocked (the runtime's own aside), then in
+//          managed code for one second
 //
 // stdout: "tid <OS thread id>", then per mode "done <rounds>" or
-// "stolen <handlers>", "foreign <signals>", "done <rounds>".
+// "stolen <handlers>", "foreign <signals>", "done <rounds>", or for masked
+// "queued <most signals queued for the user at once>", "done <rounds>".
 using System.Diagnostics;
 using System.Globalization;
 using System.Runtime.CompilerServices;
@@ -27,7 +31,7 @@ internal static unsafe class Program
         if (args.Length != 3
             || !double.TryParse(args[1], NumberStyles.Float, CultureInfo.InvariantCulture, out double seconds))
         {
-            Console.Error.WriteLine("usage: Faults badfp|steal SECONDS LIBRARY");
+            Console.Error.WriteLine("usage: Faults badfp|steal|masked SECONDS LIBRARY");
             return 2;
         }
         IntPtr lib = NativeLibrary.Load(args[2]);
@@ -48,6 +52,11 @@ internal static unsafe class Program
                 rounds += Burn(seconds);
                 Say("foreign " + (foreign() - before).ToString(CultureInfo.InvariantCulture));
                 Say("done " + rounds.ToString(CultureInfo.InvariantCulture));
+                return 0;
+            case "masked":
+                var masked = (delegate* unmanaged<double, long>)NativeLibrary.GetExport(lib, "faults_spin_masked");
+                Say("queued " + masked(seconds).ToString(CultureInfo.InvariantCulture));
+                Say("done " + Burn(1.0).ToString(CultureInfo.InvariantCulture));
                 return 0;
             default:
                 Console.Error.WriteLine("unknown mode " + args[0]);
