@@ -1,6 +1,6 @@
 # Attach and detach many times to one process: no crash, no growth of the
 # target's memory beyond a bound, no file descriptor left behind per cycle,
-# its output unaffected.  Then detaches racing the runtime's shutdown: the
+# its output unaffected; the same into one session again and again.  Then detaches racing the runtime's shutdown: the
 # program ends cleanly and its session ends once.  The suite runs 20
 # cycles; CLRSCOPE_ATTACH_CYCLES=200 runs the issue's 200 (about 2 min).
 source "$CLRSCOPE_TESTLIB"
@@ -35,6 +35,19 @@ check "a == b" "no file descriptor left behind" a="$fd_after" b="$fd_before"
 echo "rss before ${before} kB, after ${after} kB; descriptors ${fd_before}, ${fd_after}"
 samples=$(clrscope report --format json "$WORK/c$cycles" | python3 -c 'import json,sys; print(json.load(sys.stdin)["processes"][0]["samples"])')
 check "s > 0" "the last cycle still records samples" s="$samples"
+
+# Recording into one session again and again (the UI's 'a' does it too):
+# the session holds each run of the pid (PID, PID.2, ...) and each record
+# detaches the agent it attached, not the first run's, so nothing stays
+# behind (before, the second run's agent kept recording, and 6 descriptors
+# with it).
+fd_before=$(fds)
+for i in 1 2 3; do
+	expect_status 0 "run $i into one session" -- clrscope record --pid "$spin" -o "$WORK/again" --duration 0.2 --rate 500
+	expect_contains "$ERR" "detached from pid $spin" "run $i detached its own agent"
+done
+check "n == 3" "the session holds the three runs" n="$(clrscope report --format json "$WORK/again" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["processes"]))')"
+check "a == b" "no descriptor left behind after the three" a="$(fds)" b="$fd_before"
 kill "$spin"
 
 # A detach and the runtime's shutdown at once: the control thread stops

@@ -56,7 +56,9 @@ int record_attach(int pid, const char *dir, unsigned rate, const char *events, d
 
 	int rc = 1;
 	struct prof_session s;
-	if (attacher_start(pid, dir, rate, events, max_size, session, sizeof session, err, sizeof err) < 0) {
+	uint64_t asked_unix_ns;
+	if (attacher_start(pid, dir, rate, events, max_size, &asked_unix_ns, session, sizeof session, err,
+			   sizeof err) < 0) {
 		cmd_error("%s", err);
 		goto out;
 	}
@@ -64,7 +66,7 @@ int record_attach(int pid, const char *dir, unsigned rate, const char *events, d
 		cmd_error("%s", err);
 		goto out;
 	}
-	struct prof_process *p = attacher_wait_hello(&s, pid, HELLO_TIMEOUT_S);
+	struct prof_process *p = attacher_wait_hello(&s, pid, asked_unix_ns, HELLO_TIMEOUT_S);
 	if (!p) {
 		if (!attacher_process_alive(pid)) /* not the agent's fault */
 			cmd_error("pid %d exited right after the agent was attached, before it wrote anything; nothing "

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agentpath.h"
@@ -66,8 +67,8 @@ static int lock_file_usable(const char *session, pid_t pid, char *err, size_t er
 	return 0;
 }
 
-int attacher_start(pid_t pid, const char *dir, unsigned rate, const char *events, uint64_t max_size, char *session,
-		   size_t n, char *err, size_t errlen)
+int attacher_start(pid_t pid, const char *dir, unsigned rate, const char *events, uint64_t max_size,
+		   uint64_t *asked_unix_ns, char *session, size_t n, char *err, size_t errlen)
 {
 	char agent[PATH_MAX], socket_path[PATH_MAX];
 	if (agent_path_find(agent, sizeof agent, err, errlen) < 0)
@@ -87,6 +88,9 @@ int attacher_start(pid_t pid, const char *dir, unsigned rate, const char *events
 			   events ? events : "", events ? "\n" : "");
 	uint8_t clsid[16];
 	ipc_guid_parse(CS_AGENT_CLSID, clsid);
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	*asked_unix_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 	if (ipc_attach_profiler(pid, ATTACH_TIMEOUT_MS, clsid, agent, data, (uint32_t)len, err, errlen) < 0) {
 		if (exits_within(pid, 0.3)) /* the runtime's words would be about a broken connection */
 			snprintf(err, errlen, "pid %d exited while clrscope was attaching to it; nothing was recorded",
@@ -109,16 +113,28 @@ bool attacher_process_alive(pid_t pid)
 	return !zombie;
 }
 
-struct prof_process *attacher_wait_hello(struct prof_session *s, pid_t pid, double timeout)
+/* The agent of pid that started at or after not_before_unix_ns: a session
+ * recorded into again holds the earlier runs of the same pid too (their
+ * directories PID, PID.2, ...). */
+static struct prof_process *agent_since(struct prof_session *s, pid_t pid, uint64_t not_before_unix_ns)
+{
+	for (size_t i = 0; i < s->nprocs; i++) {
+		struct prof_process *p = s->procs[i];
+		if (p->have_hello && p->pid == (uint32_t)pid && p->start_unix_ns >= not_before_unix_ns)
+			return p;
+	}
+	return NULL;
+}
+
+struct prof_process *attacher_wait_hello(struct prof_session *s, pid_t pid, uint64_t not_before_unix_ns,
+					 double timeout)
 {
 	double deadline = clock_now_s() + timeout;
 	for (;;) {
 		prof_session_update(s, false);
-		for (size_t i = 0; i < s->nprocs; i++)
-			if (s->procs[i]->have_hello && s->procs[i]->pid == (uint32_t)pid)
-				return s->procs[i];
-		if (clock_now_s() >= deadline || !attacher_process_alive(pid))
-			return NULL;
+		struct prof_process *p = agent_since(s, pid, not_before_unix_ns);
+		if (p || clock_now_s() >= deadline || !attacher_process_alive(pid))
+			return p;
 		clock_sleep_ms(20);
 	}
 }

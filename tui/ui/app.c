@@ -207,7 +207,8 @@ int app_attach(struct app *a, pid_t pid, const char *dir, const char *events)
 {
 	events = events ? events : default_events;
 	char session[PATH_MAX], err[PATH_MAX + 512];
-	if (attacher_start(pid, dir, a->rate, events, 0, session, sizeof session, err, sizeof err) < 0) {
+	uint64_t asked_unix_ns;
+	if (attacher_start(pid, dir, a->rate, events, 0, &asked_unix_ns, session, sizeof session, err, sizeof err) < 0) {
 		app_message(a, true, "%s", err);
 		return -1;
 	}
@@ -218,7 +219,7 @@ int app_attach(struct app *a, pid_t pid, const char *dir, const char *events)
 		}
 	}
 	struct ui_session *s = a->session;
-	struct prof_process *p = attacher_wait_hello(&s->model, pid, 10.0);
+	struct prof_process *p = attacher_wait_hello(&s->model, pid, asked_unix_ns, 10.0);
 	for (size_t i = 0; p && i < s->model.nprocs; i++)
 		if (s->model.procs[i] == p)
 			s->proc = i;
