@@ -57,6 +57,7 @@ static struct {
 	uint32_t nimages;
 	struct code_body *bodies;
 	bool dirty;
+	uint32_t generation;
 	pid_t pid;
 	struct module *modules;
 	uint32_t nmodules;
@@ -91,11 +92,17 @@ void codemap_forget(void)
 	memset(m.ips, 0, IP_SLOTS * sizeof *m.ips);
 	memset(m.bodies, 0, BODIES * sizeof *m.bodies);
 	m.dirty = false;
+	m.generation++;
 	m.nmodules = 0;
 	m.modules_ns = 0;
 	m.nimages = 0;
 	m.nregions = 0;
 	m.maps_ns = 0;
+}
+
+uint32_t codemap_generation(void)
+{
+	return m.generation;
 }
 
 int codemap_read(uint64_t addr, void *buf, size_t n)

@@ -37,6 +37,9 @@ int codemap_init(void) AGENT_HIDDEN;
 /* Forgets every address and body (code may have been unloaded, or a new
  * attach). */
 void codemap_forget(void) AGENT_HIDDEN;
+/* Changes whenever codemap_forget forgets: what others keep by body
+ * start address is stale then. */
+uint32_t codemap_generation(void) AGENT_HIDDEN;
 /* What is at ip; check_epilog asks whether ip is inside an epilog (only
  * meaningful for an interrupted instruction, not a return address, and
  * taken to mean that a thread was running it: code for certain). */

@@ -491,7 +491,7 @@ static void drain_one(const struct ev_item *it, const FunctionID *frames, const 
 	switch (it->type) {
 	case CS_REC_EXCEPTION:
 		e.thread_ref = sym_thread(it->thread);
-		e.id = it->nframes ? sym_stack_of(frames, it->nframes, it->kind, d->defs) : 0;
+		e.id = it->nframes ? sym_stack_of(frames, NULL, it->nframes, it->kind, false, d->defs) : 0;
 		e.kind = 0;
 		if (it->id) { /* from the callback: the class, then the message */
 			e.message = (struct cs_str){text, it->text_len};
@@ -506,7 +506,7 @@ static void drain_one(const struct ev_item *it, const FunctionID *frames, const 
 	case CS_REC_CONTENTION:
 	case CS_REC_WAIT:
 		e.thread_ref = sym_thread(it->thread);
-		e.id = it->nframes ? sym_stack_of(frames, it->nframes, it->kind, d->defs) : 0;
+		e.id = it->nframes ? sym_stack_of(frames, NULL, it->nframes, it->kind, false, d->defs) : 0;
 		e.kind = (uint8_t)it->os_tid; /* a wait's source */
 		e.duration_us = 0;
 		e.wait_ns = it->duration_us; /* nanoseconds for waits */
@@ -523,7 +523,7 @@ static void drain_one(const struct ev_item *it, const FunctionID *frames, const 
 		break;
 	case CS_REC_ALLOC_SAMPLE:
 		e.thread_ref = sym_thread(it->thread);
-		e.id = it->nframes ? sym_stack_of(frames, it->nframes, it->kind, d->defs) : 0;
+		e.id = it->nframes ? sym_stack_of(frames, NULL, it->nframes, it->kind, false, d->defs) : 0;
 		e.kind = 0;
 		e.size = it->id;
 		e.weight = it->duration_us; /* the bytes the sample stands for */

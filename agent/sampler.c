@@ -29,7 +29,6 @@
 #define STAGE_BYTES (32u << 10)
 #define STAGE_COMMIT_BYTES (24u << 10)
 #define STAGE_COMMIT_NS (50u * 1000000u)
-#define DEFS_BYTES (64u << 10)
 #define IDLE_WAKE_NS (50u * 1000000u)
 #define HOLD_SLOTS 4096             /* threads whose unchanged stack is held as a run */
 #define HOLD_BYTES (32u << 10)
@@ -77,11 +76,12 @@ static struct {
 
 	/* sampler-thread only */
 	FunctionID *pool;
+	uint64_t *addrs; /* beside pool: each frame's instruction, for source lines */
 	struct sig_walk *slots;
 	struct still_thread **known; /* per slot: what is known of its thread, or NULL */
 	ThreadID *unmanaged;         /* threads whose signal capture gave no sample */
 	struct lw_sampler_stats stats;
-	uint8_t *stage_buf, *frames_buf, *stacks_buf;
+	uint8_t *stage_buf;
 	struct cs_out stage;
 	size_t stage_at;         /* start of the open SAMPLES record */
 	uint64_t stage_last_us;  /* time of the last tick in it */
@@ -148,7 +148,8 @@ static uint32_t walk_moved_threads(uint32_t nslots, uint32_t used, uint32_t *fai
 			continue;
 		}
 		uint32_t room = FRAME_POOL - used;
-		struct check_walk cw = {{s.pool + used, 0, room < MAX_DEPTH ? room : MAX_DEPTH, false}, false, 0, {0}};
+		struct check_walk cw = {
+			{s.pool + used, 0, room < MAX_DEPTH ? room : MAX_DEPTH, false, s.addrs + used, false}, false, 0, {0}};
 		struct walk w;
 		HRESULT hr;
 		bool checked = known && known->check_now && s.nchecks < MAX_CHECKS;
@@ -331,8 +332,7 @@ static void write_tick(const uint64_t *refs, const uint64_t *stacks, uint32_t ns
 static void record_tick(uint32_t nslots, uint64_t tick_us, uint64_t suspend_ns, uint64_t now_ns)
 {
 	struct sym_defs defs;
-	cs_out_init(&defs.frames, s.frames_buf, DEFS_BYTES);
-	cs_out_init(&defs.stacks, s.stacks_buf, DEFS_BYTES);
+	sym_defs_begin(&defs);
 
 	static uint64_t refs[2 * MAX_THREADS], stacks[2 * MAX_THREADS], slot_stacks[MAX_THREADS];
 	bool still[MAX_THREADS];
@@ -344,7 +344,8 @@ static void record_tick(uint32_t nslots, uint64_t tick_us, uint64_t suspend_ns, 
 			stacks[t] = known->stack; /* captures come first: theirs is interned */
 		} else {
 			s.stats.truncated_stacks += slot->truncated;
-			stacks[t] = sym_stack_of(s.pool + slot->start, slot->n, slot->truncated, &defs);
+			stacks[t] = sym_stack_of(s.pool + slot->start, s.addrs + slot->start, slot->n, slot->truncated,
+						 !slot->captured, &defs);
 			if (known && slot->captured)
 				known->stack = stacks[t];
 			else if (known)
@@ -415,7 +416,7 @@ static void write_tick(const uint64_t *refs, const uint64_t *stacks, uint32_t ns
 static void take_tick_signal(void)
 {
 	uint64_t t0 = agent_mono_ns();
-	uint32_t n = sigsampler_tick(atomic_load(&s.rate_hz), s.pool, FRAME_POOL, s.slots, MAX_THREADS, MAX_DEPTH);
+	uint32_t n = sigsampler_tick(atomic_load(&s.rate_hz), s.pool, s.addrs, FRAME_POOL, s.slots, MAX_THREADS, MAX_DEPTH);
 	memset(s.known, 0, n * sizeof *s.known); /* every stack is new */
 	uint64_t t1 = agent_mono_ns();
 	record_tick(n, (t0 - g_agent.start_mono_ns) / 1000, 0, t1);
@@ -531,7 +532,7 @@ static void take_tick_mixed(void)
 {
 	uint64_t t0 = agent_mono_ns();
 	uint32_t nretry = 0;
-	uint32_t nslots = sigsampler_collect(s.pool, FRAME_POOL, s.slots, MAX_THREADS, MAX_DEPTH, s.unmanaged,
+	uint32_t nslots = sigsampler_collect(s.pool, s.addrs, FRAME_POOL, s.slots, MAX_THREADS, MAX_DEPTH, s.unmanaged,
 					     &nretry, MAX_THREADS);
 	uint32_t used = 0, kept = 0;
 	for (uint32_t t = 0; t < nslots; t++) {
@@ -631,8 +632,7 @@ static struct timespec to_timespec(uint64_t ns)
 static void drain_events(bool final)
 {
 	struct sym_defs defs;
-	cs_out_init(&defs.frames, s.frames_buf, DEFS_BYTES);
-	cs_out_init(&defs.stacks, s.stacks_buf, DEFS_BYTES);
+	sym_defs_begin(&defs);
 	events_settle();
 	events_drain(&defs);
 	instr_drain(&defs, final);
@@ -745,10 +745,8 @@ int sampler_start(uint32_t rate_hz, bool sampling)
 		s.unmanaged = malloc(MAX_THREADS * sizeof *s.unmanaged);
 	if (!s.stage_buf)
 		s.stage_buf = malloc(STAGE_BYTES);
-	if (!s.frames_buf)
-		s.frames_buf = malloc(DEFS_BYTES);
-	if (!s.stacks_buf)
-		s.stacks_buf = malloc(DEFS_BYTES);
+	if (!s.addrs)
+		s.addrs = malloc(FRAME_POOL * sizeof *s.addrs);
 	if (!s.check_frames)
 		s.check_frames = malloc(MAX_DEPTH * sizeof *s.check_frames);
 	if (!s.holds)
@@ -762,7 +760,7 @@ int sampler_start(uint32_t rate_hz, bool sampling)
 	for (uint32_t i = 0; i < MAX_CHECKS; i++)
 		if (!s.checks[i].stack)
 			s.checks[i].stack = malloc(CHECK_STACK);
-	if (!s.pool || !s.slots || !s.known || !s.unmanaged || !s.stage_buf || !s.frames_buf || !s.stacks_buf ||
+	if (!s.pool || !s.slots || !s.known || !s.unmanaged || !s.stage_buf || !s.addrs ||
 	    !s.check_frames || !s.checks[MAX_CHECKS - 1].stack || !s.holds || !s.held || !s.holds_buf || !s.ended ||
 	    codemap_init() != 0)
 		return -1;

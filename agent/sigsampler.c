@@ -280,12 +280,12 @@ static bool at_syscall(uint64_t ip)
  * thread is then listed for an exact walk).  A walk that reached the
  * thread's first frame without meeting managed code is exact too: an empty
  * walk (n = 0), which the runtime's walk would not improve on. */
-static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID *pool, uint32_t room,
-			   struct sig_walk *walk, uint32_t used)
+static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID *pool, uint64_t *addrs,
+			   uint32_t room, struct sig_walk *walk, uint32_t used)
 {
 	struct unwind_regs r = {c->ip, c->sp, c->fp};
 	struct stack_copy copy = {c->sp, c->len, c->stack};
-	struct unwind_out out = {pool + used, 0, room, UNWIND_EXACT, 0};
+	struct unwind_out out = {pool + used, 0, room, UNWIND_EXACT, 0, false, addrs ? addrs + used : NULL};
 	unwind_stack(&r, true, &copy, &out);
 	g.stats.fast_walks++;
 	bool managed = false;
@@ -329,8 +329,9 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 	return true;
 }
 
-uint32_t sigsampler_collect(FunctionID *pool, uint32_t pool_size, struct sig_walk *walks, uint32_t max_walks,
-			    uint32_t depth_max, ThreadID *retry, uint32_t *nretry, uint32_t max_retry)
+uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_size, struct sig_walk *walks,
+			    uint32_t max_walks, uint32_t depth_max, ThreadID *retry, uint32_t *nretry,
+			    uint32_t max_retry)
 {
 	uint64_t now = agent_mono_ns();
 	if (now - g.last_flush_ns >= CODE_FLUSH_NS) {
@@ -361,7 +362,7 @@ uint32_t sigsampler_collect(FunctionID *pool, uint32_t pool_size, struct sig_wal
 		for (; t != h && nwalks < max_walks && used + depth_max <= pool_size; t++) {
 			const struct capture *c = &sl->ring[t % SIG_RING];
 			struct sig_walk *w = &walks[nwalks];
-			if (unwind_capture(c, sl->thread, pool, depth_max, w, used)) {
+			if (unwind_capture(c, sl->thread, pool, addrs, depth_max, w, used)) {
 				if (sl->extra && t == sl->extra_at) {
 					w->weight += w->weight ? sl->extra : 0;
 					sl->extra = 0;
@@ -402,8 +403,8 @@ bool sigsampler_extend(uint32_t os_tid, ThreadID thread)
 	return true;
 }
 
-uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint32_t pool_size, struct sig_walk *walks,
-			 uint32_t max_walks, uint32_t depth_max)
+uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint64_t *addrs, uint32_t pool_size,
+			 struct sig_walk *walks, uint32_t max_walks, uint32_t depth_max)
 {
 	uint64_t now = agent_mono_ns();
 	if (now - g.last_refresh_ns >= REFRESH_EVERY_NS) {
@@ -411,7 +412,7 @@ uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint32_t pool_size,
 		refresh_threads();
 	}
 	/* 1. what the handlers caught since the last tick */
-	uint32_t nwalks = sigsampler_collect(pool, pool_size, walks, max_walks, depth_max, NULL, NULL, 0);
+	uint32_t nwalks = sigsampler_collect(pool, addrs, pool_size, walks, max_walks, depth_max, NULL, NULL, 0);
 	/* 2. signal each thread that has used a period's worth of CPU since its
 	 * last sample: one sample per period of CPU time, however many threads
 	 * share the cores (a handler costs microseconds: it cannot keep an idle

@@ -11,7 +11,8 @@
 
 struct sig_walk {
 	ThreadID thread;
-	uint32_t start, n; /* FunctionIDs in the pool, innermost first */
+	uint32_t start, n; /* FunctionIDs in the pool, innermost first (and their
+			      instructions in the address pool beside it) */
 	bool truncated;
 	bool captured;    /* by a signal handler (else: walked by the runtime) */
 	uint32_t weight;  /* the ticks it stands for (a capture: 1, more when its
@@ -37,14 +38,15 @@ int sigsampler_init(char *why, size_t whylen) AGENT_HIDDEN;
 void sigsampler_reset(void) AGENT_HIDDEN;
 /* Collects what the handlers caught since the last call into pool/walks,
  * then signals the busy threads; returns the number of walks. */
-uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint32_t pool_size, struct sig_walk *walks,
-			 uint32_t max_walks, uint32_t depth_max) AGENT_HIDDEN;
+uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint64_t *addrs, uint32_t pool_size,
+			 struct sig_walk *walks, uint32_t max_walks, uint32_t depth_max) AGENT_HIDDEN;
 /* The parts of a tick, for the mixed sampler: what the handlers caught
  * since the last call, unwound (threads whose capture gave no sample go
  * to retry, when given, for an exact walk), and a signal to one thread
  * (false: not sent, walk it instead). */
-uint32_t sigsampler_collect(FunctionID *pool, uint32_t pool_size, struct sig_walk *walks, uint32_t max_walks,
-			    uint32_t depth_max, ThreadID *retry, uint32_t *nretry, uint32_t max_retry) AGENT_HIDDEN;
+uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_size, struct sig_walk *walks,
+			    uint32_t max_walks, uint32_t depth_max, ThreadID *retry, uint32_t *nretry,
+			    uint32_t max_retry) AGENT_HIDDEN;
 bool sigsampler_signal(uint32_t os_tid, ThreadID thread) AGENT_HIDDEN;
 /* A thread whose signal is still pending has not run since it was sent:
  * its coming capture also stands for this tick (true); false when no signal

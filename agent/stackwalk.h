@@ -13,6 +13,11 @@ struct walk {
 	FunctionID *frames; /* innermost first, as the runtime reports them */
 	uint32_t n, cap;
 	bool truncated;
+	/* optional, beside frames: the instruction each frame is at (the
+	 * innermost one's ip, the others' return address minus one), for
+	 * source lines */
+	uint64_t *addrs;
+	bool started; /* a frame was reported */
 };
 
 /* The StackSnapshotCallback: one 0 per run of native frames; stops the

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "idmap.h"
+#include "ilmap.h"
 #include "logwriter.h"
 #include "records.h"
 #include "stillthreads.h"
@@ -25,7 +26,8 @@ struct epochs {
 
 static struct {
 	struct idmap functions; /* FunctionID -> frame id */
-	struct idmap stacks;    /* parent << 32 | frame -> stack id */
+	struct idmap sites;     /* frame << 32 | (IL offset + 1, 0: none) -> site id */
+	struct idmap stacks;    /* parent << 32 | site -> stack id */
 	struct idmap threads;   /* ThreadID -> thread ref */
 	struct idmap modules;   /* ModuleID -> index into metadata[] */
 	struct idmap classes;   /* ClassID -> index into class_names[] */
@@ -39,7 +41,8 @@ static struct {
 	IMetaDataImport **metadata;
 	size_t nmetadata, metadata_cap;
 	struct epochs frame_written, stack_written, thread_written;
-	uint32_t next_frame, next_stack, next_thread;
+	uint32_t next_frame, next_stack, next_thread, next_site;
+	uint8_t *defs_buf; /* the four payloads of struct sym_defs */
 	uint32_t cap; /* entries a table may hold before a new id space */
 	uint32_t id_spaces;
 } sym;
@@ -78,10 +81,14 @@ static void epochs_mark(struct epochs *e, uint64_t id)
 int sym_init(void)
 {
 	sym_fini();
-	if (!idmap_init(&sym.functions, 4096) || !idmap_init(&sym.stacks, 16384) ||
+	if (!idmap_init(&sym.functions, 4096) || !idmap_init(&sym.stacks, 16384) || !idmap_init(&sym.sites, 4096) ||
 	    !idmap_init(&sym.threads, 64) || !idmap_init(&sym.modules, 64) || !idmap_init(&sym.classes, 64))
 		return -1;
+	sym.defs_buf = malloc(4 * SYM_DEFS_BYTES);
+	if (!sym.defs_buf || ilmap_init() != 0)
+		return -1;
 	sym.next_frame = CS_FRAME_FIRST_FUNCTION;
+	sym.next_site = 1;
 	sym.next_stack = 1;
 	sym.next_thread = 1;
 	sym.cap = SYM_TABLE_CAP_DEFAULT;
@@ -109,11 +116,14 @@ static void new_id_space(const char *which)
 {
 	idmap_free(&sym.functions);
 	idmap_free(&sym.stacks);
+	idmap_free(&sym.sites);
 	idmap_free(&sym.classes);
 	for (size_t i = 0; i < sym.nclass_names; i++)
 		free(sym.class_names[i]);
 	sym.nclass_names = 0;
-	if (!idmap_init(&sym.functions, 4096) || !idmap_init(&sym.stacks, 16384) || !idmap_init(&sym.classes, 64))
+	sym.next_site = 1;
+	if (!idmap_init(&sym.functions, 4096) || !idmap_init(&sym.stacks, 16384) || !idmap_init(&sym.sites, 4096) ||
+	    !idmap_init(&sym.classes, 64))
 		agent_message(CS_LEVEL_ERROR, "out of memory starting a new id space");
 	epochs_restart(&sym.frame_written, sym.next_frame);
 	epochs_restart(&sym.stack_written, sym.next_stack);
@@ -135,7 +145,7 @@ static void make_room(void)
 {
 	if (sym.functions.count >= sym.cap)
 		new_id_space("frame");
-	else if (sym.stacks.count >= sym.cap)
+	else if (sym.stacks.count >= sym.cap || sym.sites.count >= sym.cap)
 		new_id_space("stack");
 	else if (sym.classes.count >= sym.cap)
 		new_id_space("class name");
@@ -155,11 +165,14 @@ void sym_fini(void)
 	idmap_free(&sym.classes);
 	idmap_free(&sym.functions);
 	idmap_free(&sym.stacks);
+	idmap_free(&sym.sites);
 	idmap_free(&sym.threads);
 	idmap_free(&sym.modules);
 	free(sym.frame_written.v);
 	free(sym.stack_written.v);
 	free(sym.thread_written.v);
+	free(sym.defs_buf);
+	ilmap_fini();
 	memset(&sym, 0, sizeof sym);
 	pthread_mutex_unlock(&metadata_mu);
 }
@@ -235,7 +248,10 @@ static void type_name(IMetaDataImport *md, mdTypeDef td, char *out, size_t cap)
 	}
 }
 
-static void function_name(FunctionID fn, char *name, size_t name_cap, char *module, size_t module_cap)
+/* Its name, its module's file name, and where its code came from: the
+ * MethodDef token and the module's path (empty for one not from a file). */
+static void function_name(FunctionID fn, char *name, size_t name_cap, char *module, size_t module_cap,
+			  uint32_t *token, char *path, size_t path_cap)
 {
 	ICorProfilerInfo10 *info = g_agent.info;
 	ClassID cls = 0;
@@ -243,15 +259,17 @@ static void function_name(FunctionID fn, char *name, size_t name_cap, char *modu
 	mdToken tok = 0;
 	snprintf(name, name_cap, "[function 0x%llx]", (unsigned long long)fn);
 	module[0] = 0;
+	path[0] = 0;
+	*token = 0;
 	if (FAILED(info->vtbl->GetFunctionInfo(info, fn, &cls, &mod, &tok)))
 		return;
+	*token = tok;
 	WCHAR wmod[512];
 	ULONG wlen = 0;
 	LPCBYTE base = NULL;
 	AssemblyID asm_id = 0;
 	if (SUCCEEDED(info->vtbl->GetModuleInfo(info, mod, &base, 512, &wlen, wmod, &asm_id))) {
-		char path[NAME_MAX_UTF8];
-		wide_to_utf8(wmod, wlen, path, sizeof path);
+		wide_to_utf8(wmod, wlen, path, path_cap);
 		const char *slash = strrchr(path, '/');
 		const char *base_name = slash ? slash + 1 : path;
 		size_t n = strlen(base_name);
@@ -279,24 +297,40 @@ static void function_name(FunctionID fn, char *name, size_t name_cap, char *modu
 	snprintf(name, name_cap, "%s%s%s", type, type[0] ? "." : "", method);
 }
 
-static void define_frame(uint64_t id, const char *name, const char *module, struct sym_defs *d)
+/* A frame's definition and, for a method from an assembly file, where its
+ * code came from (token 0: none). */
+static void define_frame(uint64_t id, const char *name, const char *module, uint32_t token, const char *path,
+			 struct sym_defs *d)
 {
 	struct cs_frame_def f = {id, {name, strlen(name)}, {module, strlen(module)}};
-	size_t before = d->frames.len;
+	size_t before = d->frames.len, code_before = d->frame_code.len;
 	cs_frame_def_encode(&d->frames, &f);
-	if (d->frames.overflow) {
+	if (token && path[0] == '/') {
+		struct cs_frame_code c = {id, token, {path, strlen(path)}};
+		cs_frame_code_encode(&d->frame_code, &c);
+	}
+	if (d->frames.overflow || d->frame_code.overflow) {
 		/* no room this tick: roll back, it will be written next time */
 		d->frames.len = before;
-		d->frames.overflow = false;
+		d->frame_code.len = code_before;
+		d->frames.overflow = d->frame_code.overflow = false;
 		return;
 	}
 	epochs_mark(&sym.frame_written, id);
 }
 
+void sym_defs_begin(struct sym_defs *d)
+{
+	cs_out_init(&d->frames, sym.defs_buf, SYM_DEFS_BYTES);
+	cs_out_init(&d->frame_code, sym.defs_buf + SYM_DEFS_BYTES, SYM_DEFS_BYTES);
+	cs_out_init(&d->stacks, sym.defs_buf + 2 * SYM_DEFS_BYTES, SYM_DEFS_BYTES);
+	cs_out_init(&d->stack_il, sym.defs_buf + 3 * SYM_DEFS_BYTES, SYM_DEFS_BYTES);
+}
+
 uint64_t sym_pseudo_frame(uint64_t frame_id, struct sym_defs *d)
 {
 	if (!epochs_is_current(&sym.frame_written, frame_id))
-		define_frame(frame_id, frame_id == CS_FRAME_NATIVE ? "[native]" : "[truncated]", "", d);
+		define_frame(frame_id, frame_id == CS_FRAME_NATIVE ? "[native]" : "[truncated]", "", 0, "", d);
 	return frame_id;
 }
 
@@ -313,15 +347,29 @@ uint64_t sym_frame(FunctionID fn, struct sym_defs *d)
 		id = sym.next_frame++;
 		idmap_put(&sym.functions, fn, id);
 	}
-	char name[NAME_MAX_UTF8], module[256];
-	function_name(fn, name, sizeof name, module, sizeof module);
-	define_frame(id, name, module, d);
+	char name[NAME_MAX_UTF8], module[256], path[NAME_MAX_UTF8];
+	uint32_t token;
+	function_name(fn, name, sizeof name, module, sizeof module, &token, path, sizeof path);
+	define_frame(id, name, module, token, path, d);
 	return id;
 }
 
-uint64_t sym_stack(uint64_t parent, uint64_t frame, struct sym_defs *d)
+/* A frame at an IL offset: a small number, so that a stack's key fits in
+ * 64 bits. */
+static uint32_t site_of(uint64_t frame, uint32_t il_offset)
 {
-	uint64_t key = (parent << 32) | frame;
+	uint64_t key = (frame << 32) | (il_offset == ILMAP_NONE ? 0u : (uint64_t)il_offset + 1u);
+	uint32_t site;
+	if (idmap_get(&sym.sites, key, &site))
+		return site;
+	site = sym.next_site++;
+	idmap_put(&sym.sites, key, site);
+	return site;
+}
+
+uint64_t sym_stack(uint64_t parent, uint64_t frame, uint32_t il_offset, struct sym_defs *d)
+{
+	uint64_t key = (parent << 32) | site_of(frame, il_offset);
 	uint32_t id;
 	bool known = idmap_get(&sym.stacks, key, &id);
 	if (known && epochs_is_current(&sym.stack_written, id))
@@ -333,11 +381,16 @@ uint64_t sym_stack(uint64_t parent, uint64_t frame, struct sym_defs *d)
 		idmap_put(&sym.stacks, key, id);
 	}
 	struct cs_stack_def s = {id, parent, frame};
-	size_t before = d->stacks.len;
+	size_t before = d->stacks.len, il_before = d->stack_il.len;
 	cs_stack_def_encode(&d->stacks, &s);
-	if (d->stacks.overflow) {
+	if (il_offset != ILMAP_NONE) {
+		struct cs_stack_il si = {id, il_offset};
+		cs_stack_il_encode(&d->stack_il, &si);
+	}
+	if (d->stacks.overflow || d->stack_il.overflow) {
 		d->stacks.len = before;
-		d->stacks.overflow = false;
+		d->stack_il.len = il_before;
+		d->stacks.overflow = d->stack_il.overflow = false;
 	} else {
 		epochs_mark(&sym.stack_written, id);
 	}
@@ -346,12 +399,16 @@ uint64_t sym_stack(uint64_t parent, uint64_t frame, struct sym_defs *d)
 
 void sym_flush_defs(struct sym_defs *d)
 {
-	/* frames first: stacks refer to them */
+	/* frames first: stacks refer to them; each part after what it adds to */
 	if (d->frames.len)
 		lw_append_record(CS_REC_FRAMES, d->frames.buf, d->frames.len);
+	if (d->frame_code.len)
+		lw_append_record(CS_REC_FRAME_CODE, d->frame_code.buf, d->frame_code.len);
 	if (d->stacks.len)
 		lw_append_record(CS_REC_STACKS, d->stacks.buf, d->stacks.len);
-	d->frames.len = d->stacks.len = 0;
+	if (d->stack_il.len)
+		lw_append_record(CS_REC_STACK_IL, d->stack_il.buf, d->stack_il.len);
+	d->frames.len = d->frame_code.len = d->stacks.len = d->stack_il.len = 0;
 }
 
 static struct thread_info *thread_info_of(uint32_t ref)
@@ -428,13 +485,17 @@ uint32_t sym_thread_os_of(uint64_t ref)
 	return ref < sym.thread_info_cap ? sym.thread_info[ref].os_tid : 0;
 }
 
-uint64_t sym_stack_of(const FunctionID *frames, uint32_t n, bool truncated, struct sym_defs *d)
+uint64_t sym_stack_of(const FunctionID *frames, const uint64_t *addrs, uint32_t n, bool truncated,
+		      bool leaf_maybe_call, struct sym_defs *d)
 {
 	uint64_t stack = 0;
 	if (truncated)
-		stack = sym_stack(0, sym_pseudo_frame(CS_FRAME_TRUNCATED, d), d);
-	for (uint32_t i = n; i-- > 0;)
-		stack = sym_stack(stack, sym_frame(frames[i], d), d);
+		stack = sym_stack(0, sym_pseudo_frame(CS_FRAME_TRUNCATED, d), ILMAP_NONE, d);
+	for (uint32_t i = n; i-- > 0;) {
+		uint32_t il = addrs && frames[i] ? ilmap_offset(frames[i], addrs[i], leaf_maybe_call && i == 0)
+						 : ILMAP_NONE;
+		stack = sym_stack(stack, sym_frame(frames[i], d), il, d);
+	}
 	return stack;
 }
 
@@ -527,6 +588,7 @@ void sym_class_name(ClassID cls, char *out, size_t n)
 
 void sym_function_name(FunctionID fn, char *out, size_t n)
 {
-	char module[256];
-	function_name(fn, out, n, module, sizeof module);
+	char module[256], path[NAME_MAX_UTF8];
+	uint32_t token;
+	function_name(fn, out, n, module, sizeof module, &token, path, sizeof path);
 }

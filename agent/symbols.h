@@ -28,23 +28,30 @@ void sym_set_table_cap(uint32_t cap) AGENT_HIDDEN;
 /* Releases what the runtime gave us (metadata interfaces). */
 void sym_fini(void) AGENT_HIDDEN;
 
-/* Payload builders for FRAMES and STACKS records, filled by the calls below
- * and emptied by sym_flush_defs. */
+/* Payload builders for FRAMES, FRAME_CODE, STACKS and STACK_IL records,
+ * filled by the calls below and emptied by sym_flush_defs. */
+#define SYM_DEFS_BYTES (64u << 10)
 struct sym_defs {
-	struct cs_out frames;
-	struct cs_out stacks;
+	struct cs_out frames, frame_code;
+	struct cs_out stacks, stack_il;
 };
+/* Empty builders over the sampler thread's buffers (one set at a time). */
+void sym_defs_begin(struct sym_defs *d) AGENT_HIDDEN;
 
 /* fn == 0 is a run of native frames. */
 uint64_t sym_frame(FunctionID fn, struct sym_defs *d) AGENT_HIDDEN;
 uint64_t sym_pseudo_frame(uint64_t frame_id, struct sym_defs *d) AGENT_HIDDEN;
-uint64_t sym_stack(uint64_t parent, uint64_t frame, struct sym_defs *d) AGENT_HIDDEN;
+/* il_offset: where in the frame's method (ILMAP_NONE: not known). */
+uint64_t sym_stack(uint64_t parent, uint64_t frame, uint32_t il_offset, struct sym_defs *d) AGENT_HIDDEN;
 /* Appends the pending definitions to the log, before any sample using them. */
 void sym_flush_defs(struct sym_defs *d) AGENT_HIDDEN;
 
 /* The stack id of a walk (FunctionIDs innermost first); a truncated walk
- * gets a [truncated] root. */
-uint64_t sym_stack_of(const FunctionID *frames, uint32_t n, bool truncated, struct sym_defs *d) AGENT_HIDDEN;
+ * gets a [truncated] root.  addrs (optional): each frame's instruction, for
+ * its IL offset; leaf_maybe_call: the walk is the runtime's, whose innermost
+ * frame may be at a call's return address (see ilmap_offset). */
+uint64_t sym_stack_of(const FunctionID *frames, const uint64_t *addrs, uint32_t n, bool truncated,
+		      bool leaf_maybe_call, struct sym_defs *d) AGENT_HIDDEN;
 
 uint64_t sym_thread(ThreadID tid) AGENT_HIDDEN;
 /* A thread's new name or OS thread id: its THREAD record is written again. */

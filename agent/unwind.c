@@ -15,7 +15,7 @@ static bool read_word(const struct stack_copy *s, uint64_t addr, uint64_t *v)
 	return true;
 }
 
-static void emit(struct unwind_out *out, FunctionID fn)
+static void emit(struct unwind_out *out, FunctionID fn, uint64_t addr)
 {
 	if (fn == 0 && out->n && out->frames[out->n - 1] == 0)
 		return; /* one [native] per run */
@@ -23,6 +23,8 @@ static void emit(struct unwind_out *out, FunctionID fn)
 		out->verdict = UNWIND_TRUNCATED;
 		return;
 	}
+	if (out->addrs)
+		out->addrs[out->n] = fn ? addr : 0;
 	out->frames[out->n++] = fn;
 }
 
@@ -174,7 +176,8 @@ void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const stru
 	bool interrupted = leaf_interrupted, caller_managed = false;
 	for (;;) {
 		/* a return address points after its call: name the call */
-		struct code_at at = codemap_at(interrupted ? f.ip : f.ip - 1, interrupted);
+		uint64_t addr = interrupted ? f.ip : f.ip - 1;
+		struct code_at at = codemap_at(addr, interrupted);
 		if (!at.code && (!interrupted || at.unknown)) {
 			/* a return address outside all code: a managed frame was
 			 * placed wrongly, or native frames ended (the root); or one
@@ -188,7 +191,7 @@ void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const stru
 		 * (code outside every module), but one for the leaf or the
 		 * root, whatever runs there */
 		if (at.fn || at.in_module || interrupted)
-			emit(out, at.fn);
+			emit(out, at.fn, addr);
 		if (out->verdict == UNWIND_TRUNCATED)
 			return;
 		struct frame next = f;
@@ -228,7 +231,7 @@ void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const stru
 			return;
 		}
 		if (next.sp >= s->base + s->len) {
-			emit(out, codemap_at(next.ip - 1, false).fn);
+			emit(out, codemap_at(next.ip - 1, false).fn, next.ip - 1);
 			out->verdict = UNWIND_TRUNCATED;
 			return;
 		}

@@ -36,6 +36,7 @@ struct unwind_out {
 	enum unwind_verdict verdict;
 	uint64_t first_managed_sp; /* the stack pointer in the innermost managed frame (0: none) */
 	bool root;                 /* the walk ended at the thread's first frame (its return address undefined) */
+	uint64_t *addrs;           /* optional, beside frames: each frame's instruction (a caller's: its call) */
 };
 
 /* Unwinds from r (the interrupted instruction when leaf_interrupted, else

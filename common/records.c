@@ -89,6 +89,19 @@ void cs_stack_def_encode(struct cs_out *o, const struct cs_stack_def *s)
 	cs_put_varint(o, s->frame);
 }
 
+void cs_frame_code_encode(struct cs_out *o, const struct cs_frame_code *c)
+{
+	cs_put_varint(o, c->frame);
+	cs_put_varint(o, c->token);
+	put_cs_str(o, c->path);
+}
+
+void cs_stack_il_encode(struct cs_out *o, const struct cs_stack_il *s)
+{
+	cs_put_varint(o, s->stack);
+	cs_put_varint(o, s->il_offset);
+}
+
 void cs_list_init(struct cs_list *l, const uint8_t *p, size_t n)
 {
 	cs_in_init(&l->in, p, n);
@@ -123,6 +136,31 @@ bool cs_next_stack_def(struct cs_list *l, struct cs_stack_def *s)
 	s->id = cs_get_varint(&l->in);
 	s->parent = cs_get_varint(&l->in);
 	s->frame = cs_get_varint(&l->in);
+	return !l->in.bad;
+}
+
+bool cs_next_frame_code(struct cs_list *l, struct cs_frame_code *c)
+{
+	if (!list_more(l))
+		return false;
+	c->frame = cs_get_varint(&l->in);
+	uint64_t token = cs_get_varint(&l->in);
+	c->path = get_cs_str(&l->in);
+	if (token > UINT32_MAX)
+		l->in.bad = true;
+	c->token = (uint32_t)token;
+	return !l->in.bad;
+}
+
+bool cs_next_stack_il(struct cs_list *l, struct cs_stack_il *s)
+{
+	if (!list_more(l))
+		return false;
+	s->stack = cs_get_varint(&l->in);
+	uint64_t il = cs_get_varint(&l->in);
+	if (il > UINT32_MAX)
+		l->in.bad = true;
+	s->il_offset = (uint32_t)il;
 	return !l->in.bad;
 }
 

@@ -37,6 +37,8 @@ enum cs_record_type {
 	CS_REC_THREADPOOL = 21, /* a thread pool worker came or went, or the pool adjusted its size */
 	CS_REC_ALLOC_SAMPLE = 22, /* the runtime sampled an allocation */
 	CS_REC_HOLDS = 23,  /* threads that kept the same stack for a run of ticks */
+	CS_REC_FRAME_CODE = 24, /* frame id -> method token and assembly path (a list), for source lines */
+	CS_REC_STACK_IL = 25,   /* stack id -> IL offset of its innermost frame (a list), for source lines */
 };
 
 /* Frame ids below this are reserved for pseudo-frames. */
@@ -101,6 +103,30 @@ struct cs_stack_def {
 void cs_frame_def_encode(struct cs_out *o, const struct cs_frame_def *f);
 void cs_stack_def_encode(struct cs_out *o, const struct cs_stack_def *s);
 
+/* FRAME_CODE: { v frame_id, v method_token, str assembly_path }*
+ *   where a managed frame's code came from: its MethodDef token in the
+ *   assembly at that path (whose PDB maps IL offsets to lines); written
+ *   after the FRAMES record that defines the frame, for frames of
+ *   assemblies loaded from a file.
+ * STACK_IL: { v stack_id, v il_offset }*
+ *   the IL offset the innermost frame of a stack was at (for a caller:
+ *   its call); stacks that differ only there are different stacks with
+ *   the same frames.  Written after the STACKS record that defines them;
+ *   a stack without one has no known offset (native code, older agents).
+ *   CS_IL_EPILOG: in the method's epilog (its last line). */
+#define CS_IL_EPILOG 0xFFFFFFFDu
+struct cs_frame_code {
+	uint64_t frame;
+	uint32_t token;
+	struct cs_str path;
+};
+struct cs_stack_il {
+	uint64_t stack;
+	uint32_t il_offset;
+};
+void cs_frame_code_encode(struct cs_out *o, const struct cs_frame_code *c);
+void cs_stack_il_encode(struct cs_out *o, const struct cs_stack_il *s);
+
 /* SAMPLES: { v time_delta_us, v suspend_ns, v count, { v thread_ref, v stack_id }*count }*
  * The first tick's time is microseconds since start_unix_ns; each next
  * one is relative to the tick before it in the same record. */
@@ -120,6 +146,8 @@ void cs_list_init(struct cs_list *l, const uint8_t *p, size_t n);
 bool cs_list_bad(const struct cs_list *l);
 bool cs_next_frame_def(struct cs_list *l, struct cs_frame_def *f);
 bool cs_next_stack_def(struct cs_list *l, struct cs_stack_def *s);
+bool cs_next_frame_code(struct cs_list *l, struct cs_frame_code *c);
+bool cs_next_stack_il(struct cs_list *l, struct cs_stack_il *s);
 /* Ticks and their samples: call cs_next_sample until it returns false, then
  * cs_next_tick again (remaining samples of a tick are skipped). */
 bool cs_next_tick(struct cs_list *l, struct cs_tick *t);

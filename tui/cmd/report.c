@@ -13,7 +13,7 @@
 
 void cmd_report_usage(FILE *f)
 {
-	fprintf(f, "usage: clrscope report [--format FMT] [--top N] [--pid PID] [--thread TID] [--from SEC] [--to SEC] DIR\n"
+	fprintf(f, "usage: clrscope report [--format FMT] [--lines] [--top N] [--pid PID] [--thread TID] [--from SEC] [--to SEC] DIR\n"
 		   "\n"
 		   "Reads the session directory DIR (live, finished or crashed: whatever the agent\n"
 		   "flushed) and prints its profile.\n"
@@ -22,6 +22,10 @@ void cmd_report_usage(FILE *f)
 		   "                    (folded stacks for flamegraph.pl), json (clrscope-session(5)),\n"
 		   "                    speedscope (a file speedscope.app opens) or pprof (gzipped\n"
 		   "                    profile.proto for go tool pprof, Pyroscope; binary)\n"
+		   "  -l, --lines       source lines from the program's PDBs: text lists the hottest\n"
+		   "                    lines and those of the top methods, json a \"lines\" list per\n"
+		   "                    function, collapsed and speedscope name frames \"Name (File.cs:42)\"\n"
+		   "                    (pprof always carries lines)\n"
 		   "  -n, --top N       functions listed per process (text: 30 by default; json: all)\n"
 		   "  -p, --pid PID     only the process PID\n"
 		   "  -t, --thread TID  only the samples of the thread with OS thread id TID\n"
@@ -84,17 +88,17 @@ int cmd_report(int argc, char **argv)
 		{"format", required_argument, NULL, 'f'}, {"top", required_argument, NULL, 'n'},
 		{"pid", required_argument, NULL, 'p'}, {"thread", required_argument, NULL, 't'},
 		{"from", required_argument, NULL, 'F'}, {"to", required_argument, NULL, 'T'},
-		{"help", no_argument, NULL, 'h'},
+		{"lines", no_argument, NULL, 'l'}, {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct export_options o = {EXPORT_TEXT, 0, 0};
+	struct export_options o = {EXPORT_TEXT, 0, 0, false};
 	struct prof_filter filter = {0, 0, 0};
 	unsigned v;
 	double secs;
 	bool pprof = false;
 	int c;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "f:n:p:t:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:n:p:t:lh", options, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			pprof = strcmp(optarg, "pprof") == 0;
@@ -126,6 +130,9 @@ int cmd_report(int argc, char **argv)
 				filter.from_us = (uint64_t)(secs * 1e6);
 			else
 				filter.to_us = (uint64_t)(secs * 1e6);
+			break;
+		case 'l':
+			o.lines = true;
 			break;
 		case 'h':
 			cmd_report_usage(stdout);

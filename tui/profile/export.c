@@ -8,10 +8,13 @@
 
 #include "dials.h"
 #include "json.h"
+#include "lines.h"
 #include "strmap.h"
 #include "xalloc.h"
 
 #define TEXT_TOP_DEFAULT 30
+#define TEXT_LINES_PER_METHOD 12
+#define TEXT_LINE_METHODS 10
 #define PATH_MAX_FRAMES 4096
 
 int export_format_parse(const char *name, enum export_format *out)
@@ -68,6 +71,15 @@ static int cmp_functions(const void *a, const void *b, void *ctx)
 	if (x->total != y->total)
 		return x->total > y->total ? -1 : 1;
 	return strcmp(x->name, y->name);
+}
+
+static int cmp_functions_total(const void *a, const void *b, void *ctx)
+{
+	const struct prof_function *fns = ctx;
+	const struct prof_function *x = &fns[*(const uint32_t *)a], *y = &fns[*(const uint32_t *)b];
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return cmp_functions(a, b, ctx);
 }
 
 /* Functions with samples or instrumentation, most self time first. */
@@ -163,6 +175,107 @@ static void write_text_events(FILE *f, const struct prof_process *p)
 	}
 }
 
+struct text_notes {
+	FILE *f;
+	size_t framework; /* the runtime's own assemblies (shipped without PDBs) */
+};
+
+static void text_note(void *ctx, const char *assembly, const char *why)
+{
+	struct text_notes *tn = ctx;
+	if (strstr(assembly, "/shared/Microsoft.")) {
+		tn->framework++;
+		return;
+	}
+	const char *slash = strrchr(assembly, '/');
+	fprintf(tn->f, "  lines: none in %s, its methods stay whole: %s\n", slash ? slash + 1 : assembly, why);
+}
+
+/* Why a report asked for lines has none, if it has none at all. */
+static const char *no_lines_reason(const struct prof_process *p)
+{
+	if (!p->have_lines)
+		return "the log holds no IL offsets (an agent older than 0.9, or no sample in managed code)";
+	return NULL;
+}
+
+static int cmp_row_line(const void *a, const void *b)
+{
+	const struct prof_line_row *x = a, *y = b;
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* The hottest lines overall, then the lines of the methods at the top of
+ * the table (by total), in line order: where in each the time went. */
+static void write_text_lines(FILE *f, struct prof_process *p, const uint32_t *idx, size_t nfunctions, size_t top)
+{
+	fputc('\n', f);
+	const char *none = no_lines_reason(p);
+	if (none) {
+		fprintf(f, "  lines: %s\n", none);
+		return;
+	}
+	struct prof_lines L;
+	prof_lines_init(&L, p);
+	struct prof_line_row *rows;
+	size_t n = prof_lines_rows(&L, &rows);
+	double all = p->samples ? (double)p->samples : 1.0;
+	fprintf(f, "   self%%  total%%     self    total  line\n");
+	for (size_t i = 0; i < n && i < top && rows[i].self; i++)
+		fprintf(f, "  %5.1f%%  %5.1f%%  %7" PRIu64 "  %7" PRIu64 "  %s:%u  %s\n", 100.0 * (double)rows[i].self / all,
+			100.0 * (double)rows[i].total / all, rows[i].self, rows[i].total, prof_lines_file_base(&L, rows[i].file),
+			rows[i].line, p->functions[rows[i].function].name);
+	/* per method, by line */
+	struct prof_line_row *mine = xmalloc((n ? n : 1) * sizeof *mine);
+	size_t shown = 0;
+	for (size_t k = 0; k < nfunctions && shown < TEXT_LINE_METHODS; k++) {
+		size_t m = 0;
+		for (size_t i = 0; i < n; i++)
+			if (rows[i].function == idx[k])
+				mine[m++] = rows[i];
+		if (!m)
+			continue;
+		shown++;
+		qsort(mine, m, sizeof *mine, cmp_row_line);
+		const struct prof_function *fn = &p->functions[idx[k]];
+		fprintf(f, "\n  %s  (%s)\n", fn->name, L.files[mine[0].file]);
+		/* the busiest lines, still in line order */
+		uint64_t floor = 0;
+		if (m > TEXT_LINES_PER_METHOD) {
+			uint64_t *t = xmalloc(m * sizeof *t);
+			for (size_t i = 0; i < m; i++)
+				t[i] = mine[i].total;
+			for (size_t a = 0; a < TEXT_LINES_PER_METHOD; a++) /* the 12th largest, by selection */
+				for (size_t b = a + 1; b < m; b++)
+					if (t[b] > t[a]) {
+						uint64_t x = t[a];
+						t[a] = t[b];
+						t[b] = x;
+					}
+			floor = t[TEXT_LINES_PER_METHOD - 1];
+			free(t);
+		}
+		for (size_t i = 0, listed = 0; i < m && listed < TEXT_LINES_PER_METHOD; i++) {
+			if (mine[i].total < floor)
+				continue;
+			listed++;
+			fprintf(f, "  %5.1f%%  %5.1f%%  %7" PRIu64 "  %7" PRIu64 "  %s:%u\n", 100.0 * (double)mine[i].self / all,
+				100.0 * (double)mine[i].total / all, mine[i].self, mine[i].total,
+				prof_lines_file_base(&L, mine[i].file), mine[i].line);
+		}
+	}
+	free(mine);
+	struct text_notes tn = {f, 0};
+	prof_lines_notes(&L, text_note, &tn);
+	if (tn.framework)
+		fprintf(f, "  lines: none in %zu framework assembl%s (the runtime ships them without PDBs)\n", tn.framework,
+			tn.framework == 1 ? "y" : "ies");
+	free(rows);
+	prof_lines_free(&L);
+}
+
 static void write_text(FILE *f, struct prof_process *p, const struct export_options *o)
 {
 	if (p->have_hello) {
@@ -213,6 +326,13 @@ static void write_text(FILE *f, struct prof_process *p, const struct export_opti
 		fputc('\n', f);
 	}
 	free(idx);
+	if (o->lines) {
+		/* methods in the order of their total time */
+		size_t nt = sorted_functions(p, &idx);
+		qsort_r(idx, nt, sizeof *idx, cmp_functions_total, p->functions);
+		write_text_lines(f, p, idx, nt, top);
+		free(idx);
+	}
 	export_text_memory(f, p, top);
 	export_text_events(f, p, top);
 	fputc('\n', f);
@@ -240,27 +360,63 @@ static void append_frame(char **buf, size_t *len, size_t *cap, const char *name)
 	(*buf)[*len] = 0;
 }
 
-static void collect_folded(struct prof_process *p, bool prefix, struct export_folded **out, size_t *nout, size_t *cap)
+/* A stack's count: the samples of its path of functions, or with lines
+ * those of this very stack (frames at their lines). */
+static uint64_t stack_count(const struct prof_process *p, uint32_t s, bool lines)
 {
-	uint32_t *path = xmalloc(PATH_MAX_FRAMES * sizeof *path);
-	char root[64];
+	return lines ? p->stacks[s].line_count : p->stacks[s].count;
+}
+
+/* " (File.cs:42)" after the frame just appended. */
+static void append_line(char **buf, size_t *len, size_t *cap, const char *where)
+{
+	size_t before = *len;
+	append_frame(buf, len, cap, where); /* sanitised, after a ';' */
+	(*buf)[before] = ' ';
+	size_t n = *len - before;
+	xgrow(buf, cap, *len + 3, 1);
+	memmove(*buf + before + 2, *buf + before + 1, n - 1);
+	(*buf)[before + 1] = '(';
+	*len += 1;
+	(*buf)[(*len)++] = ')';
+	(*buf)[*len] = 0;
+}
+
+static void collect_folded(struct prof_process *p, bool prefix, bool lines, struct export_folded **out, size_t *nout,
+			   size_t *cap)
+{
+	uint32_t *path = xmalloc(PATH_MAX_FRAMES * sizeof *path), *ils = xmalloc(PATH_MAX_FRAMES * sizeof *ils);
+	struct prof_lines L;
+	prof_lines_init(&L, p);
+	char root[64], label[2048];
 	snprintf(root, sizeof root, "pid_%" PRIu32, p->pid);
 	for (uint32_t s = 1; s < p->nstacks; s++) {
-		if (!p->stacks[s].count)
+		uint64_t count = stack_count(p, s, lines);
+		if (!count)
 			continue;
-		size_t depth = prof_stack_path(p, s, path, PATH_MAX_FRAMES);
+		size_t depth = prof_stack_path_at(p, s, path, ils, PATH_MAX_FRAMES);
 		char *buf = NULL;
 		size_t len = 0, bcap = 0;
 		xgrow(&buf, &bcap, 64, 1);
 		buf[0] = 0;
 		if (prefix)
 			append_frame(&buf, &len, &bcap, root);
-		for (size_t i = 0; i < depth; i++)
+		for (size_t i = 0; i < depth; i++) {
 			append_frame(&buf, &len, &bcap, prof_frame_name(p, path[i]));
+			uint32_t file, line;
+			if (lines && prof_lines_locate(&L, path[i], ils[i], &file, &line)) {
+				/* "Name (File.cs:42)": the one space a frame may hold, as
+				 * flamegraph.pl takes the count after the last one */
+				snprintf(label, sizeof label, "%s:%u", prof_lines_file_base(&L, file), line);
+				append_line(&buf, &len, &bcap, label);
+			}
+		}
 		xgrow(out, cap, *nout + 1, sizeof **out);
-		(*out)[(*nout)++] = (struct export_folded){buf, p->stacks[s].count};
+		(*out)[(*nout)++] = (struct export_folded){buf, count};
 	}
+	prof_lines_free(&L);
 	free(path);
+	free(ils);
 }
 
 static void write_collapsed(FILE *f, struct prof_session *s, const struct export_options *o)
@@ -272,7 +428,7 @@ static void write_collapsed(FILE *f, struct prof_session *s, const struct export
 	size_t n = 0, cap = 0;
 	for (size_t i = 0; i < s->nprocs; i++)
 		if (selected(s->procs[i], o))
-			collect_folded(s->procs[i], nsel > 1, &lines, &n, &cap);
+			collect_folded(s->procs[i], nsel > 1, o->lines, &lines, &n, &cap);
 	if (n)
 		qsort(lines, n, sizeof *lines, cmp_folded);
 	for (size_t i = 0; i < n;) {
@@ -291,7 +447,7 @@ size_t export_folded_lines(struct prof_process *p, struct export_folded **out)
 {
 	struct export_folded *lines = NULL;
 	size_t n = 0, cap = 0, kept = 0;
-	collect_folded(p, false, &lines, &n, &cap);
+	collect_folded(p, false, false, &lines, &n, &cap);
 	if (n)
 		qsort(lines, n, sizeof *lines, cmp_folded);
 	for (size_t i = 0; i < n; i++) {
@@ -389,6 +545,30 @@ static void write_json_events(FILE *f, const struct prof_process *p)
 	json_string(f, names);
 }
 
+static int cmp_row_function(const void *a, const void *b)
+{
+	const struct prof_line_row *x = a, *y = b;
+	if (x->function != y->function)
+		return x->function < y->function ? -1 : 1;
+	return cmp_row_line(a, b);
+}
+
+struct json_notes {
+	FILE *f;
+	bool first;
+};
+
+static void json_note(void *ctx, const char *assembly, const char *why)
+{
+	struct json_notes *jn = ctx;
+	fputs(jn->first ? "{\"assembly\":" : ",{\"assembly\":", jn->f);
+	json_string(jn->f, assembly);
+	fputs(",\"why\":", jn->f);
+	json_string(jn->f, why);
+	fputc('}', jn->f);
+	jn->first = false;
+}
+
 static void write_json_process(FILE *f, struct prof_process *p, const struct export_options *o)
 {
 	fprintf(f, "{\"pid\":%" PRIu32 ",\"ppid\":%" PRIu32 ",\"command\":", p->pid, p->ppid);
@@ -411,6 +591,20 @@ static void write_json_process(FILE *f, struct prof_process *p, const struct exp
 	size_t n = sorted_functions(p, &idx);
 	if (o->top && n > o->top)
 		n = o->top;
+	struct prof_lines L;
+	struct prof_line_row *rows = NULL;
+	size_t nrows = 0, *first_row = NULL;
+	if (o->lines) {
+		prof_lines_init(&L, p);
+		nrows = prof_lines_rows(&L, &rows);
+		qsort(rows, nrows, sizeof *rows, cmp_row_function);
+		/* by function: where its rows start (nrows: none) */
+		first_row = xmalloc((p->nfunctions + 1) * sizeof *first_row);
+		for (size_t i = 0; i <= p->nfunctions; i++)
+			first_row[i] = nrows;
+		for (size_t i = nrows; i-- > 0;)
+			first_row[rows[i].function] = i;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct prof_function *fn = &p->functions[idx[i]];
 		fputs(i ? ",{\"name\":" : "{\"name\":", f);
@@ -419,9 +613,35 @@ static void write_json_process(FILE *f, struct prof_process *p, const struct exp
 		json_string(f, fn->module);
 		fprintf(f, ",\"self\":%" PRIu64 ",\"total\":%" PRIu64, fn->self, fn->total);
 		export_json_calls(f, fn);
+		if (o->lines) {
+			fputs(",\"lines\":[", f);
+			for (size_t r = first_row[idx[i]]; r < nrows && rows[r].function == idx[i]; r++) {
+				fputs(r == first_row[idx[i]] ? "{\"file\":" : ",{\"file\":", f);
+				json_string(f, L.files[rows[r].file]);
+				fprintf(f, ",\"line\":%u,\"self\":%" PRIu64 ",\"total\":%" PRIu64 "}", rows[r].line,
+					rows[r].self, rows[r].total);
+			}
+			fputc(']', f);
+		}
 		fputc('}', f);
 	}
 	free(idx);
+	if (o->lines) {
+		fputs("],\"lines_notes\":[", f);
+		const char *none = no_lines_reason(p);
+		bool first = true;
+		if (none) {
+			fputs("{\"assembly\":null,\"why\":", f);
+			json_string(f, none);
+			fputc('}', f);
+			first = false;
+		}
+		struct json_notes jn = {f, first};
+		prof_lines_notes(&L, json_note, &jn);
+		free(rows);
+		free(first_row);
+		prof_lines_free(&L);
+	}
 	const struct cs_status *st = &p->status;
 	fprintf(f, "],\"agent\":{\"dropped\":%" PRIu64 ",\"dropped_bytes\":%" PRIu64 ",\"write_errors\":%" PRIu64
 		   ",\"suspend_us_median\":%.1f,\"suspend_us_max\":%.1f,\"suspend_ms_total\":%.1f"
@@ -458,32 +678,60 @@ static void write_json_process(FILE *f, struct prof_process *p, const struct exp
 
 /* ---- speedscope (https://www.speedscope.app/file-format-schema.json) ---- */
 
-/* One sampled profile per process; frames shared by name across them. */
+/* One sampled profile per process; frames shared by name across them.
+ * With lines a frame is a function at a line ("Name (File.cs:42)", with
+ * speedscope's file and line fields). */
+struct ss_frame {
+	char *name; /* owned */
+	const char *file;
+	uint32_t line;
+};
+
+/* The frame table index of a stack's frame (added on first sight). */
+static uint32_t ss_frame_of(struct strmap *names, struct ss_frame **frames, size_t *n, size_t *cap,
+			    struct prof_lines *L, const struct prof_process *p, uint32_t frame, uint32_t il_plus1)
+{
+	char label[2048];
+	const char *name = prof_frame_name(p, frame);
+	uint32_t file = 0, line = 0;
+	bool located = L && prof_lines_locate(L, frame, il_plus1, &file, &line);
+	if (located) {
+		snprintf(label, sizeof label, "%s (%s:%u)", name, prof_lines_file_base(L, file), line);
+		name = label;
+	}
+	uint32_t idx;
+	if (strmap_get(names, name, strlen(name), &idx))
+		return idx;
+	xgrow(frames, cap, *n + 1, sizeof **frames);
+	(*frames)[*n] = (struct ss_frame){xstrdup(name), located ? L->files[file] : NULL, line};
+	if (!strmap_add(names, name, strlen(name), (uint32_t)*n)) {
+		fprintf(stderr, "clrscope: out of memory\n");
+		exit(1);
+	}
+	return (uint32_t)(*n)++;
+}
+
 static void write_speedscope(FILE *f, struct prof_session *s, const struct export_options *o)
 {
 	struct strmap names;
 	strmap_init(&names);
-	char **frames = NULL;
+	struct ss_frame *frames = NULL;
 	size_t nframes = 0, frames_cap = 0;
-	uint32_t *path = xmalloc(PATH_MAX_FRAMES * sizeof *path);
+	uint32_t *path = xmalloc(PATH_MAX_FRAMES * sizeof *path), *ils = xmalloc(PATH_MAX_FRAMES * sizeof *ils);
+	struct prof_lines *lines = o->lines ? xcalloc(s->nprocs ? s->nprocs : 1, sizeof *lines) : NULL;
 	/* a first pass names every frame used, so the table comes first */
 	for (size_t i = 0; i < s->nprocs; i++) {
 		struct prof_process *p = s->procs[i];
 		if (!selected(p, o))
 			continue;
+		if (lines)
+			prof_lines_init(&lines[i], p);
 		for (uint32_t st = 1; st < p->nstacks; st++) {
-			if (!p->stacks[st].count)
+			if (!stack_count(p, st, o->lines))
 				continue;
-			size_t depth = prof_stack_path(p, st, path, PATH_MAX_FRAMES);
-			for (size_t d = 0; d < depth; d++) {
-				const char *name = prof_frame_name(p, path[d]);
-				uint32_t idx;
-				if (strmap_get(&names, name, strlen(name), &idx))
-					continue;
-				xgrow(&frames, &frames_cap, nframes + 1, sizeof *frames);
-				frames[nframes] = (char *)name;
-				strmap_add(&names, name, strlen(name), (uint32_t)nframes++);
-			}
+			size_t depth = prof_stack_path_at(p, st, path, ils, PATH_MAX_FRAMES);
+			for (size_t d = 0; d < depth; d++)
+				ss_frame_of(&names, &frames, &nframes, &frames_cap, lines ? &lines[i] : NULL, p, path[d], ils[d]);
 		}
 	}
 	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"exporter\":\"clrscope " CLRSCOPE_VERSION
@@ -492,7 +740,12 @@ static void write_speedscope(FILE *f, struct prof_session *s, const struct expor
 	fputs(",\"activeProfileIndex\":0,\"shared\":{\"frames\":[", f);
 	for (size_t i = 0; i < nframes; i++) {
 		fputs(i ? ",{\"name\":" : "{\"name\":", f);
-		json_string(f, frames[i]);
+		json_string(f, frames[i].name);
+		if (frames[i].file) {
+			fputs(",\"file\":", f);
+			json_string(f, frames[i].file);
+			fprintf(f, ",\"line\":%u", frames[i].line);
+		}
 		fputc('}', f);
 	}
 	fputs("]},\"profiles\":[", f);
@@ -508,31 +761,37 @@ static void write_speedscope(FILE *f, struct prof_session *s, const struct expor
 		fprintf(f, ",\"unit\":\"none\",\"startValue\":0,\"endValue\":%" PRIu64 ",\"samples\":[", p->samples);
 		bool first = true;
 		for (uint32_t st = 1; st < p->nstacks; st++) {
-			if (!p->stacks[st].count)
+			if (!stack_count(p, st, o->lines))
 				continue;
-			size_t depth = prof_stack_path(p, st, path, PATH_MAX_FRAMES);
+			size_t depth = prof_stack_path_at(p, st, path, ils, PATH_MAX_FRAMES);
 			fputs(first ? "[" : ",[", f);
-			for (size_t d = 0; d < depth; d++) {
-				const char *name = prof_frame_name(p, path[d]);
-				uint32_t idx = 0;
-				strmap_get(&names, name, strlen(name), &idx);
-				fprintf(f, "%s%u", d ? "," : "", idx);
-			}
+			for (size_t d = 0; d < depth; d++)
+				fprintf(f, "%s%u", d ? "," : "",
+					ss_frame_of(&names, &frames, &nframes, &frames_cap, lines ? &lines[i] : NULL, p,
+						    path[d], ils[d]));
 			fputc(']', f);
 			first = false;
 		}
 		fputs("],\"weights\":[", f);
 		first = true;
 		for (uint32_t st = 1; st < p->nstacks; st++) {
-			if (!p->stacks[st].count)
+			uint64_t c = stack_count(p, st, o->lines);
+			if (!c)
 				continue;
-			fprintf(f, "%s%" PRIu64, first ? "" : ",", p->stacks[st].count);
+			fprintf(f, "%s%" PRIu64, first ? "" : ",", c);
 			first = false;
 		}
 		fputs("]}", f);
 	}
 	fputs("]}\n", f);
+	for (size_t i = 0; lines && i < s->nprocs; i++)
+		if (selected(s->procs[i], o))
+			prof_lines_free(&lines[i]);
+	free(lines);
 	free(path);
+	free(ils);
+	for (size_t i = 0; i < nframes; i++)
+		free(frames[i].name);
 	free(frames);
 	strmap_free(&names);
 }

@@ -3,6 +3,7 @@
 #ifndef CLRSCOPE_EXPORT_H
 #define CLRSCOPE_EXPORT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -14,6 +15,7 @@ struct export_options {
 	enum export_format format;
 	size_t top;   /* functions listed per process; 0 = the format's default */
 	uint32_t pid; /* 0 = every process */
+	bool lines;   /* source lines: text and json list them, collapsed and speedscope name frames by line */
 };
 
 /* Parses "text", "collapsed", "json" or "speedscope"; -1 when unknown. */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "gzip.h"
+#include "lines.h"
 #include "profile.pb-c.h"
 #include "strmap.h"
 #include "xalloc.h"
@@ -46,6 +47,12 @@ struct builder {
 	struct strmap function_index; /* name NUL module -> function index */
 	Function *functions;
 	size_t nfunctions, functions_cap;
+	int64_t *function_module; /* by function: its module's string (the file until a line names one) */
+
+	struct u64map location_index; /* function id << 32 | line -> location id */
+	uint64_t *location_function;  /* by location id - 1 */
+	uint32_t *location_line;      /* 0: not known */
+	size_t nlocations, locations_cap;
 
 	Sample *samples;
 	size_t nsamples, samples_cap;
@@ -83,8 +90,8 @@ static int64_t cstring_id(struct builder *b, const char *s)
 	return string_id(b, s, strlen(s));
 }
 
-/* The function (and its location: one per function, same id) of a
- * frame; the module stands for the file until source lines exist. */
+/* The function of a frame; its file is its module's name until a sample
+ * places it in a source file. */
 static uint64_t function_id(struct builder *b, const struct prof_process *p, uint32_t frame)
 {
 	const char *name = "[unknown]", *module = "";
@@ -104,15 +111,32 @@ static uint64_t function_id(struct builder *b, const struct prof_process *p, uin
 			fprintf(stderr, "clrscope: out of memory\n");
 			exit(1);
 		}
+		size_t cap = b->functions_cap;
 		xgrow(&b->functions, &b->functions_cap, b->nfunctions + 1, sizeof *b->functions);
+		xgrow(&b->function_module, &cap, b->nfunctions + 1, sizeof *b->function_module);
 		Function *fn = &b->functions[b->nfunctions++];
 		perftools__profiles__function__init(fn);
 		fn->id = index + 1;
 		fn->name = fn->system_name = string_id(b, name, nl);
-		fn->filename = string_id(b, module, ml);
+		fn->filename = b->function_module[index] = string_id(b, module, ml);
 	}
 	free(key);
 	return (uint64_t)index + 1;
+}
+
+/* The location of a function at a line (0: not known): one per pair. */
+static uint64_t location_id(struct builder *b, uint64_t function, uint32_t line)
+{
+	uint64_t *v = u64map_counters(&b->location_index, function << 32 | line);
+	if (!*v) {
+		size_t cap = b->locations_cap;
+		xgrow(&b->location_function, &b->locations_cap, b->nlocations + 1, sizeof *b->location_function);
+		xgrow(&b->location_line, &cap, b->nlocations + 1, sizeof *b->location_line);
+		b->location_function[b->nlocations] = function;
+		b->location_line[b->nlocations] = line;
+		*v = ++b->nlocations;
+	}
+	return *v;
 }
 
 static void add_label(struct builder *b, int key, int64_t str, int64_t num)
@@ -125,7 +149,7 @@ static void add_label(struct builder *b, int key, int64_t str, int64_t num)
 	l->num = num;
 }
 
-static void add_process(struct builder *b, const struct prof_process *p, uint32_t *path)
+static void add_process(struct builder *b, const struct prof_process *p, uint32_t *path, uint32_t *ils)
 {
 	const struct u64map *m = p->thread_stacks;
 	if (!m || !m->count)
@@ -142,6 +166,8 @@ static void add_process(struct builder *b, const struct prof_process *p, uint32_
 	}
 	/* each frame id's function, looked up by name once */
 	uint64_t *by_frame = xcalloc(p->nframes ? p->nframes : 1, sizeof *by_frame);
+	struct prof_lines lines;
+	prof_lines_init(&lines, p);
 	for (size_t e = 0; e < m->count; e++) {
 		uint64_t thread = m->keys[e] >> 32;
 		uint32_t stack = (uint32_t)m->keys[e];
@@ -154,7 +180,7 @@ static void add_process(struct builder *b, const struct prof_process *p, uint32_
 		b->sample_locations[b->nsamples++] = b->nlocation_ids;
 		perftools__profiles__sample__init(s);
 
-		size_t depth = prof_stack_path(p, stack, path, PATH_FRAMES);
+		size_t depth = prof_stack_path_at(p, stack, path, ils, PATH_FRAMES);
 		xgrow(&b->location_ids, &b->location_ids_cap, b->nlocation_ids + depth, sizeof *b->location_ids);
 		for (size_t i = depth; i-- > 0;) { /* pprof lists the leaf first */
 			uint32_t frame = path[i];
@@ -164,7 +190,13 @@ static void add_process(struct builder *b, const struct prof_process *p, uint32_
 				if (frame < p->nframes)
 					by_frame[frame] = id;
 			}
-			b->location_ids[b->nlocation_ids++] = id;
+			uint32_t file, line = 0;
+			if (prof_lines_locate(&lines, frame, ils[i], &file, &line)) {
+				Function *fn = &b->functions[id - 1];
+				if (fn->filename == b->function_module[id - 1])
+					fn->filename = cstring_id(b, lines.files[file]);
+			}
+			b->location_ids[b->nlocation_ids++] = location_id(b, id, line);
 		}
 		s->n_location_id = depth;
 
@@ -187,6 +219,7 @@ static void add_process(struct builder *b, const struct prof_process *p, uint32_
 		s->n_label = nlabels + 1;
 	}
 	free(by_frame);
+	prof_lines_free(&lines);
 }
 
 static void builder_free(struct builder *b)
@@ -197,6 +230,10 @@ static void builder_free(struct builder *b)
 	strmap_free(&b->string_index);
 	strmap_free(&b->function_index);
 	free(b->functions);
+	free(b->function_module);
+	u64map_free(&b->location_index);
+	free(b->location_function);
+	free(b->location_line);
 	free(b->samples);
 	free(b->location_ids);
 	free(b->values);
@@ -210,10 +247,11 @@ int pprof_encode(const struct prof_session *s, uint32_t pid, uint8_t **out, size
 	memset(&b, 0, sizeof b);
 	strmap_init(&b.string_index);
 	strmap_init(&b.function_index);
+	u64map_init(&b.location_index, 1);
 	cstring_id(&b, ""); /* string_table[0] must be "" */
 
 	int processes = 0;
-	uint32_t *path = xmalloc(PATH_FRAMES * sizeof *path);
+	uint32_t *path = xmalloc(PATH_FRAMES * sizeof *path), *ils = xmalloc(PATH_FRAMES * sizeof *ils);
 	for (size_t i = 0; i < s->nprocs; i++) {
 		const struct prof_process *p = s->procs[i];
 		if (pid && p->pid != pid)
@@ -221,13 +259,15 @@ int pprof_encode(const struct prof_session *s, uint32_t pid, uint8_t **out, size
 		if (!p->thread_stacks) {
 			snprintf(err, errlen, "the session was read without per-thread counts (a bug: set by_thread)");
 			free(path);
+			free(ils);
 			builder_free(&b);
 			return -1;
 		}
-		add_process(&b, p, path);
+		add_process(&b, p, path, ils);
 		processes++;
 	}
 	free(path);
+	free(ils);
 
 	/* the arrays stopped moving: point into them */
 	Sample **samples = xcalloc(b.nsamples ? b.nsamples : 1, sizeof *samples);
@@ -244,23 +284,26 @@ int pprof_encode(const struct prof_session *s, uint32_t pid, uint8_t **out, size
 		sm->label = labels + label; /* (every sample has its pid label) */
 		label += sm->n_label;
 	}
-	Location *locations = xcalloc(b.nfunctions ? b.nfunctions : 1, sizeof *locations);
-	Location **location_ptrs = xcalloc(b.nfunctions ? b.nfunctions : 1, sizeof *location_ptrs);
-	Line *lines = xcalloc(b.nfunctions ? b.nfunctions : 1, sizeof *lines);
-	Line **line_ptrs = xcalloc(b.nfunctions ? b.nfunctions : 1, sizeof *line_ptrs);
-	Function **function_ptrs = xcalloc(b.nfunctions ? b.nfunctions : 1, sizeof *function_ptrs);
-	for (size_t i = 0; i < b.nfunctions; i++) {
+	size_t nloc = b.nlocations ? b.nlocations : 1, nfn = b.nfunctions ? b.nfunctions : 1;
+	Location *locations = xcalloc(nloc, sizeof *locations);
+	Location **location_ptrs = xcalloc(nloc, sizeof *location_ptrs);
+	Line *lines = xcalloc(nloc, sizeof *lines);
+	Line **line_ptrs = xcalloc(nloc, sizeof *line_ptrs);
+	Function **function_ptrs = xcalloc(nfn, sizeof *function_ptrs);
+	for (size_t i = 0; i < b.nlocations; i++) {
 		perftools__profiles__line__init(&lines[i]);
-		lines[i].function_id = b.functions[i].id;
+		lines[i].function_id = b.location_function[i];
+		lines[i].line = b.location_line[i];
 		line_ptrs[i] = &lines[i];
 		perftools__profiles__location__init(&locations[i]);
-		locations[i].id = b.functions[i].id;
+		locations[i].id = i + 1;
 		locations[i].mapping_id = 1;
 		locations[i].n_line = 1;
 		locations[i].line = &line_ptrs[i];
 		location_ptrs[i] = &locations[i];
-		function_ptrs[i] = &b.functions[i];
 	}
+	for (size_t i = 0; i < b.nfunctions; i++)
+		function_ptrs[i] = &b.functions[i];
 
 	ValueType types[NTYPES], *type_ptrs[NTYPES], period_type;
 	for (size_t t = 0; t < NTYPES; t++) {
@@ -289,7 +332,7 @@ int pprof_encode(const struct prof_session *s, uint32_t pid, uint8_t **out, size
 	prof.sample_type = type_ptrs;
 	prof.n_sample = b.nsamples;
 	prof.sample = samples;
-	prof.n_location = b.nfunctions;
+	prof.n_location = b.nlocations;
 	prof.location = location_ptrs;
 	prof.n_function = b.nfunctions;
 	prof.function = function_ptrs;

@@ -33,6 +33,10 @@ static struct prof_process *process_new(const char *dir)
 	strmap_init(p->exception_index);
 	p->alloc_type_index = xcalloc(1, sizeof(struct strmap));
 	strmap_init(p->alloc_type_index);
+	p->code_path_index = xcalloc(1, sizeof(struct strmap));
+	strmap_init(p->code_path_index);
+	p->canon_index = xcalloc(1, sizeof *p->canon_index);
+	u64map_init(p->canon_index, 1);
 	p->control = xstrdup("");
 	if (cs_reader_open(&p->reader, dir) == 0)
 		p->reader_open = true;
@@ -49,6 +53,13 @@ static void process_free(struct prof_process *p)
 		u64map_free(p->thread_stacks);
 		free(p->thread_stacks);
 	}
+	u64map_free(p->canon_index);
+	free(p->canon_index);
+	for (size_t i = 0; i < p->ncode_paths; i++)
+		free(p->code_paths[i]);
+	free(p->code_paths);
+	strmap_free(p->code_path_index);
+	free(p->code_path_index);
 	memory_free(p);
 	for (size_t i = 0; i < p->nfunctions; i++) {
 		free(p->functions[i].name);
@@ -229,6 +240,78 @@ static void ensure_stack(struct prof_process *p, uint64_t id)
 	xgrow(&p->stacks, &p->nstacks, id + 1, sizeof *p->stacks);
 }
 
+static uint32_t canonical(const struct prof_process *p, uint32_t stack)
+{
+	return stack < p->nstacks && p->stacks[stack].canon ? p->stacks[stack].canon : stack;
+}
+
+/* The first stack with the same frames as this one (its parent's
+ * canonical stack and its frame) stands for it. */
+static void canonicalise(struct prof_process *p, uint32_t id)
+{
+	struct prof_stack *st = &p->stacks[id];
+	uint64_t key = (uint64_t)canonical(p, st->parent) << 32 | st->frame;
+	uint64_t *v = u64map_counters(p->canon_index, key);
+	if (!*v)
+		*v = (uint64_t)id + 1;
+	st->canon = *v - 1 == id ? 0 : (uint32_t)(*v - 1);
+}
+
+/* n samples whose innermost stack is stack. */
+static void count_in_stack(struct prof_process *p, uint64_t stack, uint64_t n)
+{
+	ensure_stack(p, stack);
+	p->stacks[stack].line_count += n;
+	p->stacks[canonical(p, (uint32_t)stack)].count += n;
+}
+
+static void fold_frame_code(struct prof_process *p, const struct cs_record *rec)
+{
+	struct cs_list l;
+	struct cs_frame_code c;
+	cs_list_init(&l, rec->payload, rec->len);
+	while (cs_next_frame_code(&l, &c)) {
+		if (!fold_id_ok(p, c.frame) || !c.path.len || c.path.len > 4096) {
+			p->bad_records++;
+			return;
+		}
+		uint32_t idx;
+		if (!strmap_get(p->code_path_index, c.path.p, c.path.len, &idx)) {
+			idx = (uint32_t)p->ncode_paths;
+			size_t cap = p->ncode_paths;
+			xgrow(&p->code_paths, &cap, p->ncode_paths + 1, sizeof *p->code_paths);
+			p->code_paths[p->ncode_paths++] = dup_str(c.path);
+			if (!strmap_add(p->code_path_index, c.path.p, c.path.len, idx)) {
+				fprintf(stderr, "clrscope: out of memory\n");
+				exit(1);
+			}
+		}
+		struct prof_frame *f = fold_frame(p, c.frame);
+		f->token = c.token;
+		f->code_path = idx + 1;
+	}
+	if (cs_list_bad(&l))
+		p->bad_records++;
+}
+
+static void fold_stack_il(struct prof_process *p, const struct cs_record *rec)
+{
+	struct cs_list l;
+	struct cs_stack_il si;
+	cs_list_init(&l, rec->payload, rec->len);
+	while (cs_next_stack_il(&l, &si)) {
+		if (!fold_id_ok(p, si.stack) || si.il_offset == UINT32_MAX) {
+			p->bad_records++;
+			return;
+		}
+		ensure_stack(p, si.stack);
+		p->stacks[si.stack].il_plus1 = si.il_offset + 1;
+		p->have_lines = true;
+	}
+	if (cs_list_bad(&l))
+		p->bad_records++;
+}
+
 static void fold_stacks(struct prof_process *p, const struct cs_record *rec)
 {
 	struct cs_list l;
@@ -240,8 +323,16 @@ static void fold_stacks(struct prof_process *p, const struct cs_record *rec)
 			return;
 		}
 		ensure_stack(p, s.id);
-		p->stacks[s.id].parent = (uint32_t)s.parent;
-		p->stacks[s.id].frame = (uint32_t)s.frame;
+		struct prof_stack *st = &p->stacks[s.id];
+		if (st->frame == s.frame && st->parent == s.parent)
+			continue; /* restated */
+		if (st->frame) {
+			p->bad_records++; /* defined twice, differently: keep the first */
+			continue;
+		}
+		st->parent = (uint32_t)s.parent;
+		st->frame = (uint32_t)s.frame;
+		canonicalise(p, (uint32_t)s.id);
 	}
 	if (cs_list_bad(&l))
 		p->bad_records++;
@@ -281,8 +372,7 @@ static void fold_samples(struct prof_process *p, const struct cs_record *rec)
 				p->filtered_out++;
 				continue;
 			}
-			ensure_stack(p, stack);
-			p->stacks[stack].count++;
+			count_in_stack(p, stack, 1);
 			xgrow(&p->threads, &p->nthreads, thread + 1, sizeof *p->threads);
 			p->threads[thread].samples++;
 			if (p->thread_stacks) {
@@ -334,8 +424,7 @@ static void fold_hold(struct prof_process *p, const struct cs_hold *h, uint64_t 
 	p->filtered_out += h->count - n;
 	if (!n)
 		return;
-	ensure_stack(p, h->stack_id);
-	p->stacks[h->stack_id].count += n;
+	count_in_stack(p, h->stack_id, n);
 	xgrow(&p->threads, &p->nthreads, h->thread_ref + 1, sizeof *p->threads);
 	p->threads[h->thread_ref].samples += n;
 	uint64_t t0 = h->first_us + first * h->period_us, t1 = h->first_us + (end - 1) * h->period_us;
@@ -700,6 +789,12 @@ static void fold(struct prof_process *p, const struct cs_record *rec)
 	case CS_REC_STACKS:
 		fold_stacks(p, rec);
 		return;
+	case CS_REC_FRAME_CODE:
+		fold_frame_code(p, rec);
+		return;
+	case CS_REC_STACK_IL:
+		fold_stack_il(p, rec);
+		return;
 	case CS_REC_SAMPLES:
 		fold_samples(p, rec);
 		return;
@@ -835,6 +930,16 @@ size_t prof_stack_path(const struct prof_process *p, uint32_t stack, uint32_t *f
 	size_t i = depth;
 	for (uint32_t s = stack; s && s < p->nstacks && i > 0; s = p->stacks[s].parent)
 		frames[--i] = p->stacks[s].frame;
+	return depth;
+}
+
+size_t prof_stack_path_at(const struct prof_process *p, uint32_t stack, uint32_t *frames, uint32_t *ils,
+			  size_t cap)
+{
+	size_t depth = prof_stack_path(p, stack, frames, cap);
+	size_t i = depth;
+	for (uint32_t s = stack; s && s < p->nstacks && i > 0; s = p->stacks[s].parent)
+		ils[--i] = p->stacks[s].il_plus1;
 	return depth;
 }
 

@@ -20,12 +20,23 @@ struct prof_frame {
 	/* instrumentation totals of this frame id, from the newest CALLS record */
 	uint32_t calls_record; /* which CALLS record they came from (0: none) */
 	uint64_t calls, inclusive_ns, exclusive_ns;
+	/* where its code came from (FRAME_CODE), for source lines */
+	uint32_t token;     /* MethodDef token, 0: not known */
+	uint32_t code_path; /* index + 1 into prof_process.code_paths, 0: none */
 };
 
+/* The agent's stacks are of frames at IL offsets: stacks that differ only
+ * in where a frame was are distinct.  Each such stack has a canonical one
+ * (the first seen with the same frames), which holds the samples of all of
+ * them: whatever counts by function sees each path once.  Line-level
+ * reports read the raw stacks' own counts. */
 struct prof_stack {
-	uint32_t parent; /* stack id, 0 = root */
-	uint32_t frame;  /* frame id, 0 = not defined (yet) */
-	uint64_t count;  /* samples whose innermost stack this is */
+	uint32_t parent;     /* stack id, 0 = root */
+	uint32_t frame;      /* frame id, 0 = not defined (yet) */
+	uint32_t canon;      /* the canonical stack, 0 = this one */
+	uint32_t il_plus1;   /* the innermost frame's IL offset + 1 (STACK_IL), 0: not known */
+	uint64_t count;      /* samples whose innermost stack is this path of functions (canonical stacks) */
+	uint64_t line_count; /* samples whose innermost stack is this very stack */
 };
 
 struct prof_function {
@@ -213,6 +224,11 @@ struct prof_process {
 	size_t nframes;
 	struct prof_stack *stacks;
 	size_t nstacks;
+	struct u64map *canon_index; /* canonical parent << 32 | frame -> canonical stack id + 1 */
+	char **code_paths;          /* assembly paths of FRAME_CODE records */
+	size_t ncode_paths;
+	void *code_path_index;      /* path -> code_paths index (opaque) */
+	bool have_lines;            /* some stack has an IL offset */
 	struct prof_function *functions;
 	size_t nfunctions, functions_cap;
 	struct prof_thread *threads;
@@ -326,6 +342,9 @@ void prof_suspend_add(struct prof_suspend *s, uint64_t ns);
 void prof_suspend_merge(struct prof_suspend *dst, const struct prof_suspend *src);
 /* Calls fn for the frames of stack id from the root outward; returns depth. */
 size_t prof_stack_path(const struct prof_process *p, uint32_t stack, uint32_t *frames, size_t cap);
+/* The same path with each frame's IL offset + 1 (0: not known) in ils. */
+size_t prof_stack_path_at(const struct prof_process *p, uint32_t stack, uint32_t *frames, uint32_t *ils,
+			  size_t cap);
 /* A frame's printable name ("[unknown]" before its definition arrived). */
 const char *prof_frame_name(const struct prof_process *p, uint32_t frame);
 

@@ -474,6 +474,7 @@ const struct ui_key_help ui_keys[] = {
 	{"s", "sort Functions, Calls, Heap or Allocs by another column"},
 	{"w", "Locks: lock contention or blocking waits"},
 	{"H", "open the hot path in Tree"},
+	{"S", "the source of the function under the cursor, line by line (Functions, Callers, Tree)"},
 	{"Left Right", "close and open in Tree; in Flame, the frame beside"},
 	{"Backspace u", "zoom out in Flame (Enter zooms in)"},
 	{":", "the command prompt (Tab completes, history kept)"},

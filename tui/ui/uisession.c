@@ -15,6 +15,7 @@ static const struct view_ops *const views[VIEW_COUNT] = {
 	[VIEW_CALLS] = &view_calls,	    [VIEW_HEAP] = &view_heap,	[VIEW_ALLOCS] = &view_allocations,
 	[VIEW_GC] = &view_gc,		    [VIEW_LOCKS] = &view_locks,	[VIEW_FLAME] = &view_flame,
 	[VIEW_DIFF] = &view_diff,
+	[VIEW_SOURCE] = &view_source,
 };
 
 void ui_session_init(struct ui_session *s)
@@ -126,6 +127,13 @@ void ui_session_show(struct ui_session *s, enum view_id id)
 	s->shown = id;
 	if (s->views[id].dirty)
 		update_view(s, &s->views[id]);
+}
+
+void ui_session_show_source(struct ui_session *s, uint32_t function)
+{
+	s->focus = function;
+	s->views[VIEW_SOURCE].dirty = true;
+	ui_session_show(s, VIEW_SOURCE);
 }
 
 struct view *ui_shown_view(struct ui_session *s)

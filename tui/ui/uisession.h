@@ -23,7 +23,7 @@ struct ui_session {
 	char message[300]; /* a transient line on the status bar */
 	bool message_error;
 	/* the function in focus, shared by the views (Enter in Functions
-	 * focuses Callers on it); UINT32_MAX = none */
+	 * focuses Callers on it, S the Source view); UINT32_MAX = none */
 	uint32_t focus;
 
 	struct view views[VIEW_COUNT];
@@ -62,6 +62,8 @@ int ui_view_key(enum view_id id);
 
 /* Shows a view, rebuilding it first if it is dirty. */
 void ui_session_show(struct ui_session *s, enum view_id id);
+/* Focuses the views on function and shows its source, line by line. */
+void ui_session_show_source(struct ui_session *s, uint32_t function);
 struct view *ui_shown_view(struct ui_session *s);
 /* Input for the shown view: a key (true when it took it), a click at
  * (y, x) on screen (true when a row or frame is there and is now selected). */

@@ -30,6 +30,7 @@ enum view_id {
 	VIEW_LOCKS,
 	VIEW_FLAME,
 	VIEW_DIFF,
+	VIEW_SOURCE,
 	VIEW_COUNT
 };
 
@@ -60,6 +61,6 @@ struct view_ops {
 };
 
 extern const struct view_ops view_functions, view_tree, view_callers, view_events, view_threads, view_processes,
-	view_calls, view_heap, view_allocations, view_gc, view_locks, view_flame, view_diff;
+	view_calls, view_heap, view_allocations, view_gc, view_locks, view_flame, view_diff, view_source;
 
 #endif

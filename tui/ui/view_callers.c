@@ -133,6 +133,10 @@ static bool key(struct view *view, struct ui_session *s, int k)
 	struct callers *v = view->priv;
 	if (listview_key(&v->lv, k))
 		return true;
+	if (k == 'S') {
+		ui_session_show_source(s, v->lv.cursor < v->nrows ? v->rows[v->lv.cursor].function : v->focus);
+		return true;
+	}
 	if ((k == '\n' || k == KEY_ENTER) && v->lv.cursor < v->nrows) {
 		s->focus = v->rows[v->lv.cursor].function; /* walk the graph */
 		update(view, s);

@@ -116,6 +116,10 @@ static bool key(struct view *v, struct ui_session *s, int k)
 		update(v, s);
 		ui_session_message(s, false, "sorted by %s", f->sort == SORT_SELF ? "self" : f->sort == SORT_TOTAL ? "total" : "name");
 		return true;
+	case 'S':
+		if (f->lv.cursor < f->nrows)
+			ui_session_show_source(s, f->rows[f->lv.cursor]);
+		return true;
 	case '\n':
 	case KEY_ENTER:
 		if (f->lv.cursor < f->nrows) {

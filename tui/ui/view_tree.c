@@ -171,7 +171,6 @@ static void draw(struct view *v, struct ui_session *session, struct canvas *c, i
 static bool key(struct view *v, struct ui_session *session, int k)
 {
 	struct tree *s = v->priv;
-	(void)session;
 	if (listview_key(&s->lv, k))
 		return true;
 	if (s->lv.cursor >= s->nrows)
@@ -192,6 +191,10 @@ static bool key(struct view *v, struct ui_session *session, int k)
 		}
 		s->nodes[node].expanded = k == KEY_LEFT ? false : k == KEY_RIGHT || k == 'l' ? true : !s->nodes[node].expanded;
 		flatten(s);
+		return true;
+	case 'S':
+		if (s->nodes[node].function != UINT32_MAX)
+			ui_session_show_source(session, s->nodes[node].function);
 		return true;
 	case 'H':
 		/* hot path: open the heaviest child, and its heaviest, ... */
