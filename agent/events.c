@@ -476,6 +476,8 @@ struct drain {
 
 static void drain_flush(struct drain *d)
 {
+	if (!d->nrecords)
+		return; /* nothing that uses the pending definitions yet */
 	sym_flush_defs(d->defs); /* definitions before the records using them */
 	lw_append(d->out.buf, d->out.len, d->nrecords);
 	d->out.len = 0;

@@ -25,6 +25,7 @@
 
 #define MAX_THREADS 2048
 #define MAX_DEPTH 1024
+#define DEFS_FLUSH_BYTES (SYM_DEFS_BYTES / 2) /* pending definitions written before a tick could overflow them */
 #define FRAME_POOL (256u * 1024u) /* FunctionIDs copied per tick, all threads */
 #define STAGE_BYTES (32u << 10)
 #define STAGE_COMMIT_BYTES (24u << 10)
@@ -211,6 +212,7 @@ static void end_hold(const struct hold *h)
  * entries (records of at most HOLD_BYTES), and forgets them. */
 static void write_holds(bool open_too)
 {
+	sym_flush_defs(sym_defs()); /* the stacks they name first */
 	struct cs_out o;
 	cs_out_init(&o, s.holds_buf, HOLD_BYTES);
 	size_t at = cs_record_begin(&o);
@@ -241,6 +243,7 @@ static void write_holds(bool open_too)
 
 static void stage_commit(void)
 {
+	sym_flush_defs(sym_defs()); /* definitions before the samples that use them */
 	if (s.stage_open && cs_record_end(&s.stage, s.stage_at, CS_REC_SAMPLES))
 		lw_append(s.stage.buf, s.stage.len, 1);
 	s.stage.len = 0;
@@ -331,8 +334,7 @@ static void write_tick(const uint64_t *refs, const uint64_t *stacks, uint32_t ns
  * pending) gives that many samples. */
 static void record_tick(uint32_t nslots, uint64_t tick_us, uint64_t suspend_ns, uint64_t now_ns)
 {
-	struct sym_defs defs;
-	sym_defs_begin(&defs);
+	struct sym_defs *defs = sym_defs();
 
 	static uint64_t refs[2 * MAX_THREADS], stacks[2 * MAX_THREADS], slot_stacks[MAX_THREADS];
 	bool still[MAX_THREADS];
@@ -345,7 +347,7 @@ static void record_tick(uint32_t nslots, uint64_t tick_us, uint64_t suspend_ns, 
 		} else {
 			s.stats.truncated_stacks += slot->truncated;
 			stacks[t] = sym_stack_of(s.pool + slot->start, s.addrs + slot->start, slot->n, slot->truncated,
-						 !slot->captured, &defs);
+						 !slot->captured, defs);
 			if (known && slot->captured)
 				known->stack = stacks[t];
 			else if (known)
@@ -354,7 +356,8 @@ static void record_tick(uint32_t nslots, uint64_t tick_us, uint64_t suspend_ns, 
 		refs[t] = sym_thread(slot->thread);
 		slot_stacks[t] = stacks[t];
 	}
-	sym_flush_defs(&defs);
+	if (sym_defs_pending() >= DEFS_FLUSH_BYTES)
+		sym_flush_defs(defs); /* else with the staged samples, in one record each */
 	/* still threads' samples go into their runs; the others into the tick */
 	uint32_t n = 0, samples = 0;
 	for (uint32_t t = 0; t < nslots; t++) {
@@ -631,11 +634,10 @@ static struct timespec to_timespec(uint64_t ns)
  * totals, allocation counts, a finished heap snapshot. */
 static void drain_events(bool final)
 {
-	struct sym_defs defs;
-	sym_defs_begin(&defs);
+	struct sym_defs *defs = sym_defs();
 	events_settle();
-	events_drain(&defs);
-	instr_drain(&defs, final);
+	events_drain(defs);
+	instr_drain(defs, final);
 	allocs_drain(final);
 	heapsnap_drain();
 }

@@ -42,7 +42,8 @@ static struct {
 	size_t nmetadata, metadata_cap;
 	struct epochs frame_written, stack_written, thread_written;
 	uint32_t next_frame, next_stack, next_thread, next_site;
-	uint8_t *defs_buf; /* the four payloads of struct sym_defs */
+	uint8_t *defs_buf; /* the four payloads of pending */
+	struct sym_defs pending;
 	uint32_t cap; /* entries a table may hold before a new id space */
 	uint32_t id_spaces;
 } sym;
@@ -87,6 +88,10 @@ int sym_init(void)
 	sym.defs_buf = malloc(4 * SYM_DEFS_BYTES);
 	if (!sym.defs_buf || ilmap_init() != 0)
 		return -1;
+	cs_out_init(&sym.pending.frames, sym.defs_buf, SYM_DEFS_BYTES);
+	cs_out_init(&sym.pending.frame_code, sym.defs_buf + SYM_DEFS_BYTES, SYM_DEFS_BYTES);
+	cs_out_init(&sym.pending.stacks, sym.defs_buf + 2 * SYM_DEFS_BYTES, SYM_DEFS_BYTES);
+	cs_out_init(&sym.pending.stack_il, sym.defs_buf + 3 * SYM_DEFS_BYTES, SYM_DEFS_BYTES);
 	sym.next_frame = CS_FRAME_FIRST_FUNCTION;
 	sym.next_site = 1;
 	sym.next_stack = 1;
@@ -319,12 +324,15 @@ static void define_frame(uint64_t id, const char *name, const char *module, uint
 	epochs_mark(&sym.frame_written, id);
 }
 
-void sym_defs_begin(struct sym_defs *d)
+struct sym_defs *sym_defs(void)
 {
-	cs_out_init(&d->frames, sym.defs_buf, SYM_DEFS_BYTES);
-	cs_out_init(&d->frame_code, sym.defs_buf + SYM_DEFS_BYTES, SYM_DEFS_BYTES);
-	cs_out_init(&d->stacks, sym.defs_buf + 2 * SYM_DEFS_BYTES, SYM_DEFS_BYTES);
-	cs_out_init(&d->stack_il, sym.defs_buf + 3 * SYM_DEFS_BYTES, SYM_DEFS_BYTES);
+	return &sym.pending;
+}
+
+size_t sym_defs_pending(void)
+{
+	const struct sym_defs *d = &sym.pending;
+	return d->frames.len + d->frame_code.len + d->stacks.len + d->stack_il.len;
 }
 
 uint64_t sym_pseudo_frame(uint64_t frame_id, struct sym_defs *d)

@@ -35,8 +35,13 @@ struct sym_defs {
 	struct cs_out frames, frame_code;
 	struct cs_out stacks, stack_il;
 };
-/* Empty builders over the sampler thread's buffers (one set at a time). */
-void sym_defs_begin(struct sym_defs *d) AGENT_HIDDEN;
+/* The sampler thread's builders.  Definitions wait there until
+ * sym_flush_defs, which must come before any record that uses them is
+ * written (samples are staged, so their commit flushes first): one record
+ * of each kind per flush instead of per tick. */
+struct sym_defs *sym_defs(void) AGENT_HIDDEN;
+/* Bytes waiting in them. */
+size_t sym_defs_pending(void) AGENT_HIDDEN;
 
 /* fn == 0 is a run of native frames. */
 uint64_t sym_frame(FunctionID fn, struct sym_defs *d) AGENT_HIDDEN;

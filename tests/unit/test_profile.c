@@ -3,6 +3,7 @@
 
 #include "check.h"
 #include "export.h"
+#include "lines.h"
 #include "profile.h"
 #include "session.h"
 #include "testutil.h"
@@ -73,15 +74,106 @@ static struct prof_function *find_function(struct prof_process *p, const char *n
 	return NULL;
 }
 
+static void note_of(void *ctx, const char *assembly, const char *why)
+{
+	snprintf(ctx, 600, "%s: %s", assembly, why);
+}
+
 static char *capture(struct prof_session *s, enum export_format fmt)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	struct export_options o = {fmt, 0, 0};
+	struct export_options o = {fmt, 0, 0, false};
 	export_session(f, s, &o);
 	fclose(f);
 	return text;
+}
+
+/* Stacks that differ only in an IL offset: one path of functions for
+ * everything by function, two stacks for lines. */
+static void line_offsets(void)
+{
+	char *base = make_temp_dir();
+	char session[512], proc[512], err[512];
+	snprintf(session, sizeof session, "%s/s", base);
+	CHECK(cs_session_create(session, "app", "dotnet app.dll", session, sizeof session, err, sizeof err) == 0);
+	CHECK(cs_proc_dir_create(session, 4242, proc, sizeof proc, err, sizeof err) == 0);
+	uint8_t buf[4096], payload[1024];
+	struct cs_out o, p;
+	cs_out_init(&o, buf, sizeof buf);
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_hello h = {4242, 1, 0, CS_LOAD_STARTUP, 100, S("0.1.0"), S("CoreCLR 10.0.0"), S("dotnet app.dll")};
+	cs_hello_encode(&p, &h);
+	put_record(&o, CS_REC_HELLO, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_frame_def f1 = {16, S("App.Main"), S("app.dll")}, f2 = {17, S("App.Burn"), S("app.dll")};
+	cs_frame_def_encode(&p, &f1);
+	cs_frame_def_encode(&p, &f2);
+	put_record(&o, CS_REC_FRAMES, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_frame_code c = {17, 0x06000003, S("/nonexistent/app.dll")};
+	cs_frame_code_encode(&p, &c);
+	put_record(&o, CS_REC_FRAME_CODE, p.buf, p.len);
+	/* Main at offset 5 calls Burn, which was at offset 4 or 9; then
+	 * Main at offset 12 calls Burn at 4 */
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_stack_def st[] = {{1, 0, 16}, {2, 1, 17}, {3, 1, 17}, {4, 0, 16}, {5, 4, 17}};
+	for (int i = 0; i < 5; i++)
+		cs_stack_def_encode(&p, &st[i]);
+	put_record(&o, CS_REC_STACKS, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_stack_il il[] = {{1, 5}, {2, 4}, {3, 9}, {4, 12}, {5, 4}};
+	for (int i = 0; i < 5; i++)
+		cs_stack_il_encode(&p, &il[i]);
+	put_record(&o, CS_REC_STACK_IL, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	uint64_t ticks[] = {2, 2, 2, 3, 3, 5}; /* 3 at (5, 4), 2 at (5, 9), 1 at (12, 4) */
+	for (int i = 0; i < 6; i++) {
+		cs_put_varint(&p, 10000);
+		cs_put_varint(&p, 0);
+		cs_put_varint(&p, 1);
+		cs_put_varint(&p, 1);
+		cs_put_varint(&p, ticks[i]);
+	}
+	put_record(&o, CS_REC_SAMPLES, p.buf, p.len);
+	write_segment(proc, 1, buf, o.len);
+
+	struct prof_session s;
+	CHECK(prof_session_open(&s, session, err, sizeof err) == 0);
+	prof_session_update(&s, true);
+	struct prof_process *pr = s.procs[0];
+	CHECK(pr->have_lines);
+	CHECK_EQ_U(pr->bad_records, 0);
+	CHECK_EQ_U(pr->stacks[2].count, 6); /* every Main;Burn sample in the first such stack */
+	CHECK_EQ_U(pr->stacks[3].count + pr->stacks[5].count, 0);
+	CHECK_EQ_U(pr->stacks[2].line_count, 3);
+	CHECK_EQ_U(pr->stacks[3].line_count, 2);
+	CHECK_EQ_U(pr->stacks[5].line_count, 1);
+	CHECK_EQ_U(pr->stacks[3].il_plus1, 10);
+	CHECK_EQ_U(pr->frames[17].token, 0x06000003);
+	CHECK(pr->frames[17].code_path == 1 && !strcmp(pr->code_paths[0], "/nonexistent/app.dll"));
+	uint32_t frames[8], ils[8];
+	CHECK_EQ_U(prof_stack_path_at(pr, 5, frames, ils, 8), 2);
+	CHECK(frames[0] == 16 && ils[0] == 13 && frames[1] == 17 && ils[1] == 5);
+	prof_compute(pr);
+	struct prof_function *burn = find_function(pr, "App.Burn");
+	CHECK(burn && burn->self == 6 && burn->total == 6);
+	char *collapsed = capture(&s, EXPORT_COLLAPSED);
+	CHECK_STR(collapsed, "App.Main;App.Burn 6\n"); /* one line: offsets do not split functions */
+	free(collapsed);
+	/* no PDB for the assembly: no line, and a note says why */
+	struct prof_lines L;
+	prof_lines_init(&L, pr);
+	struct prof_line_row *rows;
+	CHECK_EQ_U(prof_lines_rows(&L, &rows), 0);
+	free(rows);
+	char note[600] = "";
+	prof_lines_notes(&L, note_of, note);
+	CHECK(strstr(note, "/nonexistent/app.dll") != NULL);
+	prof_lines_free(&L);
+	prof_session_free(&s);
+	remove_tree(base);
 }
 
 static void aggregates(void)
@@ -288,6 +380,7 @@ static void memory_records(void)
 int main(void)
 {
 	RUN(aggregates);
+	RUN(line_offsets);
 	RUN(memory_records);
 	return CHECK_DONE();
 }

@@ -90,6 +90,43 @@ static void lists(void)
 	CHECK(cs_list_bad(&l));
 }
 
+/* FRAME_CODE and STACK_IL: the lists for source lines. */
+static void line_lists(void)
+{
+	uint8_t buf[512];
+	struct cs_out o;
+	cs_out_init(&o, buf, sizeof buf);
+	struct cs_frame_code c1 = {16, 0x06000002, S("/app/app.dll")}, c2 = {300, 0x06000010, S("/app/lib.dll")};
+	cs_frame_code_encode(&o, &c1);
+	cs_frame_code_encode(&o, &c2);
+	struct cs_list l;
+	struct cs_frame_code c;
+	cs_list_init(&l, buf, o.len);
+	CHECK(cs_next_frame_code(&l, &c) && c.frame == 16 && c.token == 0x06000002 && str_is(c.path, "/app/app.dll"));
+	CHECK(cs_next_frame_code(&l, &c) && c.frame == 300 && c.token == 0x06000010 && str_is(c.path, "/app/lib.dll"));
+	CHECK(!cs_next_frame_code(&l, &c) && !cs_list_bad(&l));
+
+	cs_out_init(&o, buf, sizeof buf);
+	struct cs_stack_il i1 = {2, 0}, i2 = {3, 17}, i3 = {4, CS_IL_EPILOG};
+	cs_stack_il_encode(&o, &i1);
+	cs_stack_il_encode(&o, &i2);
+	cs_stack_il_encode(&o, &i3);
+	struct cs_stack_il si;
+	cs_list_init(&l, buf, o.len);
+	CHECK(cs_next_stack_il(&l, &si) && si.stack == 2 && si.il_offset == 0);
+	CHECK(cs_next_stack_il(&l, &si) && si.stack == 3 && si.il_offset == 17);
+	CHECK(cs_next_stack_il(&l, &si) && si.stack == 4 && si.il_offset == CS_IL_EPILOG);
+	CHECK(!cs_next_stack_il(&l, &si) && !cs_list_bad(&l));
+	/* an offset or token past 32 bits is damage */
+	cs_out_init(&o, buf, sizeof buf);
+	cs_put_varint(&o, 5);
+	cs_put_varint(&o, 1ull << 33);
+	cs_list_init(&l, buf, o.len);
+	CHECK(!cs_next_stack_il(&l, &si) && cs_list_bad(&l));
+	cs_list_init(&l, buf, o.len - 1);
+	CHECK(!cs_next_stack_il(&l, &si) && cs_list_bad(&l));
+}
+
 static void samples(void)
 {
 	uint8_t buf[256];
@@ -284,6 +321,7 @@ int main(void)
 	RUN(hello_round_trip);
 	RUN(calls_heap_allocs);
 	RUN(lists);
+	RUN(line_lists);
 	RUN(samples);
 	RUN(status_and_messages);
 	RUN(holds);

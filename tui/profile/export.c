@@ -195,7 +195,7 @@ static void text_note(void *ctx, const char *assembly, const char *why)
 static const char *no_lines_reason(const struct prof_process *p)
 {
 	if (!p->have_lines)
-		return "the log holds no IL offsets (an agent older than 0.9, or no sample in managed code)";
+		return "the log holds no IL offsets (an older agent wrote it, or no sample was in managed code)";
 	return NULL;
 }
 
