@@ -315,6 +315,20 @@ static void drop_paused_start_port(const char *session)
 	agent_debug("removed the paused start's port from %s", var);
 }
 
+/* A testing aid: CLRSCOPE_AGENT_FAIL_AT=STEP makes the start fail right
+ * after STEP succeeded, as if what comes next had failed (session, lock,
+ * log, symbols, control, sampler, control-thread), so that tests can check
+ * what a partial start leaves behind: nothing but its log.  Never honoured
+ * in a privileged process. */
+static bool fail_after(const char *step)
+{
+	const char *v = agent_secure() ? NULL : getenv("CLRSCOPE_AGENT_FAIL_AT");
+	if (!v || strcmp(v, step) != 0)
+		return false;
+	agent_debug("CLRSCOPE_AGENT_FAIL_AT=%s: failing the start here", step);
+	return true;
+}
+
 static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct agent_config *cfg)
 {
 	agent_debug_open();
@@ -332,8 +346,11 @@ static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct age
 		return E_FAIL;
 	}
 	ICorProfilerInfo10 *info = NULL;
-	if (FAILED(info_unk->vtbl->QueryInterface(info_unk, &IID_ICorProfilerInfo10, (void **)&info)) || !info) {
+	if (FAILED(info_unk->vtbl->QueryInterface(info_unk, &IID_ICorProfilerInfo10, (void **)&info)) || !info ||
+	    fail_after("session")) {
 		agent_debug("the runtime has no ICorProfilerInfo10 (.NET 6 or later is needed)");
+		if (info)
+			info->vtbl->Release(info);
 		close(session_fd);
 		return E_FAIL;
 	}
@@ -346,6 +363,10 @@ static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct age
 		return CORPROF_E_PROFILER_ALREADY_ACTIVE;
 	}
 	int lock_fd = take_process_lock(session_fd, cfg->session);
+	if (lock_fd >= 0 && fail_after("lock")) {
+		close(lock_fd);
+		lock_fd = -2;
+	}
 	uint64_t max_size = cs_session_read_max_size(session_fd);
 	int cap_fd = lock_fd >= 0 && max_size ? dup(session_fd) : -1;
 	close(session_fd);
@@ -369,8 +390,10 @@ static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct age
 	sizecap_start(cap_fd, max_size); /* the writer owns cap_fd from here on */
 	bool log = false;
 	if (cs_proc_dir_create(cfg->session, getpid(), g_agent.proc_dir, sizeof g_agent.proc_dir, err, sizeof err) < 0 ||
-	    !(log = lw_start(g_agent.proc_dir, cfg->dials.flush_ms) == 0) || evq_init() < 0 || sym_init() < 0) {
+	    !(log = lw_start(g_agent.proc_dir, cfg->dials.flush_ms) == 0) || fail_after("log") || evq_init() < 0 ||
+	    sym_init() < 0 || fail_after("symbols")) {
 		agent_debug("cannot start the log: %s", err[0] ? err : "out of memory");
+		sym_fini();
 		if (log) /* its thread and segment would outlive the failed start */
 			lw_stop(CS_END_FATAL, "the agent could not start");
 		else
@@ -403,7 +426,7 @@ static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct age
 		cfg->dials.sampler = CS_SAMPLER_SUSPEND;
 	else if (cfg->dials.sampler == CS_SAMPLER_SUSPEND)
 		sampler_set_mode(CS_SAMPLER_SUSPEND, mode_why, sizeof mode_why); /* after a former attach */
-	bool control = control_prepare(&cfg->dials) == 0;
+	bool control = control_prepare(&cfg->dials) == 0 && !fail_after("control");
 	if (!control)
 		control_abandon(); /* no semaphore: no thread either, so nothing may stay open */
 	write_hello();
@@ -416,9 +439,12 @@ static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct age
 	if (!control)
 		agent_message(CS_LEVEL_WARNING, "no control semaphore: dials cannot reach this process");
 	sampler_set_validate(cfg->dials.validate);
-	if (sampler_start(cfg->dials.rate_hz, cfg->dials.sampling) < 0)
+	if (fail_after("sampler") || sampler_start(cfg->dials.rate_hz, cfg->dials.sampling) < 0)
 		agent_message(CS_LEVEL_ERROR, "the sampler could not start (out of memory?)");
-	if (control && control_start() < 0)
+	bool thread_failed = control && fail_after("control-thread");
+	if (thread_failed)
+		control_abandon(); /* what control_start does when its thread cannot start */
+	if (control && (thread_failed || control_start() < 0))
 		agent_message(CS_LEVEL_WARNING, "the control thread could not start: dials cannot reach this process");
 	pthread_mutex_lock(&life_mu);
 	running = true;
