@@ -99,6 +99,7 @@ static struct {
 	struct check checks[MAX_CHECKS];
 	uint32_t nchecks;
 	FunctionID *check_frames;
+	uint64_t thread_cpu_ns;   /* when THREAD_CPU was last written */
 	int64_t budget_ns;        /* suspension time that may be spent now */
 	uint64_t budget_at_ns;    /* when it was last topped up */
 } s = {
@@ -244,7 +245,7 @@ static void write_holds(bool open_too)
 static void stage_commit(void)
 {
 	sym_flush_defs(sym_defs()); /* definitions before the samples that use them */
-	if (s.stage_open && cs_record_end(&s.stage, s.stage_at, CS_REC_SAMPLES))
+	if (s.stage_open && cs_record_end(&s.stage, s.stage_at, CS_REC_TICKS))
 		lw_append(s.stage.buf, s.stage.len, 1);
 	s.stage.len = 0;
 	s.stage_open = false;
@@ -329,6 +330,19 @@ static void run_checks(void)
 static void write_tick(const uint64_t *refs, const uint64_t *stacks, uint32_t nslots, uint64_t tick_us,
 		       uint64_t suspend_ns, uint64_t now_ns);
 
+/* Whether a walked thread was off the CPU at its sample: a capture caught in
+ * a system call (the kernel was holding it); a thread the runtime walked
+ * that used less than half a period of CPU since the tick before (it was
+ * mostly waiting, and the suspension found it at a wait). */
+static bool off_cpu(const struct sig_walk *slot, const struct still_thread *known, uint64_t period_ns)
+{
+	if (slot->captured)
+		return slot->in_syscall;
+	if (!known || !known->cpu_before || known->cpu_now < known->cpu_before)
+		return false; /* a thread new to the survey: it ran */
+	return (known->cpu_now - known->cpu_before) * 2 < period_ns;
+}
+
 /* After ResumeRuntime: turn the copied FunctionIDs into ids and log them.
  * A capture that stood for several ticks (its thread sat with the signal
  * pending) gives that many samples. */
@@ -358,7 +372,9 @@ static void record_tick(uint32_t nslots, uint64_t tick_us, uint64_t suspend_ns, 
 	}
 	if (sym_defs_pending() >= DEFS_FLUSH_BYTES)
 		sym_flush_defs(defs); /* else with the staged samples, in one record each */
-	/* still threads' samples go into their runs; the others into the tick */
+	/* still threads' samples go into their runs; the others into the tick,
+	 * each on or off the CPU */
+	uint64_t period_ns = 1000000000ull / (atomic_load(&s.rate_hz) ? atomic_load(&s.rate_hz) : 1);
 	uint32_t n = 0, samples = 0;
 	for (uint32_t t = 0; t < nslots; t++) {
 		if (still[t] && stacks[t] == STILL_STACK_PENDING)
@@ -367,14 +383,15 @@ static void record_tick(uint32_t nslots, uint64_t tick_us, uint64_t suspend_ns, 
 		if (still[t] && hold_sample(refs[t], stacks[t], tick_us))
 			continue;
 		refs[n] = refs[t];
-		stacks[n] = stacks[t];
+		stacks[n] = cs_tick_stack_state(stacks[t], still[t] || off_cpu(&s.slots[t], s.known[t], period_ns));
 		n++;
 	}
 	for (uint32_t t = 0; t < nslots; t++) {
 		const struct sig_walk *slot = &s.slots[t];
+		/* the ticks its thread sat with the signal pending: not running */
 		for (uint32_t k = 1; slot->captured && k < slot->weight && n < 2 * MAX_THREADS; k++) {
 			refs[n] = sym_thread(slot->thread);
-			stacks[n] = slot_stacks[t];
+			stacks[n] = cs_tick_stack_state(slot_stacks[t], true);
 			n++;
 			samples++;
 		}
@@ -384,7 +401,8 @@ static void record_tick(uint32_t nslots, uint64_t tick_us, uint64_t suspend_ns, 
 	write_tick(refs, stacks, n, tick_us, suspend_ns, now_ns);
 }
 
-/* The tick's SAMPLES entry (ordinary samples only). */
+/* The tick's TICKS entry (ordinary samples only; stacks carry the
+ * off-CPU bit). */
 static void write_tick(const uint64_t *refs, const uint64_t *stacks, uint32_t nslots, uint64_t tick_us,
 		       uint64_t suspend_ns, uint64_t now_ns)
 {
@@ -630,6 +648,44 @@ static struct timespec to_timespec(uint64_t ns)
 	return (struct timespec){.tv_sec = (time_t)(ns / 1000000000ull), .tv_nsec = (long)(ns % 1000000000ull)};
 }
 
+#define THREAD_CPU_EVERY_NS 1000000000ull
+#define THREAD_CPU_BYTES 4096
+
+/* About once a second, the CPU time of every managed thread that ran since
+ * the last time (the threads' own CPU clocks, exact where samples are
+ * estimates): the reports' per-thread CPU time and the Threads view's CPU%. */
+static void write_thread_cpu(uint64_t now_ns)
+{
+	if (now_ns - s.thread_cpu_ns < THREAD_CPU_EVERY_NS)
+		return;
+	s.thread_cpu_ns = now_ns;
+	if (atomic_load(&s.mode) == SAMPLER_SIGNAL && still_survey() < 0)
+		return; /* (the other samplers survey every tick) */
+	uint32_t n;
+	struct still_thread *all = still_threads(&n);
+	uint8_t buf[THREAD_CPU_BYTES];
+	struct cs_out o;
+	cs_out_init(&o, buf, sizeof buf);
+	cs_thread_cpu_head_encode(&o, agent_now_us());
+	size_t head = o.len;
+	for (uint32_t i = 0; i < n; i++) {
+		struct still_thread *t = &all[i];
+		if (!t->clock || !t->os_tid || t->cpu_now == t->cpu_logged)
+			continue;
+		size_t before = o.len;
+		struct cs_thread_cpu e = {sym_thread(t->thread), t->cpu_now};
+		cs_thread_cpu_encode(&o, &e);
+		if (o.overflow) { /* the rest next time */
+			o.len = before;
+			o.overflow = false;
+			break;
+		}
+		t->cpu_logged = t->cpu_now;
+	}
+	if (o.len > head)
+		lw_append_record(CS_REC_THREAD_CPU, o.buf, o.len);
+}
+
 /* Names and logs what other threads left for us: runtime events, call
  * totals, allocation counts, a finished heap snapshot. */
 static void drain_events(bool final)
@@ -685,9 +741,10 @@ static void *sampler_main(void *arg)
 		if (s.stop)
 			break;
 		pthread_mutex_unlock(&s.mu);
-		if (sampling)
+		if (sampling) {
 			take_tick();
-		else
+			write_thread_cpu(agent_mono_ns());
+		} else
 			stage_commit(); /* what was staged before sampling stopped */
 		drain_events(false);
 		pthread_mutex_lock(&s.mu);

@@ -29,6 +29,7 @@ struct still_thread {
 	bool walk_now;       /* its capture gave no sample: walk it in this tick's suspension */
 	bool check_now;      /* walk it exactly and repeat the walk the fast way (validate dial) */
 	uint32_t fast_walks; /* signal samples since its last check */
+	uint64_t cpu_logged; /* CPU time in its last THREAD_CPU entry */
 };
 
 /* Forgets every thread (a new attach: the interned stacks are gone). */

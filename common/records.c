@@ -107,6 +107,13 @@ void cs_list_init(struct cs_list *l, const uint8_t *p, size_t n)
 	cs_in_init(&l->in, p, n);
 	l->time_us = 0;
 	l->pending = 0;
+	l->with_state = false;
+}
+
+void cs_list_init_ticks(struct cs_list *l, const uint8_t *p, size_t n)
+{
+	cs_list_init(l, p, n);
+	l->with_state = true;
 }
 
 bool cs_list_bad(const struct cs_list *l)
@@ -183,15 +190,50 @@ bool cs_next_tick(struct cs_list *l, struct cs_tick *t)
 	return !l->in.bad;
 }
 
-bool cs_next_sample(struct cs_list *l, uint64_t *thread_ref, uint64_t *stack_id)
+bool cs_next_sample_state(struct cs_list *l, uint64_t *thread_ref, uint64_t *stack_id, bool *off_cpu)
 {
 	if (!l->pending || l->in.bad)
 		return false;
 	l->pending--;
 	*thread_ref = cs_get_varint(&l->in);
-	*stack_id = cs_get_varint(&l->in);
+	uint64_t v = cs_get_varint(&l->in);
+	*off_cpu = l->with_state && (v & 1u);
+	*stack_id = l->with_state ? v >> 1 : v;
 	if (l->in.bad)
 		l->pending = 0;
+	return !l->in.bad;
+}
+
+bool cs_next_sample(struct cs_list *l, uint64_t *thread_ref, uint64_t *stack_id)
+{
+	bool off;
+	return cs_next_sample_state(l, thread_ref, stack_id, &off);
+}
+
+void cs_thread_cpu_head_encode(struct cs_out *o, uint64_t time_us)
+{
+	cs_put_u64(o, time_us);
+}
+
+void cs_thread_cpu_encode(struct cs_out *o, const struct cs_thread_cpu *t)
+{
+	cs_put_varint(o, t->thread_ref);
+	cs_put_varint(o, t->cpu_ns);
+}
+
+bool cs_thread_cpu_begin(struct cs_list *l, const uint8_t *p, size_t n, uint64_t *time_us)
+{
+	cs_list_init(l, p, n);
+	*time_us = cs_get_u64(&l->in);
+	return !l->in.bad;
+}
+
+bool cs_next_thread_cpu(struct cs_list *l, struct cs_thread_cpu *t)
+{
+	if (!list_more(l))
+		return false;
+	t->thread_ref = cs_get_varint(&l->in);
+	t->cpu_ns = cs_get_varint(&l->in);
 	return !l->in.bad;
 }
 

@@ -39,6 +39,8 @@ enum cs_record_type {
 	CS_REC_HOLDS = 23,  /* threads that kept the same stack for a run of ticks */
 	CS_REC_FRAME_CODE = 24, /* frame id -> method token and assembly path (a list), for source lines */
 	CS_REC_STACK_IL = 25,   /* stack id -> IL offset of its innermost frame (a list), for source lines */
+	CS_REC_TICKS = 26,      /* SAMPLES with each sample on or off the CPU */
+	CS_REC_THREAD_CPU = 27, /* threads' CPU time so far */
 };
 
 /* Frame ids below this are reserved for pseudo-frames. */
@@ -141,6 +143,7 @@ struct cs_list {
 	struct cs_in in;
 	uint64_t time_us;
 	uint64_t pending; /* samples of the current tick not read yet */
+	bool with_state;  /* a TICKS list: stack ids carry the on/off-CPU bit */
 };
 void cs_list_init(struct cs_list *l, const uint8_t *p, size_t n);
 bool cs_list_bad(const struct cs_list *l);
@@ -152,6 +155,31 @@ bool cs_next_stack_il(struct cs_list *l, struct cs_stack_il *s);
  * cs_next_tick again (remaining samples of a tick are skipped). */
 bool cs_next_tick(struct cs_list *l, struct cs_tick *t);
 bool cs_next_sample(struct cs_list *l, uint64_t *thread_ref, uint64_t *stack_id);
+
+/* TICKS: the layout of SAMPLES, but each sample's second number is
+ * stack_id << 1 | off_cpu: off_cpu 1 when the thread was not running on a
+ * CPU at the sample (blocked in the kernel, or waiting for its turn), 0
+ * when it was.  A SAMPLES record does not say (read as on the CPU). */
+void cs_list_init_ticks(struct cs_list *l, const uint8_t *p, size_t n);
+/* A sample of either kind of list (off_cpu false for SAMPLES). */
+bool cs_next_sample_state(struct cs_list *l, uint64_t *thread_ref, uint64_t *stack_id, bool *off_cpu);
+static inline uint64_t cs_tick_stack_state(uint64_t stack_id, bool off_cpu)
+{
+	return stack_id << 1 | (off_cpu ? 1u : 0u);
+}
+
+/* THREAD_CPU: u64 time_us, then { v thread_ref, v cpu_ns }*
+ *   each listed thread's CPU time (its CPU clock) since it started, as of
+ *   time_us; written about once a second for the threads that ran since
+ *   the last one. */
+struct cs_thread_cpu {
+	uint64_t thread_ref, cpu_ns;
+};
+void cs_thread_cpu_head_encode(struct cs_out *o, uint64_t time_us);
+void cs_thread_cpu_encode(struct cs_out *o, const struct cs_thread_cpu *t);
+/* The time of a THREAD_CPU payload; the list starts after it. */
+bool cs_thread_cpu_begin(struct cs_list *l, const uint8_t *p, size_t n, uint64_t *time_us);
+bool cs_next_thread_cpu(struct cs_list *l, struct cs_thread_cpu *t);
 
 /* HOLDS: { v thread_ref, v stack_id, v first_us, v period_us, v count }*
  * A thread that did not run keeps its stack, and its samples are written as

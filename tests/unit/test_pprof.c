@@ -135,10 +135,12 @@ static void values_labels_and_rotation(void)
 	CHECK(pr != NULL);
 	if (!pr)
 		return;
-	CHECK_EQ_U(pr->n_sample_type, 2);
+	CHECK_EQ_U(pr->n_sample_type, 3);
 	CHECK_STR(str(pr, pr->sample_type[0]->type), "samples");
 	CHECK_STR(str(pr, pr->sample_type[1]->type), "cpu");
 	CHECK_STR(str(pr, pr->sample_type[1]->unit), "nanoseconds");
+	CHECK_STR(str(pr, pr->sample_type[2]->type), "wall");
+	CHECK_STR(str(pr, pr->default_sample_type), "cpu");
 	CHECK_EQ_U(pr->n_sample, 2); /* (thread 1, Main;Burn) and (thread 2, Main) */
 	for (size_t i = 0; i < pr->n_sample; i++) {
 		const Perftools__Profiles__Sample *sm = pr->sample[i];
@@ -148,6 +150,7 @@ static void values_labels_and_rotation(void)
 			/* every tick: 10 at 10 ms, 20 at 1 ms */
 			CHECK_EQ_U(sm->value[0], 30);
 			CHECK_EQ_U(sm->value[1], 10 * 10000000ull + 20 * 1000000ull);
+			CHECK_EQ_U(sm->value[2], sm->value[1]); /* SAMPLES records: on a CPU */
 			CHECK(sm->n_location_id == 2);
 			CHECK_STR(function_name(pr, sm->location_id[0]), "App.Program.Burn"); /* leaf first */
 			CHECK_STR(function_name(pr, sm->location_id[1]), "App.Program.Main");

@@ -176,6 +176,105 @@ static void line_offsets(void)
 	remove_tree(base);
 }
 
+/* TICKS: samples on and off the CPU; HOLDS are off it; the wait kind told
+ * by the innermost frames; both times kept, either shown; THREAD_CPU. */
+static void cpu_and_wall(void)
+{
+	char *base = make_temp_dir();
+	char session[512], proc[512], err[512];
+	snprintf(session, sizeof session, "%s/s", base);
+	CHECK(cs_session_create(session, "app", "dotnet app.dll", session, sizeof session, err, sizeof err) == 0);
+	CHECK(cs_proc_dir_create(session, 4242, proc, sizeof proc, err, sizeof err) == 0);
+	uint8_t buf[4096], payload[1024];
+	struct cs_out o, p;
+	cs_out_init(&o, buf, sizeof buf);
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_hello h = {4242, 1, 0, CS_LOAD_STARTUP, 100, S("0.1.0"), S("CoreCLR 10.0.0"), S("dotnet app.dll")};
+	cs_hello_encode(&p, &h);
+	put_record(&o, CS_REC_HELLO, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	const char *names[] = {"App.Main", "App.Burn", "System.Threading.Monitor.Enter", "System.Threading.Thread.Sleep",
+			       "System.Threading.WaitHandle.WaitOneNoCheck"};
+	for (int i = 0; i < 5; i++) {
+		struct cs_frame_def f = {16 + i, S(names[i]), S("app.dll")};
+		cs_frame_def_encode(&p, &f);
+	}
+	struct cs_frame_def native = {CS_FRAME_NATIVE, S("[native]"), S("")};
+	cs_frame_def_encode(&p, &native);
+	put_record(&o, CS_REC_FRAMES, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	/* 2 Main;Burn  3 Main;Monitor.Enter;[native]  4 Main;Sleep  5 Main;WaitOne */
+	struct cs_stack_def st[] = {{1, 0, 16}, {2, 1, 17}, {3, 1, 18}, {6, 3, CS_FRAME_NATIVE}, {4, 1, 19}, {5, 1, 20}};
+	for (int i = 0; i < 6; i++)
+		cs_stack_def_encode(&p, &st[i]);
+	put_record(&o, CS_REC_STACKS, p.buf, p.len);
+	for (int i = 1; i <= 3; i++) {
+		cs_out_init(&p, payload, sizeof payload);
+		struct cs_thread t = {(uint64_t)i, 0x100u + (uint64_t)i, 5000u + (uint32_t)i, S("")};
+		cs_thread_encode(&p, &t);
+		put_record(&o, CS_REC_THREAD, p.buf, p.len);
+	}
+	/* 3 ticks: thread 1 running in Burn; thread 2 blocked in Monitor.Enter twice, then in Sleep */
+	cs_out_init(&p, payload, sizeof payload);
+	for (int i = 0; i < 3; i++) {
+		cs_put_varint(&p, 10000);
+		cs_put_varint(&p, 0);
+		cs_put_varint(&p, 2);
+		cs_put_varint(&p, 1);
+		cs_put_varint(&p, cs_tick_stack_state(2, false));
+		cs_put_varint(&p, 2);
+		cs_put_varint(&p, cs_tick_stack_state(i < 2 ? 6 : 4, true));
+	}
+	put_record(&o, CS_REC_TICKS, p.buf, p.len);
+	/* thread 3 kept its stack in WaitOne for 5 ticks */
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_hold hold = {3, 5, 10000, 10000, 5};
+	cs_hold_encode(&p, &hold);
+	put_record(&o, CS_REC_HOLDS, p.buf, p.len);
+	/* thread 1's clock: 25 ms of CPU in the 30 ms before 40 ms */
+	for (int i = 0; i < 2; i++) {
+		cs_out_init(&p, payload, sizeof payload);
+		cs_thread_cpu_head_encode(&p, i ? 40000 : 10000);
+		struct cs_thread_cpu c = {1, i ? 30000000u : 5000000u};
+		cs_thread_cpu_encode(&p, &c);
+		put_record(&o, CS_REC_THREAD_CPU, p.buf, p.len);
+	}
+	write_segment(proc, 1, buf, o.len);
+
+	struct prof_session s;
+	CHECK(prof_session_open(&s, session, err, sizeof err) == 0);
+	prof_session_update(&s, true);
+	struct prof_process *pr = s.procs[0];
+	CHECK_EQ_U(pr->bad_records, 0);
+	CHECK_EQ_U(pr->samples, 3); /* cpu time, the default: thread 1's */
+	CHECK_EQ_U(pr->cpu_samples, 3);
+	CHECK_EQ_U(pr->wall_samples, 11);
+	prof_compute(pr);
+	struct prof_function *burn = find_function(pr, "App.Burn"), *enter = find_function(pr, names[2]);
+	CHECK(burn && burn->self == 3 && burn->self_cpu == 3 && burn->self_wall == 3);
+	CHECK(enter && enter->total == 0 && enter->total_cpu == 0 && enter->total_wall == 2);
+	CHECK_EQ_U(pr->threads[1].states[PROF_STATE_RUNNING], 3);
+	CHECK_EQ_U(pr->threads[2].states[PROF_STATE_LOCK], 2);
+	CHECK_EQ_U(pr->threads[2].states[PROF_STATE_SLEEP], 1);
+	CHECK_EQ_U(pr->threads[3].states[PROF_STATE_WAIT], 5);
+	CHECK_EQ_U(pr->threads[2].last_state, PROF_STATE_SLEEP);
+	CHECK_EQ_U(pr->threads[1].cpu_ns, 30000000u);
+	CHECK(prof_thread_cpu_percent(&pr->threads[1]) > 83.3 && prof_thread_cpu_percent(&pr->threads[1]) < 83.4);
+	prof_session_set_time(&s, PROF_TIME_WALL);
+	CHECK_EQ_U(pr->samples, 11);
+	CHECK_EQ_U(pr->threads[3].samples, 5);
+	prof_compute(pr);
+	CHECK(enter && enter->total == 2);
+	char *json = capture(&s, EXPORT_JSON);
+	CHECK(strstr(json, "\"time\":\"wall\"") != NULL);
+	CHECK(strstr(json, "\"os_tid\":5002,\"name\":\"\",\"samples\":3,\"cpu_ms\":null,\"state_samples\":{\"running\":0,"
+			   "\"lock\":2,\"wait\":0,\"sleep\":1,") != NULL);
+	CHECK(strstr(json, "\"os_tid\":5001,\"name\":\"\",\"samples\":3,\"cpu_ms\":30.000,") != NULL);
+	free(json);
+	prof_session_free(&s);
+	remove_tree(base);
+}
+
 static void aggregates(void)
 {
 	char *base = make_temp_dir();
@@ -231,7 +330,10 @@ static void aggregates(void)
 	CHECK(strstr(json, "\"samples\":46") != NULL);
 	CHECK(strstr(json, "\"samples_per_second\":[46]") != NULL);
 	CHECK(strstr(json, "{\"name\":\"App.Program+Worker.Burn\",\"module\":\"app.dll\",\"self\":41,\"total\":41,"
+			   "\"self_cpu\":41,\"total_cpu\":41,\"self_wall\":41,\"total_wall\":41,"
 			   "\"calls\":null,\"inclusive_ns\":null,\"exclusive_ns\":null}") != NULL);
+	CHECK(strstr(json, "\"time\":\"cpu\"") != NULL);
+	CHECK(strstr(json, "\"samples\":46,\"cpu_samples\":46,\"wall_samples\":46") != NULL);
 	char want[64];
 	snprintf(want, sizeof want, "\"torn_bytes\":%" PRIu64 ",", torn);
 	CHECK(strstr(json, want) != NULL);
@@ -358,7 +460,8 @@ static void memory_records(void)
 	CHECK(p->allocs.ntypes > 2 && p->allocs.types[1].count == 1500 && p->allocs.types[2].count == 50);
 
 	char *json = capture(&s, EXPORT_JSON);
-	CHECK(strstr(json, "\"name\":\"App.Work\",\"module\":\"app.dll\",\"self\":0,\"total\":0,\"calls\":200,"
+	CHECK(strstr(json, "\"name\":\"App.Work\",\"module\":\"app.dll\",\"self\":0,\"total\":0,\"self_cpu\":0,"
+			   "\"total_cpu\":0,\"self_wall\":0,\"total_wall\":0,\"calls\":200,"
 			   "\"inclusive_ns\":9000,\"exclusive_ns\":4000}") != NULL);
 	CHECK(strstr(json, "\"instrumentation\":{\"patterns\":[\"App.*\"],\"recording\":true,\"hooked\":3,") != NULL);
 	CHECK(strstr(json, "\"heap\":[{\"type\":\"App.Node\",\"count\":100,\"bytes\":3200},"
@@ -381,6 +484,7 @@ int main(void)
 {
 	RUN(aggregates);
 	RUN(line_offsets);
+	RUN(cpu_and_wall);
 	RUN(memory_records);
 	return CHECK_DONE();
 }

@@ -161,7 +161,7 @@ static void session_screen_layout(void)
 	/* the hottest function first, with its share */
 	CHECK(strstr(dump, " self% total%     self    total function\n  75.0   75.0       30       30 App.Work  [app.dll]\n") != NULL);
 	CHECK(strstr(dump, "samples/s ") != NULL);
-	CHECK(strstr(dump, " live | 40 samples/s | 40 samples | dropped 0 | suspend 50 us") != NULL);
+	CHECK(strstr(dump, " live | cpu time | 40 samples/s | 40 samples | dropped 0 | suspend 50 us") != NULL);
 	free(dump);
 
 	/* the tree, opened along the hot path */
@@ -473,7 +473,7 @@ static void hidden_views_wait(void)
 }
 
 /* Locks: contention sites by total wait over the selected one's stack;
- * 'w' switches to the blocking waits. */
+ * 'b' switches to the blocking waits. */
 static void locks_view(void)
 {
 	char *base = make_temp_dir();
@@ -527,7 +527,7 @@ static void locks_view(void)
 	dump = canvas_dump(&c);
 	CHECK(strstr(dump, "root first:\n App.Main\n App.Work\n") != NULL);
 	free(dump);
-	CHECK(ui_session_key(&s, 'w'));
+	CHECK(ui_session_key(&s, 'b'));
 	canvas_clear(&c);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);

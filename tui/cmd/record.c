@@ -320,7 +320,7 @@ size_t record_summarize(const char *dir, uint64_t *samples, size_t *full)
 	size_t hello = 0;
 	for (size_t i = 0; i < s.nprocs; i++) {
 		hello += s.procs[i]->have_hello;
-		*samples += s.procs[i]->samples;
+		*samples += s.procs[i]->wall_samples; /* every sample taken, running or waiting */
 		*full += s.procs[i]->ended && s.procs[i]->end_reason == CS_END_SIZE_CAP;
 	}
 	prof_session_free(&s);

@@ -13,7 +13,7 @@
 
 void cmd_report_usage(FILE *f)
 {
-	fprintf(f, "usage: clrscope report [--format FMT] [--lines] [--top N] [--pid PID] [--thread TID] [--from SEC] [--to SEC] DIR\n"
+	fprintf(f, "usage: clrscope report [--format FMT] [--time cpu|wall] [--lines] [--top N] [--pid PID] [--thread TID] [--from SEC] [--to SEC] DIR\n"
 		   "\n"
 		   "Reads the session directory DIR (live, finished or crashed: whatever the agent\n"
 		   "flushed) and prints its profile.\n"
@@ -22,6 +22,8 @@ void cmd_report_usage(FILE *f)
 		   "                    (folded stacks for flamegraph.pl), json (clrscope-session(5)),\n"
 		   "                    speedscope (a file speedscope.app opens) or pprof (gzipped\n"
 		   "                    profile.proto for go tool pprof, Pyroscope; binary)\n"
+		   "  -w, --time TIME   cpu (the default): samples of threads running on a CPU; wall:\n"
+		   "                    every thread's samples, waiting ones too\n"
 		   "  -l, --lines       source lines from the program's PDBs: text lists the hottest\n"
 		   "                    lines and those of the top methods, json a \"lines\" list per\n"
 		   "                    function, collapsed and speedscope name frames \"Name (File.cs:42)\"\n"
@@ -88,17 +90,19 @@ int cmd_report(int argc, char **argv)
 		{"format", required_argument, NULL, 'f'}, {"top", required_argument, NULL, 'n'},
 		{"pid", required_argument, NULL, 'p'}, {"thread", required_argument, NULL, 't'},
 		{"from", required_argument, NULL, 'F'}, {"to", required_argument, NULL, 'T'},
-		{"lines", no_argument, NULL, 'l'}, {"help", no_argument, NULL, 'h'},
+		{"lines", no_argument, NULL, 'l'}, {"time", required_argument, NULL, 'w'},
+		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct export_options o = {EXPORT_TEXT, 0, 0, false};
 	struct prof_filter filter = {0, 0, 0};
+	enum prof_time time = PROF_TIME_CPU;
 	unsigned v;
 	double secs;
 	bool pprof = false;
 	int c;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "f:n:p:t:lh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:n:p:t:lw:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			pprof = strcmp(optarg, "pprof") == 0;
@@ -134,6 +138,10 @@ int cmd_report(int argc, char **argv)
 		case 'l':
 			o.lines = true;
 			break;
+		case 'w':
+			if (prof_time_parse(optarg, &time) < 0)
+				return cmd_usage_error("report", "--time is cpu or wall, not '%s'", optarg);
+			break;
 		case 'h':
 			cmd_report_usage(stdout);
 			return 0;
@@ -158,6 +166,7 @@ int cmd_report(int argc, char **argv)
 		return cmd_usage_error("report", "--to must come after --from");
 	}
 	s.filter = filter;
+	s.time = time;
 	s.by_thread = pprof;
 	prof_session_update(&s, true);
 	int rc = 0;

@@ -54,11 +54,16 @@ static double duration_ms(const struct prof_process *p)
 	return (double)p->last_time_us / 1000.0;
 }
 
+/* Threads with any sample, running or waiting. */
 static size_t thread_count(const struct prof_process *p)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < p->nthreads; i++)
-		n += p->threads[i].samples > 0;
+	for (size_t i = 0; i < p->nthreads; i++) {
+		uint64_t all = 0;
+		for (int k = 0; k < PROF_STATES; k++)
+			all += p->threads[i].states[k];
+		n += all > 0 || p->threads[i].samples > 0;
+	}
 	return n;
 }
 
@@ -287,7 +292,12 @@ static void write_text(FILE *f, struct prof_process *p, const struct export_opti
 	}
 	double secs = duration_ms(p) / 1000.0;
 	fprintf(f, "  %" PRIu64 " samples in %.1f s from %zu thread%s; runtime suspended %.1f us per sample (median)\n",
-		p->samples, secs, thread_count(p), thread_count(p) == 1 ? "" : "s", prof_suspend_median_us(p));
+		p->wall_samples, secs, thread_count(p), thread_count(p) == 1 ? "" : "s", prof_suspend_median_us(p));
+	fprintf(f, "  time: %s: %" PRIu64 " samples %s (%" PRIu64 " on a CPU, %" PRIu64 " waiting)\n",
+		prof_time_name(p->time), p->samples,
+		p->time == PROF_TIME_CPU ? "of threads running on a CPU; --time wall counts waiting threads too"
+					 : "of every thread, running or waiting; --time cpu counts running threads only",
+		p->cpu_samples, p->wall_samples - p->cpu_samples);
 	if (p->have_status)
 		fprintf(f, "  agent: %" PRIu64 " records dropped, %" PRIu64 " write errors\n", p->status.dropped_records,
 			p->status.write_errors);
@@ -516,7 +526,15 @@ static void write_json_events(FILE *f, const struct prof_process *p)
 			continue;
 		fprintf(f, "%s{\"ref\":%zu,\"os_tid\":%u,\"name\":", n++ ? "," : "", i, t->os_tid);
 		json_string(f, t->name ? t->name : "");
-		fprintf(f, ",\"samples\":%" PRIu64 "}", t->samples);
+		fprintf(f, ",\"samples\":%" PRIu64 ",\"cpu_ms\":", t->samples);
+		if (t->cpu_us_at)
+			fprintf(f, "%.3f", (double)t->cpu_ns / 1e6);
+		else
+			fputs("null", f);
+		fputs(",\"state_samples\":{", f);
+		for (int k = 0; k < PROF_STATES; k++)
+			fprintf(f, "%s\"%s\":%" PRIu64, k ? "," : "", prof_state_name((enum prof_state)k), t->states[k]);
+		fputs("}}", f);
 	}
 	fprintf(f, "],\"jit\":{\"methods\":%" PRIu64 ",\"total_ms\":%.3f}", e->jits, (double)p->jit_total_us / 1000.0);
 	fputs(",\"modules\":[", f);
@@ -580,8 +598,9 @@ static void write_json_process(FILE *f, struct prof_process *p, const struct exp
 	fprintf(f, ",\"loaded\":\"%s\",\"rate_hz\":%" PRIu32, load_mode_name(p->load_mode), p->rate_hz);
 	fprintf(f, ",\"start_unix_ms\":%" PRIu64, p->start_unix_ns / 1000000u);
 	/* "sampled_threads": "threads" is the list of threads further on */
-	fprintf(f, ",\"samples\":%" PRIu64 ",\"ticks\":%" PRIu64 ",\"sampled_threads\":%zu,\"duration_ms\":%.0f",
-		p->samples, p->ticks, thread_count(p), duration_ms(p));
+	fprintf(f, ",\"samples\":%" PRIu64 ",\"cpu_samples\":%" PRIu64 ",\"wall_samples\":%" PRIu64
+		   ",\"ticks\":%" PRIu64 ",\"sampled_threads\":%zu,\"duration_ms\":%.0f",
+		p->samples, p->cpu_samples, p->wall_samples, p->ticks, thread_count(p), duration_ms(p));
 	fputs(",\"samples_per_second\":[", f);
 	for (size_t i = 0; i < p->nseconds; i++)
 		fprintf(f, "%s%" PRIu64, i ? "," : "", p->per_second[i]);
@@ -611,7 +630,9 @@ static void write_json_process(FILE *f, struct prof_process *p, const struct exp
 		json_string(f, fn->name);
 		fputs(",\"module\":", f);
 		json_string(f, fn->module);
-		fprintf(f, ",\"self\":%" PRIu64 ",\"total\":%" PRIu64, fn->self, fn->total);
+		fprintf(f, ",\"self\":%" PRIu64 ",\"total\":%" PRIu64 ",\"self_cpu\":%" PRIu64 ",\"total_cpu\":%" PRIu64
+			   ",\"self_wall\":%" PRIu64 ",\"total_wall\":%" PRIu64,
+			fn->self, fn->total, fn->self_cpu, fn->total_cpu, fn->self_wall, fn->total_wall);
 		export_json_calls(f, fn);
 		if (o->lines) {
 			fputs(",\"lines\":[", f);
@@ -847,6 +868,7 @@ size_t export_session(FILE *f, struct prof_session *s, const struct export_optio
 	case EXPORT_JSON:
 		fputs("{\"format\":\"clrscope-report\",\"version\":1,\"session\":", f);
 		json_string(f, s->dir);
+		fprintf(f, ",\"time\":\"%s\"", prof_time_name(s->time));
 		fputs(",\"processes\":[", f);
 		for (size_t i = 0; i < s->nprocs; i++) {
 			if (!selected(s->procs[i], o))

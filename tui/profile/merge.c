@@ -158,6 +158,9 @@ struct prof_process *prof_merge(struct prof_session *s, struct prof_process *old
 		struct merge_pass pass = {m, p, &map, &nstacks};
 		prof_each_stack(p, merge_stack, &pass);
 		m->samples += p->samples;
+		m->cpu_samples += p->cpu_samples;
+		m->wall_samples += p->wall_samples;
+		m->time = s->time;
 		m->ticks += p->ticks;
 		size_t first = (size_t)(offset_us / 1000000u);
 		size_t cap = m->nseconds;

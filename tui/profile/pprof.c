@@ -23,6 +23,7 @@ static const struct {
 } sample_types[] = {
 	{PROF_VALUE_SAMPLES, "samples", "count"},
 	{PROF_VALUE_CPU_NS, "cpu", "nanoseconds"},
+	{PROF_VALUE_WALL_NS, "wall", "nanoseconds"},
 };
 #define NTYPES (sizeof sample_types / sizeof *sample_types)
 
@@ -172,7 +173,7 @@ static void add_process(struct builder *b, const struct prof_process *p, uint32_
 		uint64_t thread = m->keys[e] >> 32;
 		uint32_t stack = (uint32_t)m->keys[e];
 		const uint64_t *v = &m->vals[e * m->width];
-		if (!v[PROF_VALUE_SAMPLES])
+		if (!v[PROF_VALUE_SAMPLES] && !v[PROF_VALUE_CPU_NS] && !v[PROF_VALUE_WALL_NS])
 			continue;
 		xgrow(&b->samples, &b->samples_cap, b->nsamples + 1, sizeof *b->samples);
 		xgrow(&b->sample_locations, &b->sample_locations_cap, b->nsamples + 1, sizeof *b->sample_locations);
@@ -316,6 +317,8 @@ int pprof_encode(const struct prof_session *s, uint32_t pid, uint8_t **out, size
 	period_type.type = cstring_id(&b, "cpu");
 	period_type.unit = cstring_id(&b, "nanoseconds");
 	int64_t comment = cstring_id(&b, "clrscope " CLRSCOPE_VERSION);
+	/* what go tool pprof shows unless told: the time the report asked for */
+	int64_t default_type = cstring_id(&b, s->time == PROF_TIME_WALL ? "wall" : "cpu");
 
 	/* One mapping that says the names are final: consumers then do not try
 	 * to symbolize addresses (there are none) from a binary. */
@@ -345,6 +348,7 @@ int pprof_encode(const struct prof_session *s, uint32_t pid, uint8_t **out, size
 	prof.period = (int64_t)b.period_ns;
 	prof.n_comment = 1;
 	prof.comment = &comment;
+	prof.default_sample_type = default_type;
 
 	*len = perftools__profiles__profile__get_packed_size(&prof);
 	*out = xmalloc(*len ? *len : 1);

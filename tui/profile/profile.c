@@ -108,6 +108,7 @@ static void process_free(struct prof_process *p)
 	free(p->functions);
 	free(p->frames);
 	free(p->stacks);
+	free(p->stack_state);
 	free(p->threads);
 	free(p->messages);
 	free(p->per_second);
@@ -257,12 +258,196 @@ static void canonicalise(struct prof_process *p, uint32_t id)
 	st->canon = *v - 1 == id ? 0 : (uint32_t)(*v - 1);
 }
 
-/* n samples whose innermost stack is stack. */
-static void count_in_stack(struct prof_process *p, uint64_t stack, uint64_t n)
+/* n samples whose innermost stack is stack, on the CPU or off it. */
+static void count_in_stack(struct prof_process *p, uint64_t stack, uint64_t n, bool off_cpu)
 {
 	ensure_stack(p, stack);
-	p->stacks[stack].line_count += n;
-	p->stacks[canonical(p, (uint32_t)stack)].count += n;
+	struct prof_stack *raw = &p->stacks[stack], *canon = &p->stacks[canonical(p, (uint32_t)stack)];
+	bool shown = !off_cpu || p->time == PROF_TIME_WALL;
+	raw->line_wall += n;
+	canon->wall += n;
+	if (!off_cpu) {
+		raw->line_cpu += n;
+		canon->cpu += n;
+	}
+	if (shown) {
+		raw->line_count += n;
+		canon->count += n;
+	}
+}
+
+/* n samples of a thread in a stack: the stacks, the thread's states, the
+ * per-thread counts of the pprof export and the process's totals. */
+static void count_sample(struct prof_process *p, uint64_t thread, uint64_t stack, uint64_t n, bool off_cpu,
+			 uint64_t period_ns, uint64_t time_us)
+{
+	count_in_stack(p, stack, n, off_cpu);
+	xgrow(&p->threads, &p->nthreads, thread + 1, sizeof *p->threads);
+	struct prof_thread *th = &p->threads[thread];
+	bool shown = !off_cpu || p->time == PROF_TIME_WALL;
+	enum prof_state state = off_cpu ? prof_stack_state(p, (uint32_t)stack) : PROF_STATE_RUNNING;
+	th->states[state] += n;
+	if (time_us >= th->last_sample_us) {
+		th->last_sample_us = time_us;
+		th->last_state = (uint8_t)state;
+	}
+	if (shown)
+		th->samples += n;
+	if (p->thread_stacks) {
+		uint64_t *v = u64map_counters(p->thread_stacks, thread << 32 | stack);
+		/* a sample stands for one sampling period of its thread */
+		v[PROF_VALUE_SAMPLES] += shown ? n : 0;
+		v[PROF_VALUE_CPU_NS] += off_cpu ? 0 : n * period_ns;
+		v[PROF_VALUE_WALL_NS] += n * period_ns;
+	}
+	p->wall_samples += n;
+	p->cpu_samples += off_cpu ? 0 : n;
+	p->samples += shown ? n : 0;
+}
+
+const char *prof_time_name(enum prof_time t)
+{
+	return t == PROF_TIME_WALL ? "wall" : "cpu";
+}
+
+int prof_time_parse(const char *name, enum prof_time *out)
+{
+	if (!strcmp(name, "cpu"))
+		*out = PROF_TIME_CPU;
+	else if (!strcmp(name, "wall"))
+		*out = PROF_TIME_WALL;
+	else
+		return -1;
+	return 0;
+}
+
+const char *prof_state_name(enum prof_state s)
+{
+	static const char *const names[PROF_STATES] = {"running", "lock", "wait", "sleep", "socket", "io", "other"};
+	return (unsigned)s < PROF_STATES ? names[s] : "other";
+}
+
+/* Innermost frames that say what a blocked thread waits for, by the start
+ * of their names; the first match from the leaf outward wins. */
+static const struct {
+	const char *prefix;
+	enum prof_state state;
+} wait_frames[] = {
+	{"System.Threading.Thread.Sleep", PROF_STATE_SLEEP},
+	{"System.Threading.Monitor.Wait", PROF_STATE_WAIT}, /* a condition: how events and tasks wait */
+	{"System.Threading.Monitor.", PROF_STATE_LOCK},
+	{"System.Threading.Lock.", PROF_STATE_LOCK},
+	{"System.Threading.Lock+", PROF_STATE_LOCK},
+	{"System.Net.Sockets.", PROF_STATE_SOCKET},
+	{"Interop+Sys.WaitForSocketEvents", PROF_STATE_SOCKET},
+	{"Interop+Sys.Receive", PROF_STATE_SOCKET},
+	{"Interop+Sys.Accept", PROF_STATE_SOCKET},
+	{"Interop+Sys.Poll", PROF_STATE_SOCKET},
+	{"Interop+Sys.Read", PROF_STATE_IO},
+	{"Interop+Sys.PRead", PROF_STATE_IO},
+	{"System.IO.RandomAccess.", PROF_STATE_IO},
+	{"System.IO.FileStream.Read", PROF_STATE_IO},
+	{"System.ConsolePal.", PROF_STATE_IO},
+	{"System.Threading.WaitHandle.", PROF_STATE_WAIT},
+	{"System.Threading.WaitSubsystem", PROF_STATE_WAIT},
+	{"System.Threading.ManualResetEventSlim.", PROF_STATE_WAIT},
+	{"System.Threading.SemaphoreSlim.", PROF_STATE_WAIT},
+	{"System.Threading.CountdownEvent.", PROF_STATE_WAIT},
+	{"System.Threading.Barrier.", PROF_STATE_WAIT},
+	{"System.Threading.LowLevelLifoSemaphore.", PROF_STATE_WAIT},
+	{"System.Threading.LowLevelMonitor.", PROF_STATE_WAIT},
+	{"System.Threading.LowLevelLock.", PROF_STATE_LOCK},
+	{"System.Threading.Tasks.Task.", PROF_STATE_WAIT},
+	{"System.Threading.Thread.Join", PROF_STATE_WAIT},
+	{"System.Threading.PortableThreadPool+GateThread", PROF_STATE_WAIT},
+};
+#define STATE_FRAMES 16 /* frames looked at from the leaf outward */
+
+enum prof_state prof_stack_state(struct prof_process *p, uint32_t stack)
+{
+	if (stack < p->stack_state_cap && p->stack_state[stack])
+		return (enum prof_state)(p->stack_state[stack] - 1);
+	enum prof_state state = PROF_STATE_OTHER;
+	uint32_t s = stack;
+	for (int depth = 0; s && s < p->nstacks && depth < STATE_FRAMES && state == PROF_STATE_OTHER;
+	     depth++, s = p->stacks[s].parent) {
+		const char *name = prof_frame_name(p, p->stacks[s].frame);
+		for (size_t i = 0; i < sizeof wait_frames / sizeof *wait_frames; i++) {
+			if (!strncmp(name, wait_frames[i].prefix, strlen(wait_frames[i].prefix))) {
+				state = wait_frames[i].state;
+				break;
+			}
+		}
+	}
+	if (stack < p->nstacks && p->stacks[stack].frame) { /* known only once defined */
+		size_t cap = p->stack_state_cap;
+		if (stack >= cap) {
+			xgrow(&p->stack_state, &p->stack_state_cap, (size_t)stack + 1, 1);
+			memset(p->stack_state + cap, 0, p->stack_state_cap - cap);
+		}
+		p->stack_state[stack] = (uint8_t)(state + 1);
+	}
+	return state;
+}
+
+double prof_thread_cpu_percent(const struct prof_thread *t)
+{
+	if (!t->prev_cpu_us_at || t->cpu_us_at <= t->prev_cpu_us_at || t->cpu_ns < t->prev_cpu_ns)
+		return 0;
+	return 100.0 * (double)(t->cpu_ns - t->prev_cpu_ns) / 1000.0 / (double)(t->cpu_us_at - t->prev_cpu_us_at);
+}
+
+void prof_process_set_time(struct prof_process *p, enum prof_time t)
+{
+	p->time = t;
+	for (size_t i = 0; i < p->nstacks; i++) {
+		struct prof_stack *st = &p->stacks[i];
+		st->count = t == PROF_TIME_WALL ? st->wall : st->cpu;
+		st->line_count = t == PROF_TIME_WALL ? st->line_wall : st->line_cpu;
+	}
+	p->samples = t == PROF_TIME_WALL ? p->wall_samples : p->cpu_samples;
+	for (size_t i = 0; i < p->nthreads; i++) {
+		struct prof_thread *th = &p->threads[i];
+		uint64_t all = 0;
+		for (int k = 0; k < PROF_STATES; k++)
+			all += th->states[k];
+		th->samples = t == PROF_TIME_WALL ? all : th->states[PROF_STATE_RUNNING];
+	}
+}
+
+void prof_session_set_time(struct prof_session *s, enum prof_time t)
+{
+	s->time = t;
+	for (size_t i = 0; i < s->nprocs; i++)
+		prof_process_set_time(s->procs[i], t);
+}
+
+static void fold_thread_cpu(struct prof_process *p, const struct cs_record *rec)
+{
+	struct cs_list l;
+	uint64_t time_us;
+	struct cs_thread_cpu e;
+	if (!cs_thread_cpu_begin(&l, rec->payload, rec->len, &time_us)) {
+		p->bad_records++;
+		return;
+	}
+	while (cs_next_thread_cpu(&l, &e)) {
+		if (!fold_id_ok(p, e.thread_ref)) {
+			p->bad_records++;
+			return;
+		}
+		xgrow(&p->threads, &p->nthreads, e.thread_ref + 1, sizeof *p->threads);
+		struct prof_thread *th = &p->threads[e.thread_ref];
+		if (time_us < th->cpu_us_at)
+			continue; /* (an older reading, from a record read late) */
+		th->prev_cpu_ns = th->cpu_ns;
+		th->prev_cpu_us_at = th->cpu_us_at;
+		th->cpu_ns = e.cpu_ns;
+		th->cpu_us_at = time_us;
+	}
+	if (cs_list_bad(&l))
+		p->bad_records++;
+	fold_note_time(p, time_us);
 }
 
 static void fold_frame_code(struct prof_process *p, const struct cs_record *rec)
@@ -355,14 +540,18 @@ static void fold_samples(struct prof_process *p, const struct cs_record *rec)
 {
 	struct cs_list l;
 	struct cs_tick t;
-	cs_list_init(&l, rec->payload, rec->len);
+	if (rec->type == CS_REC_TICKS)
+		cs_list_init_ticks(&l, rec->payload, rec->len);
+	else
+		cs_list_init(&l, rec->payload, rec->len);
 	const struct prof_filter *f = &p->filter;
 	uint64_t rate = p->current_rate_hz ? p->current_rate_hz : p->rate_hz ? p->rate_hz : CS_RATE_DEFAULT;
 	uint64_t period_ns = 1000000000u / rate;
 	while (cs_next_tick(&l, &t)) {
 		uint64_t thread, stack, n = 0;
+		bool off_cpu;
 		bool in_window = t.time_us >= f->from_us && (!f->to_us || t.time_us < f->to_us);
-		while (cs_next_sample(&l, &thread, &stack)) {
+		while (cs_next_sample_state(&l, &thread, &stack, &off_cpu)) {
 			if (!fold_id_ok(p, stack) || !fold_id_ok(p, thread)) {
 				p->bad_records++;
 				continue;
@@ -372,15 +561,7 @@ static void fold_samples(struct prof_process *p, const struct cs_record *rec)
 				p->filtered_out++;
 				continue;
 			}
-			count_in_stack(p, stack, 1);
-			xgrow(&p->threads, &p->nthreads, thread + 1, sizeof *p->threads);
-			p->threads[thread].samples++;
-			if (p->thread_stacks) {
-				uint64_t *v = u64map_counters(p->thread_stacks, thread << 32 | stack);
-				v[PROF_VALUE_SAMPLES]++;
-				/* a sample stands for one sampling period of its thread */
-				v[PROF_VALUE_CPU_NS] += period_ns;
-			}
+			count_sample(p, thread, stack, 1, off_cpu, period_ns, t.time_us);
 			n++;
 		}
 		if (!in_window)
@@ -393,7 +574,6 @@ static void fold_samples(struct prof_process *p, const struct cs_record *rec)
 			p->window_ticks++;
 		}
 		p->ticks++;
-		p->samples += n;
 		count_second(p, t.time_us, n);
 		fold_note_time(p, t.time_us);
 		prof_suspend_add(&p->suspend, t.suspend_ns);
@@ -424,20 +604,15 @@ static void fold_hold(struct prof_process *p, const struct cs_hold *h, uint64_t 
 	p->filtered_out += h->count - n;
 	if (!n)
 		return;
-	count_in_stack(p, h->stack_id, n);
-	xgrow(&p->threads, &p->nthreads, h->thread_ref + 1, sizeof *p->threads);
-	p->threads[h->thread_ref].samples += n;
 	uint64_t t0 = h->first_us + first * h->period_us, t1 = h->first_us + (end - 1) * h->period_us;
+	/* a thread that kept its stack did not run: off the CPU */
+	count_sample(p, h->thread_ref, h->stack_id, n, true, period_ns, t1);
 	if (p->thread_stacks) {
-		uint64_t *v = u64map_counters(p->thread_stacks, h->thread_ref << 32 | h->stack_id);
-		v[PROF_VALUE_SAMPLES] += n;
-		v[PROF_VALUE_CPU_NS] += n * period_ns;
 		if (!p->window_ticks || t0 < p->window_first_us)
 			p->window_first_us = t0;
 		if (!p->window_ticks || t1 > p->window_last_us)
 			p->window_last_us = t1;
 	}
-	p->samples += n;
 	for (uint64_t t = t0, left = n; left;) {
 		uint64_t next_second = (t / 1000000u + 1) * 1000000u;
 		uint64_t k = (next_second - t + h->period_us - 1) / h->period_us;
@@ -796,7 +971,11 @@ static void fold(struct prof_process *p, const struct cs_record *rec)
 		fold_stack_il(p, rec);
 		return;
 	case CS_REC_SAMPLES:
+	case CS_REC_TICKS:
 		fold_samples(p, rec);
+		return;
+	case CS_REC_THREAD_CPU:
+		fold_thread_cpu(p, rec);
 		return;
 	case CS_REC_HOLDS:
 		fold_holds(p, rec);
@@ -889,6 +1068,8 @@ void prof_session_update(struct prof_session *s, bool final)
 	for (size_t i = 0; i < s->nprocs; i++) {
 		struct prof_process *p = s->procs[i];
 		p->filter = s->filter;
+		if (!p->reader.records) /* (nothing folded yet: counts follow the session's time) */
+			p->time = s->time;
 		if (s->by_thread && !p->thread_stacks) {
 			p->thread_stacks = xmalloc(sizeof *p->thread_stacks);
 			u64map_init(p->thread_stacks, PROF_VALUES);
@@ -952,9 +1133,15 @@ const char *prof_frame_name(const struct prof_process *p, uint32_t frame)
 
 void prof_each_stack(const struct prof_process *p, prof_stack_visit visit, void *ctx)
 {
+	prof_each_stack_in(p, -1, visit, ctx);
+}
+
+void prof_each_stack_in(const struct prof_process *p, int time, prof_stack_visit visit, void *ctx)
+{
 	uint32_t *path = xmalloc(PATH_LIMIT * sizeof *path);
 	for (uint32_t s = 1; s < p->nstacks; s++) {
-		uint64_t c = p->stacks[s].count;
+		const struct prof_stack *st = &p->stacks[s];
+		uint64_t c = time < 0 ? st->count : time == PROF_TIME_WALL ? st->wall : st->cpu;
 		if (!c)
 			continue;
 		size_t depth = prof_stack_path(p, s, path, PATH_LIMIT);
@@ -969,6 +1156,7 @@ struct compute {
 	struct prof_process *p;
 	uint64_t *seen; /* per function: the last stack that counted it */
 	uint64_t stack;
+	int time; /* -1: the time shown */
 };
 
 static void count_stack(void *ctx, const uint32_t *functions, size_t depth, uint64_t c)
@@ -979,12 +1167,15 @@ static void count_stack(void *ctx, const uint32_t *functions, size_t depth, uint
 		uint32_t fn = functions[i];
 		if (fn == UINT32_MAX)
 			continue;
+		struct prof_function *f = &k->p->functions[fn];
+		uint64_t *self = k->time < 0 ? &f->self : k->time == PROF_TIME_WALL ? &f->self_wall : &f->self_cpu;
+		uint64_t *total = k->time < 0 ? &f->total : k->time == PROF_TIME_WALL ? &f->total_wall : &f->total_cpu;
 		if (k->seen[fn] != k->stack) { /* recursion counts once toward total */
 			k->seen[fn] = k->stack;
-			k->p->functions[fn].total += c;
+			*total += c;
 		}
 		if (i == depth - 1)
-			k->p->functions[fn].self += c;
+			*self += c;
 	}
 }
 
@@ -993,11 +1184,17 @@ void prof_compute(struct prof_process *p)
 	for (size_t i = 0; i < p->nfunctions; i++) {
 		struct prof_function *f = &p->functions[i];
 		f->self = f->total = 0;
+		f->self_cpu = f->total_cpu = f->self_wall = f->total_wall = 0;
 		f->hooked = false;
 		f->calls = f->inclusive_ns = f->exclusive_ns = 0;
 	}
-	struct compute k = {p, xcalloc(p->nfunctions ? p->nfunctions : 1, sizeof *k.seen), 0};
+	struct compute k = {p, xcalloc(p->nfunctions ? p->nfunctions : 1, sizeof *k.seen), 0, -1};
 	prof_each_stack(p, count_stack, &k);
+	/* both times too, for the JSON report (a merged process has only the one shown) */
+	for (int t = PROF_TIME_CPU; t <= PROF_TIME_WALL; t++) {
+		k.time = t;
+		prof_each_stack_in(p, t, count_stack, &k);
+	}
 	free(k.seen);
 	/* each frame id's newest totals, summed over the frame ids (generic
 	 * instantiations) of each function */

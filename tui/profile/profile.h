@@ -35,9 +35,32 @@ struct prof_stack {
 	uint32_t frame;      /* frame id, 0 = not defined (yet) */
 	uint32_t canon;      /* the canonical stack, 0 = this one */
 	uint32_t il_plus1;   /* the innermost frame's IL offset + 1 (STACK_IL), 0: not known */
-	uint64_t count;      /* samples whose innermost stack is this path of functions (canonical stacks) */
-	uint64_t line_count; /* samples whose innermost stack is this very stack */
+	uint64_t count;      /* samples (of the time shown) whose innermost stack is this path of functions (canonical stacks) */
+	uint64_t line_count; /* samples (of the time shown) whose innermost stack is this very stack */
+	/* the same in each time: on the CPU, and all (wall clock) */
+	uint64_t cpu, wall, line_cpu, line_wall;
 };
+
+/* Which samples count: those of threads running on a CPU, or all of them
+ * (wall-clock time: waiting threads too).  Every view and export shows one;
+ * the JSON report gives both per function. */
+enum prof_time { PROF_TIME_CPU, PROF_TIME_WALL };
+const char *prof_time_name(enum prof_time t);
+int prof_time_parse(const char *name, enum prof_time *out);
+
+/* What an off-CPU sample's thread was waiting for, told by its innermost
+ * frames (PROF_STATE_RUNNING: on the CPU). */
+enum prof_state {
+	PROF_STATE_RUNNING,
+	PROF_STATE_LOCK,   /* Monitor, Lock: a lock or its condition */
+	PROF_STATE_WAIT,   /* a wait handle, event, semaphore, task or join */
+	PROF_STATE_SLEEP,  /* Thread.Sleep */
+	PROF_STATE_SOCKET, /* a socket, or the epoll loop */
+	PROF_STATE_IO,     /* a read of a file, pipe or terminal */
+	PROF_STATE_OTHER,
+	PROF_STATES
+};
+const char *prof_state_name(enum prof_state s);
 
 struct prof_function {
 	char *name;
@@ -46,13 +69,20 @@ struct prof_function {
 	/* valid after prof_compute: hooked by the instrumentation, and its totals */
 	bool hooked;
 	uint64_t calls, inclusive_ns, exclusive_ns;
+	/* valid after prof_compute: in each time, whichever is shown */
+	uint64_t self_cpu, total_cpu, self_wall, total_wall;
 };
 
 struct prof_thread {
 	uint64_t runtime_id;
 	uint32_t os_tid;
 	char *name;
-	uint64_t samples;
+	uint64_t samples;                 /* of the time shown */
+	uint64_t states[PROF_STATES];     /* all its samples, by state */
+	uint8_t last_state;               /* its latest sample's (prof_state) */
+	uint64_t last_sample_us;
+	/* its CPU clock (THREAD_CPU): the latest reading and the one before */
+	uint64_t cpu_ns, cpu_us_at, prev_cpu_ns, prev_cpu_us_at;
 };
 
 struct prof_message {
@@ -183,7 +213,7 @@ struct prof_filter {
 /* What a sample is worth, kept per thread and stack when the session asks
  * (prof_session.by_thread): the pprof export's sample values.  A new kind
  * of time (wall) is one more entry, filled in fold_samples. */
-enum prof_value { PROF_VALUE_SAMPLES, PROF_VALUE_CPU_NS, PROF_VALUES };
+enum prof_value { PROF_VALUE_SAMPLES, PROF_VALUE_CPU_NS, PROF_VALUE_WALL_NS, PROF_VALUES };
 
 /* One line of the events log (the live Events view). */
 enum prof_event_kind {
@@ -235,7 +265,11 @@ struct prof_process {
 	size_t nthreads;
 	void *function_index; /* name+module -> function (opaque hash) */
 
-	uint64_t ticks, samples;
+	uint64_t ticks, samples; /* samples: of the time shown */
+	uint64_t cpu_samples, wall_samples;
+	enum prof_time time;
+	uint8_t *stack_state; /* by stack id: its wait kind + 1 (0: not told yet) */
+	size_t stack_state_cap;
 	uint64_t *per_second;
 	size_t nseconds;
 	uint64_t *waited_per_second; /* ns of lock and wait handle waits ending in each second */
@@ -299,6 +333,7 @@ const char *prof_event_kind_name(uint8_t kind);
 
 struct prof_session {
 	struct prof_filter filter; /* set before the first update */
+	enum prof_time time;       /* what counts (prof_session_set_time changes it later) */
 	bool by_thread;            /* set before the first update: keep thread_stacks */
 	char *dir;
 	bool single_process; /* dir was a process directory, not a session */
@@ -322,6 +357,17 @@ bool prof_process_log_mtime(const struct prof_process *p, struct timespec *out);
  * and how many samples ended in it. */
 typedef void (*prof_stack_visit)(void *ctx, const uint32_t *functions, size_t depth, uint64_t count);
 void prof_each_stack(const struct prof_process *p, prof_stack_visit visit, void *ctx);
+/* The same with the samples of one time (enum prof_time; -1: the time shown). */
+void prof_each_stack_in(const struct prof_process *p, int time, prof_stack_visit visit, void *ctx);
+
+/* Shows the other time: counts are kept for both, so this is a pass over
+ * the stacks, not a re-read. */
+void prof_session_set_time(struct prof_session *s, enum prof_time t);
+void prof_process_set_time(struct prof_process *p, enum prof_time t);
+/* The wait kind of an off-CPU sample in stack (cached per stack). */
+enum prof_state prof_stack_state(struct prof_process *p, uint32_t stack);
+/* CPU % of a thread over its latest clock readings (0 without two). */
+double prof_thread_cpu_percent(const struct prof_thread *t);
 
 /* Forgets the per-thread counts (thread_stacks) of every process: the
  * next ones start from here (record --rotate). */

@@ -340,6 +340,24 @@ static void run_flame(struct app *a, int argc, char **argv)
 	ui_session_show(a->session, VIEW_FLAME);
 }
 
+/* time cpu|wall|toggle: which samples every view counts. */
+static void run_time(struct app *a, int argc, char **argv)
+{
+	if (!a->session) {
+		app_message(a, true, "time needs a session");
+		return;
+	}
+	struct ui_session *s = a->session;
+	enum prof_time t = s->model.time == PROF_TIME_CPU ? PROF_TIME_WALL : PROF_TIME_CPU;
+	if (argc > 1 && strcmp(argv[1], "toggle") != 0 && prof_time_parse(argv[1], &t) < 0) {
+		app_message(a, true, "time is cpu, wall or toggle, not '%s'", argv[1]);
+		return;
+	}
+	ui_session_set_time(s, t);
+	app_message(a, false, "%s", t == PROF_TIME_CPU ? "cpu time: samples of threads running on a CPU"
+						    : "wall time: every thread's samples, waiting ones too");
+}
+
 /* diff DIR: the shown process against the session recorded in DIR. */
 static void run_diff(struct app *a, int argc, char **argv)
 {
@@ -411,6 +429,7 @@ static const char *const export_args[] = {"collapsed", "json", "pprof", "speedsc
 static const char *const snapshot_args[] = {"heap", NULL};
 static const char *const rate_args[] = {"50", "100", "200", "500", "1000", NULL};
 static const char *const validate_args[] = {"0", "20", "200", "1000", NULL};
+static const char *const time_args[] = {"cpu", "wall", "toggle", NULL};
 
 /* other_keys: keys that do the same but are not bindings (help only). */
 const struct ui_command ui_commands[] = {
@@ -433,6 +452,8 @@ const struct ui_command ui_commands[] = {
 	 "start a program under the profiler (instrumented, counting allocations)", run_launch, NULL},
 	{"view", "NAME|next|previous", "", "switch views", run_view, NULL},
 	{"flame", "", "", "the flame graph: arrows move, Enter zooms in, Backspace or u zooms out", run_flame, NULL},
+	{"time", "cpu|wall|toggle", "", "count samples of running threads only (cpu) or of waiting ones too (wall)",
+	 run_time, time_args},
 	{"diff", "DIR", "", "compare the shown process with a recorded session (red: more time now, green: less)",
 	 run_diff, NULL},
 	{"search", "TEXT", "/", "in Flame: mark the frames whose name holds TEXT, select the first", run_search, NULL},
@@ -459,6 +480,7 @@ const struct ui_binding ui_bindings[] = {
 	{'a', false, true, "a", "attach"},
 	{'o', false, true, "o", "output"},
 	{'f', false, true, "f", "flame"},
+	{'w', false, true, "w", "time toggle"},
 	{'\t', false, true, "Tab", "view next"},
 	{KEY_BTAB, true, true, "S-Tab", "view previous"},
 	{'?', false, false, "?", "help"},
@@ -472,7 +494,7 @@ const struct ui_key_help ui_keys[] = {
 	{"PgUp PgDn Home End", "scroll"},
 	{"Enter", "open: callers of a function, a tree node, a process, launch an app"},
 	{"s", "sort Functions, Calls, Heap or Allocs by another column"},
-	{"w", "Locks: lock contention or blocking waits"},
+	{"b", "Locks: lock contention or blocking waits"},
 	{"H", "open the hot path in Tree"},
 	{"S", "the source of the function under the cursor, line by line (Functions, Callers, Tree)"},
 	{"Left Right", "close and open in Tree; in Flame, the frame beside"},

@@ -106,10 +106,10 @@ void screen_status_text(struct ui_session *s, char *out, size_t n)
 	char who[32] = "";
 	if (p->have_hello)
 		snprintf(who, sizeof who, " pid %" PRIu32, p->pid);
-	snprintf(out, n, "%s %s%s | %" PRIu64 " samples/s | %" PRIu64 " samples | dropped %" PRIu64
+	snprintf(out, n, "%s %s%s | %s | %" PRIu64 " samples/s | %" PRIu64 " samples | dropped %" PRIu64
 			 " | suspend %.0f us%s%s%s%s%s",
 		 who, st, p->features & CS_FEATURE_INSTRUMENT ? " instrumented (no detach)" : p->features & CS_FEATURE_ALLOCATIONS ? " counting allocations (no detach)" : "",
-		 rate, p->samples, p->status.dropped_records, prof_suspend_recent_us(p), checks, dials,
+		 p->time == PROF_TIME_CPU ? "cpu time" : "wall time", rate, p->samples, p->status.dropped_records, prof_suspend_recent_us(p), checks, dials,
 		 p->reader.torn_bytes || p->reader.skipped_bytes || p->reader.refused_segments ? " | damaged log" : "", s->filter[0] ? " | filter: " : "",
 		 s->filter);
 }

@@ -129,6 +129,14 @@ void ui_session_show(struct ui_session *s, enum view_id id)
 		update_view(s, &s->views[id]);
 }
 
+void ui_session_set_time(struct ui_session *s, enum prof_time t)
+{
+	prof_session_set_time(&s->model, t);
+	if (s->all) /* the merge sums the shown time's counts: made again */
+		s->merged = prof_merge(&s->model, s->merged);
+	ui_session_update_views(s);
+}
+
 void ui_session_show_source(struct ui_session *s, uint32_t function)
 {
 	s->focus = function;

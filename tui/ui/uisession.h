@@ -62,6 +62,8 @@ int ui_view_key(enum view_id id);
 
 /* Shows a view, rebuilding it first if it is dirty. */
 void ui_session_show(struct ui_session *s, enum view_id id);
+/* Which samples every view counts (cpu or wall); the views are rebuilt. */
+void ui_session_set_time(struct ui_session *s, enum prof_time t);
 /* Focuses the views on function and shows its source, line by line. */
 void ui_session_show_source(struct ui_session *s, uint32_t function);
 struct view *ui_shown_view(struct ui_session *s);

@@ -30,56 +30,130 @@ static struct listview *list(struct view *v)
 
 /* ---- Threads ---- */
 
+/* Like top -H: CPU % over the last clock readings (about a second), CPU
+ * time so far, what the thread was doing at its latest sample, and its
+ * samples of the time shown; busiest first. */
+struct threads {
+	struct listview lv;
+	uint32_t *rows; /* thread references, sorted */
+	size_t nrows, rows_cap;
+};
+
 static const struct column thread_columns[] = {
-	{"thread", 7, true}, {"os tid", 8, true}, {"samples", 9, true}, {"share%", 7, true}, {"name", 0, false},
+	{"cpu%", 6, true}, {"cpu s", 8, true}, {"state", 8, false}, {"samples", 9, true},
+	{"share%", 7, true}, {"os tid", 8, true}, {"name", 0, false},
 };
 
 static void *threads_create(void)
 {
-	return create_list(thread_columns, sizeof thread_columns / sizeof *thread_columns);
+	struct threads *t = xcalloc(1, sizeof *t);
+	t->lv.cols = thread_columns;
+	t->lv.ncols = sizeof thread_columns / sizeof *thread_columns;
+	return t;
+}
+
+static void threads_destroy(void *priv)
+{
+	struct threads *t = priv;
+	if (t)
+		free(t->rows);
+	free(t);
+}
+
+static struct listview *threads_list(struct view *v)
+{
+	return &((struct threads *)v->priv)->lv;
+}
+
+static int by_cpu(const void *a, const void *b, void *ctx)
+{
+	const struct prof_process *p = ctx;
+	const struct prof_thread *x = &p->threads[*(const uint32_t *)a], *y = &p->threads[*(const uint32_t *)b];
+	double cx = prof_thread_cpu_percent(x), cy = prof_thread_cpu_percent(y);
+	if (cx != cy)
+		return cx > cy ? -1 : 1;
+	if (x->cpu_ns != y->cpu_ns)
+		return x->cpu_ns > y->cpu_ns ? -1 : 1;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
 static void threads_update(struct view *v, struct ui_session *s)
 {
+	struct threads *t = v->priv;
 	struct prof_process *p = ui_current(s);
-	size_t n = p ? p->nthreads : 0;
-	listview_set_rows(list(v), n > 1 ? n - 1 : 0); /* references start at 1 */
+	t->nrows = 0;
+	for (size_t i = 1; p && i < p->nthreads; i++) { /* references start at 1 */
+		xgrow(&t->rows, &t->rows_cap, t->nrows + 1, sizeof *t->rows);
+		t->rows[t->nrows++] = (uint32_t)i;
+	}
+	if (t->nrows)
+		qsort_r(t->rows, t->nrows, sizeof *t->rows, by_cpu, p);
+	listview_set_rows(&t->lv, t->nrows);
 }
+
+struct thread_cells {
+	struct threads *t;
+	struct prof_process *p;
+};
 
 static void thread_cell(void *ctx, size_t row, int col, char *buf, size_t n)
 {
-	struct prof_process *p = ctx;
-	const struct prof_thread *t = &p->threads[row + 1];
+	const struct thread_cells *tc = ctx;
+	struct prof_process *p = tc->p;
+	const struct prof_thread *t = &p->threads[tc->t->rows[row]];
+	uint64_t all = 0;
+	for (int k = 0; k < PROF_STATES; k++)
+		all += t->states[k];
 	switch (col) {
-	case 0: snprintf(buf, n, "%zu", row + 1); break;
-	case 1: snprintf(buf, n, "%u", t->os_tid); break;
-	case 2: snprintf(buf, n, "%" PRIu64, t->samples); break;
-	case 3: snprintf(buf, n, "%.1f", p->samples ? 100.0 * (double)t->samples / (double)p->samples : 0.0); break;
+	case 0: snprintf(buf, n, "%.1f", prof_thread_cpu_percent(t)); break;
+	case 1:
+		if (t->cpu_us_at)
+			snprintf(buf, n, "%.2f", (double)t->cpu_ns / 1e9);
+		else
+			snprintf(buf, n, "-");
+		break;
+	case 2: snprintf(buf, n, "%s", all ? prof_state_name((enum prof_state)t->last_state) : "-"); break;
+	case 3: snprintf(buf, n, "%" PRIu64, t->samples); break;
+	case 4: snprintf(buf, n, "%.1f", p->samples ? 100.0 * (double)t->samples / (double)p->samples : 0.0); break;
+	case 5: snprintf(buf, n, "%u", t->os_tid); break;
 	default: snprintf(buf, n, "%s", t->name ? t->name : ""); break;
 	}
 }
 
+static enum ui_style thread_style(void *ctx, size_t row)
+{
+	const struct thread_cells *tc = ctx;
+	const struct prof_thread *t = &tc->p->threads[tc->t->rows[row]];
+	return prof_thread_cpu_percent(t) >= 50.0 ? UI_HOT : UI_NORMAL;
+}
+
 static void threads_draw(struct view *v, struct ui_session *s, struct canvas *c, int y, int height)
 {
-	listview_draw(list(v), c, y, height, thread_cell, NULL, ui_current(s));
+	struct thread_cells tc = {v->priv, ui_current(s)};
+	if (!tc.p)
+		return;
+	listview_draw(&tc.t->lv, c, y, height, thread_cell, thread_style, &tc);
 }
 
 static bool threads_key(struct view *v, struct ui_session *s, int k)
 {
 	(void)s;
-	return listview_key(list(v), k);
+	return listview_key(threads_list(v), k);
 }
 
 const struct view_ops view_threads = {
 	.name = "Threads",
-	.title = "managed threads of the process, by samples",
+	.title = "managed threads like top -H: CPU % now, CPU time, state at the latest sample, samples",
 	.create = threads_create,
-	.destroy = destroy_list,
+	.destroy = threads_destroy,
 	.update = threads_update,
 	.draw = threads_draw,
 	.key = threads_key,
-	.list = list,
+	.list = threads_list,
 };
+
 
 /* ---- Processes ---- */
 

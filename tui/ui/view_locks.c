@@ -1,4 +1,4 @@
-/* Locks: where threads waited for locks (contention) or, after 'w', on
+/* Locks: where threads waited for locks (contention) or, after 'b', on
  * wait handles: the sites (the waiting thread's stacks) by total wait over
  * the stack of the selected one, root first. */
 #include <curses.h>
@@ -101,14 +101,14 @@ static void draw(struct view *v, struct ui_session *s, struct canvas *c, int y, 
 		canvas_text(c, y, 1, c->cols - 1, UI_HEADER, false, text);
 		canvas_text(c, y + 1, 1, c->cols - 1, UI_NORMAL, false,
 			    l->waits ? "Waits are recorded while the waits event kind is on (.NET 9 and later); "
-					     "'w' shows lock contention."
-					   : "Contention is recorded while the contention event kind is on; 'w' shows "
+					     "'b' shows lock contention."
+					   : "Contention is recorded while the contention event kind is on; 'b' shows "
 					     "blocking waits.");
 		return;
 	}
 	const struct prof_stack_tallies *t = shown(l, p);
 	char head[200];
-	snprintf(head, sizeof head, "%s: %" PRIu64 " waits, %.2f ms in all ('w': %s)", what, t->count,
+	snprintf(head, sizeof head, "%s: %" PRIu64 " waits, %.2f ms in all ('b': %s)", what, t->count,
 		 (double)t->total / 1e6, l->waits ? "lock contention" : "blocking waits");
 	canvas_text(c, y, 0, c->cols, UI_HEADER, true, head);
 	int list = height > 8 ? (height - 1) / 2 : height - 1;
@@ -130,7 +130,7 @@ static void draw(struct view *v, struct ui_session *s, struct canvas *c, int y, 
 static bool key(struct view *v, struct ui_session *s, int k)
 {
 	struct locks *l = v->priv;
-	if (k == 'w') {
+	if (k == 'b') {
 		l->waits = !l->waits;
 		l->lv.cursor = l->lv.top = 0;
 		update(v, s);
@@ -146,7 +146,7 @@ static struct listview *list(struct view *v)
 
 const struct view_ops view_locks = {
 	.name = "Locks",
-	.title = "where threads waited: lock contention ('w': blocking waits) by stack",
+	.title = "where threads waited: lock contention ('b': blocking waits) by stack",
 	.create = create,
 	.destroy = destroy,
 	.update = update,
