@@ -223,7 +223,18 @@ static void write_out(const uint8_t *data, size_t len, uint32_t nrecords)
 {
 	if (!len)
 		return;
-	if (nrecords && !sizecap_fits(len)) {
+	size_t room;
+	if (nrecords && !sizecap_fits(len, &room)) {
+		/* the whole records that still fit go out before the END */
+		uint32_t fit = 0;
+		size_t part = whole_records(data, room < len ? room : len, &fit);
+		size_t unused;
+		if (part && !lw.capped && sizecap_fits(part, &unused)) {
+			write_out(data, part, 0); /* (0: counted in already) */
+			len -= part;
+			nrecords -= fit;
+		}
+		sizecap_refuse();
 		bool first = !lw.capped;
 		lw.capped = true;
 		count_drop(nrecords, len);

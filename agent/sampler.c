@@ -648,10 +648,10 @@ static struct timespec to_timespec(uint64_t ns)
 	return (struct timespec){.tv_sec = (time_t)(ns / 1000000000ull), .tv_nsec = (long)(ns % 1000000000ull)};
 }
 
-#define THREAD_CPU_EVERY_NS 1000000000ull
+#define THREAD_CPU_EVERY_NS 100000000ull /* a thread's last reading is at most this old when it ends */
 #define THREAD_CPU_BYTES 4096
 
-/* About once a second, the CPU time of every managed thread that ran since
+/* Every 100 ms, the CPU time of every managed thread that ran since
  * the last time (the threads' own CPU clocks, exact where samples are
  * estimates): the reports' per-thread CPU time and the Threads view's CPU%. */
 static void write_thread_cpu(uint64_t now_ns)

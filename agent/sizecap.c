@@ -33,8 +33,9 @@ void sizecap_stop(void)
 	cap.max = 0;
 }
 
-bool sizecap_fits(size_t len)
+bool sizecap_fits(size_t len, size_t *room)
 {
+	*room = 0;
 	if (!cap.max || cap.fd < 0)
 		return true;
 	if (atomic_load(&cap.reached))
@@ -48,9 +49,15 @@ bool sizecap_fits(size_t len)
 		cap.used += len;
 		return true;
 	}
-	atomic_store(&cap.reached, true);
-	cs_session_close(cap.fd);
+	*room = cap.used < cap.max ? (size_t)(cap.max - cap.used) : 0;
 	return false;
+}
+
+void sizecap_refuse(void)
+{
+	if (!cap.max || cap.fd < 0 || atomic_exchange(&cap.reached, true))
+		return;
+	cs_session_close(cap.fd);
 }
 
 bool sizecap_reached(void)

@@ -15,8 +15,11 @@
 /* Takes session_fd (closed by sizecap_stop); max 0: no cap. */
 void sizecap_start(int session_fd, uint64_t max) AGENT_HIDDEN;
 void sizecap_stop(void) AGENT_HIDDEN;
-/* Writer thread: whether len more bytes fit; false from the first refusal on. */
-bool sizecap_fits(size_t len) AGENT_HIDDEN;
+/* Writer thread: whether len more bytes fit (then counted in); when not,
+ * *room is what still does.  The writer writes what fits, then refuses. */
+bool sizecap_fits(size_t len, size_t *room) AGENT_HIDDEN;
+/* The cap is reached: the session is marked closed, and nothing fits any more. */
+void sizecap_refuse(void) AGENT_HIDDEN;
 /* Whether the cap was reached (any thread). */
 bool sizecap_reached(void) AGENT_HIDDEN;
 uint64_t sizecap_max(void) AGENT_HIDDEN;

@@ -170,7 +170,7 @@ static inline uint64_t cs_tick_stack_state(uint64_t stack_id, bool off_cpu)
 
 /* THREAD_CPU: u64 time_us, then { v thread_ref, v cpu_ns }*
  *   each listed thread's CPU time (its CPU clock) since it started, as of
- *   time_us; written about once a second for the threads that ran since
+ *   time_us; written every 100 ms for the threads that ran since
  *   the last one. */
 struct cs_thread_cpu {
 	uint64_t thread_ref, cpu_ns;

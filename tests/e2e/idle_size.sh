@@ -8,7 +8,7 @@ source "$CLRSCOPE_TESTLIB"
 expect_status 0 "record 20 parked threads for 6 s at 1 kHz" -- \
 	clrscope record -o "$WORK/s" --rate 1000 -- dotnet "$(app DeepThreads)" 20 10 6 busy=0
 bytes=$(cat "$WORK"/s/*/seg-*.clog | wc -c)
-clrscope report --format json "$WORK/s" >"$WORK/r.json"
+clrscope report --format json --time wall "$WORK/s" >"$WORK/r.json"
 secs=$(json "d['processes'][0]['duration_ms'] / 1000" "$WORK/r.json")
 check "b / s < 200 * 1024 / 15" "under 200 KiB per 15 s of log" b="$bytes" s="$secs"
 samples=$(json "d['processes'][0]['samples']" "$WORK/r.json")
@@ -19,7 +19,7 @@ check "t > 4000" "a tick every millisecond, or nearly" t="$ticks"
 parked=$(json "sum(t['samples'] for t in d['processes'][0]['threads'] if t['name'].startswith('deep-'))" "$WORK/r.json")
 check "abs(p - 20 * t) <= 0.02 * 20 * t" "the 20 parked threads have a sample each per tick" p="$parked" t="$ticks"
 # a time window cuts runs at its edges
-clrscope report --format json --from 2 --to 4 "$WORK/s" >"$WORK/w.json"
+clrscope report --format json --time wall --from 2 --to 4 "$WORK/s" >"$WORK/w.json"
 windowed=$(json "sum(t['samples'] for t in d['processes'][0]['threads'] if t['name'].startswith('deep-'))" "$WORK/w.json")
 check "abs(w - 20 * 2000) <= 0.05 * 20 * 2000" "two seconds of the 20 parked threads: 40000 samples" w="$windowed"
 finish

@@ -12,7 +12,7 @@ for sampler in suspend mixed; do
 	expect_status 0 "$sampler: record Phases at $rate Hz" -- \
 		clrscope record -o "$WORK/s-$sampler" --sampler "$sampler" --rate "$rate" -- dotnet "$(app Phases)" "$threads" "$depth" 1
 	expect_contains "$OUT" "done" "$sampler: the program went through its phases"
-	clrscope report --format json "$WORK/s-$sampler" >"$WORK/r-$sampler.json"
+	clrscope report --format json --time wall "$WORK/s-$sampler" >"$WORK/r-$sampler.json"
 	p='d["processes"][0]'
 	total() { json "sum(f['total'] for f in $p['functions'] if f['name'] == 'Clrscope.TestApps.Phases.$1')" "$WORK/r-$sampler.json"; }
 	a=$(total WaitA) b=$(total WaitB) c=$(total Spin) w=$(total WaitD)
@@ -29,7 +29,7 @@ for sampler in suspend mixed; do
 	[[ $sampler == suspend ]] && share=0.1
 	check "c >= $share * a" "$sampler: the spinning phase is sampled too" c="$c" a="$a"
 
-	clrscope report --format collapsed "$WORK/s-$sampler" >"$WORK/folded-$sampler"
+	clrscope report --format collapsed --time wall "$WORK/s-$sampler" >"$WORK/folded-$sampler"
 	deep=$(grep -m1 'Phases\.WaitB;' "$WORK/folded-$sampler" | tr ';' '\n' | grep -c '^Clrscope\.TestApps\.Phases\.Descend$' || true)
 	check "n == $depth" "$sampler: a reused stack is the whole stack ($depth levels of Descend)" n="$deep"
 	check "x == 0" "$sampler: most ticks found nobody had run: no suspension (median)" \

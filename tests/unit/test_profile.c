@@ -231,11 +231,12 @@ static void cpu_and_wall(void)
 	struct cs_hold hold = {3, 5, 10000, 10000, 5};
 	cs_hold_encode(&p, &hold);
 	put_record(&o, CS_REC_HOLDS, p.buf, p.len);
-	/* thread 1's clock: 25 ms of CPU in the 30 ms before 40 ms */
-	for (int i = 0; i < 2; i++) {
+	/* thread 1's clock: 850 ms of CPU in the second before 2 s (CPU %
+	 * is taken over a second) */
+	for (int i = 0; i < 3; i++) {
 		cs_out_init(&p, payload, sizeof payload);
-		cs_thread_cpu_head_encode(&p, i ? 40000 : 10000);
-		struct cs_thread_cpu c = {1, i ? 30000000u : 5000000u};
+		cs_thread_cpu_head_encode(&p, i == 0 ? 1000000 : i == 1 ? 1500000 : 2000000);
+		struct cs_thread_cpu c = {1, i == 0 ? 5000000u : i == 1 ? 400000000u : 855000000u};
 		cs_thread_cpu_encode(&p, &c);
 		put_record(&o, CS_REC_THREAD_CPU, p.buf, p.len);
 	}
@@ -258,8 +259,8 @@ static void cpu_and_wall(void)
 	CHECK_EQ_U(pr->threads[2].states[PROF_STATE_SLEEP], 1);
 	CHECK_EQ_U(pr->threads[3].states[PROF_STATE_WAIT], 5);
 	CHECK_EQ_U(pr->threads[2].last_state, PROF_STATE_SLEEP);
-	CHECK_EQ_U(pr->threads[1].cpu_ns, 30000000u);
-	CHECK(prof_thread_cpu_percent(&pr->threads[1]) > 83.3 && prof_thread_cpu_percent(&pr->threads[1]) < 83.4);
+	CHECK_EQ_U(pr->threads[1].cpu_ns, 855000000u);
+	CHECK(prof_thread_cpu_percent(&pr->threads[1]) > 84.9 && prof_thread_cpu_percent(&pr->threads[1]) < 85.1);
 	prof_session_set_time(&s, PROF_TIME_WALL);
 	CHECK_EQ_U(pr->samples, 11);
 	CHECK_EQ_U(pr->threads[3].samples, 5);
@@ -269,7 +270,7 @@ static void cpu_and_wall(void)
 	CHECK(strstr(json, "\"time\":\"wall\"") != NULL);
 	CHECK(strstr(json, "\"os_tid\":5002,\"name\":\"\",\"samples\":3,\"cpu_ms\":null,\"state_samples\":{\"running\":0,"
 			   "\"lock\":2,\"wait\":0,\"sleep\":1,") != NULL);
-	CHECK(strstr(json, "\"os_tid\":5001,\"name\":\"\",\"samples\":3,\"cpu_ms\":30.000,") != NULL);
+	CHECK(strstr(json, "\"os_tid\":5001,\"name\":\"\",\"samples\":3,\"cpu_ms\":855.000,") != NULL);
 	free(json);
 	prof_session_free(&s);
 	remove_tree(base);

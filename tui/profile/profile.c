@@ -422,6 +422,8 @@ void prof_session_set_time(struct prof_session *s, enum prof_time t)
 		prof_process_set_time(s->procs[i], t);
 }
 
+#define CPU_PERCENT_WINDOW_US 1000000u
+
 static void fold_thread_cpu(struct prof_process *p, const struct cs_record *rec)
 {
 	struct cs_list l;
@@ -440,8 +442,12 @@ static void fold_thread_cpu(struct prof_process *p, const struct cs_record *rec)
 		struct prof_thread *th = &p->threads[e.thread_ref];
 		if (time_us < th->cpu_us_at)
 			continue; /* (an older reading, from a record read late) */
-		th->prev_cpu_ns = th->cpu_ns;
-		th->prev_cpu_us_at = th->cpu_us_at;
+		/* CPU % over about a second: the reading before moves on only
+		 * once the latest is a second past it */
+		if (!th->prev_cpu_us_at || th->cpu_us_at - th->prev_cpu_us_at >= CPU_PERCENT_WINDOW_US) {
+			th->prev_cpu_ns = th->cpu_ns;
+			th->prev_cpu_us_at = th->cpu_us_at;
+		}
 		th->cpu_ns = e.cpu_ns;
 		th->cpu_us_at = time_us;
 	}
