@@ -330,17 +330,27 @@ static void run_checks(void)
 static void write_tick(const uint64_t *refs, const uint64_t *stacks, uint32_t nslots, uint64_t tick_us,
 		       uint64_t suspend_ns, uint64_t now_ns);
 
-/* Whether a walked thread was off the CPU at its sample: a capture caught in
- * a system call (the kernel was holding it); a thread the runtime walked
- * that used less than half a period of CPU since the tick before (it was
- * mostly waiting, and the suspension found it at a wait). */
-static bool off_cpu(const struct sig_walk *slot, const struct still_thread *known, uint64_t period_ns)
+/* Whether a thread's sample of this tick is off the CPU.  Samples are on
+ * the CPU once per period of CPU time the thread used by its own clock
+ * (kernel time in system calls too): a thread running a fifth of the time
+ * has a fifth of its samples on the CPU, so on-CPU samples add up to CPU
+ * time, as a CPU-time timer would sample.  Its other samples are waits.
+ * The signal sampler signals only threads that used a period of CPU: on. */
+static bool off_cpu(struct still_thread *known, uint64_t period_ns)
 {
-	if (slot->captured)
-		return slot->in_syscall;
-	if (!known || !known->cpu_before || known->cpu_now < known->cpu_before)
-		return false; /* a thread new to the survey: it ran */
-	return (known->cpu_now - known->cpu_before) * 2 < period_ns;
+	if (!known || !known->clock)
+		return false;
+	uint64_t now = known->cpu_now;
+	if (!known->cpu_accounted || now < known->cpu_accounted)
+		known->cpu_accounted = known->cpu_before && known->cpu_before <= now ? known->cpu_before : now;
+	known->cpu_credit += (int64_t)(now - known->cpu_accounted);
+	known->cpu_accounted = now;
+	if (known->cpu_credit > (int64_t)(2 * period_ns))
+		known->cpu_credit = (int64_t)(2 * period_ns); /* (a tick that came late) */
+	if (known->cpu_credit * 2 < (int64_t)period_ns)
+		return true;
+	known->cpu_credit -= (int64_t)period_ns;
+	return false;
 }
 
 /* After ResumeRuntime: turn the copied FunctionIDs into ids and log them.
@@ -383,7 +393,7 @@ static void record_tick(uint32_t nslots, uint64_t tick_us, uint64_t suspend_ns, 
 		if (still[t] && hold_sample(refs[t], stacks[t], tick_us))
 			continue;
 		refs[n] = refs[t];
-		stacks[n] = cs_tick_stack_state(stacks[t], still[t] || off_cpu(&s.slots[t], s.known[t], period_ns));
+		stacks[n] = cs_tick_stack_state(stacks[t], still[t] || off_cpu(s.known[t], period_ns));
 		n++;
 	}
 	for (uint32_t t = 0; t < nslots; t++) {

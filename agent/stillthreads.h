@@ -30,6 +30,8 @@ struct still_thread {
 	bool check_now;      /* walk it exactly and repeat the walk the fast way (validate dial) */
 	uint32_t fast_walks; /* signal samples since its last check */
 	uint64_t cpu_logged; /* CPU time in its last THREAD_CPU entry */
+	uint64_t cpu_accounted; /* CPU time its samples have been weighed against */
+	int64_t cpu_credit;     /* CPU time used and not yet stood for by an on-CPU sample */
 };
 
 /* Forgets every thread (a new attach: the interned stacks are gone). */

@@ -2,7 +2,7 @@
 # parked ones: the CPU view (the default) holds the busy method and almost
 # nothing of the parked threads; the wall view holds the parked waits in
 # their true share; the busy thread's cpu_ms matches the kernel's count of
-# its run time.  Off-CPU samples carry the wait kind: Contender's threads
+# its run time, and its on-CPU samples add up to it.  Off-CPU samples carry the wait kind: Contender's threads
 # wait for a lock, Spin's helper sleeps, the parked threads wait on an
 # event.  The terminal UI's w toggles the time and the status bar says which.
 source "$CLRSCOPE_TESTLIB"
@@ -56,6 +56,8 @@ check "w >= 0.9 * o and o > 0" "the parked threads' samples are waits on an even
 cpu_ms=$(json "[t['cpu_ms'] for t in d['processes'][0]['threads'] if t['name'] == 'deep-0'][0]" "$WORK/cpu.json")
 check "abs(c - k / 1e6) <= 0.1 * k / 1e6 and k > 1e9" "deep-0's cpu_ms is within 10% of the kernel's run time" \
 	c="$cpu_ms" k="$kernel_ns"
+running=$(json "[t['state_samples']['running'] for t in d['processes'][0]['threads'] if t['name'] == 'deep-0'][0]" "$WORK/cpu.json")
+check "abs(r * 2.5 - c) <= 0.1 * c" "deep-0's on-CPU samples add up to its CPU time (400 Hz: 2.5 ms each)" r="$running" c="$cpu_ms"
 expect_status 0 "text report, wall" -- clrscope report --time wall "$WORK/deep"
 expect_contains "$OUT" "time: wall:" "the text report says which time it counts"
 expect_status 2 "a wrong --time" -- clrscope report --time both "$WORK/deep"
