@@ -2,6 +2,7 @@
 
 #include "r2r.h"
 
+#include <errno.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,7 @@ struct ip_entry {
 /* An executable segment of a loaded module, and its .eh_frame_hdr. */
 struct module {
 	uint64_t lo, hi, eh_hdr;
+	char name[64]; /* its file's name, for naming native frames */
 };
 
 struct image {
@@ -253,11 +255,16 @@ static int list_module(struct dl_phdr_info *info, size_t size, void *arg)
 	for (int i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
 			hdr = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+	const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : program_invocation_name;
+	const char *slash = strrchr(path, '/');
 	for (int i = 0; i < info->dlpi_phnum && hdr && m.nmodules < MODULES; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X))
-			m.modules[m.nmodules++] = (struct module){info->dlpi_addr + ph->p_vaddr,
-								  info->dlpi_addr + ph->p_vaddr + ph->p_memsz, hdr};
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			struct module *mod = &m.modules[m.nmodules++];
+			*mod = (struct module){info->dlpi_addr + ph->p_vaddr, info->dlpi_addr + ph->p_vaddr + ph->p_memsz, hdr,
+					       ""};
+			snprintf(mod->name, sizeof mod->name, "%s", slash ? slash + 1 : path);
+		}
 	}
 	return 0;
 }
@@ -277,6 +284,12 @@ static const struct module *module_of(uint64_t ip)
 		m.dirty = true;
 	}
 	return NULL;
+}
+
+const char *codemap_module_name(uint64_t addr)
+{
+	const struct module *mod = module_of(addr);
+	return mod ? mod->name : "";
 }
 
 static bool in_epilog(uint64_t ip, const struct code_body *b)

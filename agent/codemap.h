@@ -44,6 +44,9 @@ uint32_t codemap_generation(void) AGENT_HIDDEN;
  * meaningful for an interrupted instruction, not a return address, and
  * taken to mean that a thread was running it: code for certain). */
 struct code_at codemap_at(uint64_t ip, bool check_epilog) AGENT_HIDDEN;
+/* The file name of the loaded module that holds code at addr ("" for none:
+ * code the runtime generated), for naming native frames by module. */
+const char *codemap_module_name(uint64_t addr) AGENT_HIDDEN;
 /* Reads n bytes of this process at addr without faulting (0 or -1). */
 int codemap_read(uint64_t addr, void *buf, size_t n) AGENT_HIDDEN;
 

@@ -15,7 +15,7 @@ HRESULT walk_frame(FunctionID fn, UINT_PTR ip, COR_PRF_FRAME_INFO frame, ULONG32
 		return S_FALSE;
 	}
 	if (w->addrs)
-		w->addrs[w->n] = fn ? addr : 0;
+		w->addrs[w->n] = addr;
 	w->frames[w->n++] = fn;
 	return S_OK;
 }

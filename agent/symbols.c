@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codemap.h"
 #include "idmap.h"
 #include "ilmap.h"
 #include "logwriter.h"
@@ -14,6 +15,7 @@
 
 #define NAME_MAX_UTF8 1024
 #define NESTING_MAX 16
+#define NATIVE_MODULES 256 /* modules whose native frames get a frame of their own */
 
 /* Per id from base on: 0 = never written, else 1 + the drop epoch it was
  * written in.  Ids below base belong to an id space given up (see
@@ -43,6 +45,11 @@ static struct {
 	struct epochs frame_written, stack_written, thread_written;
 	uint32_t next_frame, next_stack, next_thread, next_site;
 	uint8_t *defs_buf; /* the four payloads of pending */
+	struct native_module {
+		char name[64];
+		uint32_t frame;
+	} natives[NATIVE_MODULES]; /* [native] frames by module, in this id space */
+	uint32_t nnatives;
 	struct sym_defs pending;
 	uint32_t cap; /* entries a table may hold before a new id space */
 	uint32_t id_spaces;
@@ -127,6 +134,7 @@ static void new_id_space(const char *which)
 		free(sym.class_names[i]);
 	sym.nclass_names = 0;
 	sym.next_site = 1;
+	sym.nnatives = 0;
 	if (!idmap_init(&sym.functions, 4096) || !idmap_init(&sym.stacks, 16384) || !idmap_init(&sym.sites, 4096) ||
 	    !idmap_init(&sym.classes, 64))
 		agent_message(CS_LEVEL_ERROR, "out of memory starting a new id space");
@@ -342,6 +350,31 @@ uint64_t sym_pseudo_frame(uint64_t frame_id, struct sym_defs *d)
 	return frame_id;
 }
 
+/* A run of native frames named by the module of its innermost one
+ * ("[native]" in libcrypto.so.3): the module is known here, the symbol is
+ * left to the reading side. */
+static uint64_t native_frame(uint64_t addr, struct sym_defs *d)
+{
+	const char *module = addr ? codemap_module_name(addr) : "";
+	if (!module[0])
+		return sym_pseudo_frame(CS_FRAME_NATIVE, d);
+	struct native_module *nm = NULL;
+	for (uint32_t i = 0; i < sym.nnatives && !nm; i++)
+		if (!strcmp(sym.natives[i].name, module))
+			nm = &sym.natives[i];
+	if (!nm) {
+		if (sym.nnatives == NATIVE_MODULES)
+			return sym_pseudo_frame(CS_FRAME_NATIVE, d);
+		make_room();
+		nm = &sym.natives[sym.nnatives++];
+		snprintf(nm->name, sizeof nm->name, "%s", module);
+		nm->frame = sym.next_frame++;
+	}
+	if (!epochs_is_current(&sym.frame_written, nm->frame))
+		define_frame(nm->frame, "[native]", nm->name, 0, "", d);
+	return nm->frame;
+}
+
 uint64_t sym_frame(FunctionID fn, struct sym_defs *d)
 {
 	if (!fn)
@@ -502,7 +535,8 @@ uint64_t sym_stack_of(const FunctionID *frames, const uint64_t *addrs, uint32_t 
 	for (uint32_t i = n; i-- > 0;) {
 		uint32_t il = addrs && frames[i] ? ilmap_offset(frames[i], addrs[i], leaf_maybe_call && i == 0)
 						 : ILMAP_NONE;
-		stack = sym_stack(stack, sym_frame(frames[i], d), il, d);
+		uint64_t frame = frames[i] ? sym_frame(frames[i], d) : native_frame(addrs ? addrs[i] : 0, d);
+		stack = sym_stack(stack, frame, il, d);
 	}
 	return stack;
 }

@@ -24,7 +24,7 @@ static void emit(struct unwind_out *out, FunctionID fn, uint64_t addr)
 		return;
 	}
 	if (out->addrs)
-		out->addrs[out->n] = fn ? addr : 0;
+		out->addrs[out->n] = addr; /* a native run's: its innermost frame's */
 	out->frames[out->n++] = fn;
 }
 
