@@ -53,7 +53,10 @@ static void read_samples(struct stats *st, const struct cs_record *rec)
 {
 	struct cs_list l;
 	struct cs_tick t;
-	cs_list_init(&l, rec->payload, rec->len);
+	if (rec->type == CS_REC_TICKS)
+		cs_list_init_ticks(&l, rec->payload, rec->len);
+	else
+		cs_list_init(&l, rec->payload, rec->len);
 	bool first = true;
 	while (cs_next_tick(&l, &t)) {
 		if (first && !st->counting) {
@@ -93,7 +96,7 @@ static int read_process(const char *dir, uint64_t after_unix_us, struct stats *s
 				st->pid = h.pid;
 				st->after_us = after_unix_us > start_us ? after_unix_us - start_us : 0;
 			}
-		} else if (rec.type == CS_REC_SAMPLES) {
+		} else if (rec.type == CS_REC_SAMPLES || rec.type == CS_REC_TICKS) {
 			read_samples(st, &rec);
 		} else if (rec.type == CS_REC_HOLDS && st->counting) {
 			/* runs of still threads' samples count as samples */
