@@ -108,6 +108,7 @@ static void process_free(struct prof_process *p)
 	free(p->functions);
 	free(p->frames);
 	free(p->stacks);
+	free(p->stack_samples);
 	free(p->stack_state);
 	free(p->threads);
 	free(p->messages);
@@ -258,22 +259,49 @@ static void canonicalise(struct prof_process *p, uint32_t id)
 	st->canon = *v - 1 == id ? 0 : (uint32_t)(*v - 1);
 }
 
-/* n samples whose innermost stack is stack, on the CPU or off it. */
+/* n samples whose innermost stack is stack, on the CPU or off it: only
+ * the stack's own counts, one cache line per sample; the canonical stacks'
+ * and the shown time's counts are derived once per update
+ * (derive_counts). */
 static void count_in_stack(struct prof_process *p, uint64_t stack, uint64_t n, bool off_cpu)
 {
-	ensure_stack(p, stack);
-	struct prof_stack *raw = &p->stacks[stack], *canon = &p->stacks[canonical(p, (uint32_t)stack)];
-	bool shown = !off_cpu || p->time == PROF_TIME_WALL;
-	raw->line_wall += n;
-	canon->wall += n;
-	if (!off_cpu) {
-		raw->line_cpu += n;
-		canon->cpu += n;
+	if (stack >= p->nstack_samples) {
+		size_t cap = 2 * p->nstack_samples; /* (xgrow zeroes what it adds) */
+		xgrow(&p->stack_samples, &cap, 2 * ((size_t)stack + 1), sizeof *p->stack_samples);
+		p->nstack_samples = cap / 2;
 	}
-	if (shown) {
-		raw->line_count += n;
-		canon->count += n;
+	p->stack_samples[2 * stack] += n;
+	p->stack_samples[2 * stack + 1] += off_cpu ? 0 : n;
+	p->counts_stale = true;
+}
+
+/* The counts by path of functions (canonical stacks) and of the time shown,
+ * from the stacks' own counts. */
+static void derive_counts(struct prof_process *p)
+{
+	bool wall = p->time == PROF_TIME_WALL;
+	if (p->nstack_samples > p->nstacks)
+		ensure_stack(p, p->nstack_samples - 1);
+	for (size_t s = 0; s < p->nstacks; s++) {
+		struct prof_stack *st = &p->stacks[s];
+		st->line_wall = s < p->nstack_samples ? p->stack_samples[2 * s] : 0;
+		st->line_cpu = s < p->nstack_samples ? p->stack_samples[2 * s + 1] : 0;
+		st->cpu = st->wall = 0;
+		st->line_count = wall ? st->line_wall : st->line_cpu;
 	}
+	for (size_t s = 0; s < p->nstacks; s++) {
+		const struct prof_stack *st = &p->stacks[s];
+		if (!st->line_wall)
+			continue;
+		struct prof_stack *c = &p->stacks[canonical(p, (uint32_t)s)];
+		c->cpu += st->line_cpu;
+		c->wall += st->line_wall;
+	}
+	for (size_t s = 0; s < p->nstacks; s++) {
+		struct prof_stack *st = &p->stacks[s];
+		st->count = wall ? st->wall : st->cpu;
+	}
+	p->counts_stale = false;
 }
 
 /* n samples of a thread in a stack: the stacks, the thread's states, the
@@ -400,11 +428,7 @@ double prof_thread_cpu_percent(const struct prof_thread *t)
 void prof_process_set_time(struct prof_process *p, enum prof_time t)
 {
 	p->time = t;
-	for (size_t i = 0; i < p->nstacks; i++) {
-		struct prof_stack *st = &p->stacks[i];
-		st->count = t == PROF_TIME_WALL ? st->wall : st->cpu;
-		st->line_count = t == PROF_TIME_WALL ? st->line_wall : st->line_cpu;
-	}
+	derive_counts(p);
 	p->samples = t == PROF_TIME_WALL ? p->wall_samples : p->cpu_samples;
 	for (size_t i = 0; i < p->nthreads; i++) {
 		struct prof_thread *th = &p->threads[i];
@@ -1092,6 +1116,8 @@ void prof_session_update(struct prof_session *s, bool final)
 			p->reader_open = false;
 		}
 		read_status_file(p);
+		if (p->counts_stale)
+			derive_counts(p);
 	}
 }
 

@@ -268,6 +268,9 @@ struct prof_process {
 	uint64_t ticks, samples; /* samples: of the time shown */
 	uint64_t cpu_samples, wall_samples;
 	enum prof_time time;
+	bool counts_stale; /* samples folded since the stacks' derived counts were made */
+	uint64_t *stack_samples; /* per stack id: its samples, all and on a CPU (what folding counts) */
+	size_t nstack_samples;
 	uint8_t *stack_state; /* by stack id: its wait kind + 1 (0: not told yet) */
 	size_t stack_state_cap;
 	uint64_t *per_second;
