@@ -44,7 +44,12 @@ static struct {
 	size_t nmetadata, metadata_cap;
 	struct epochs frame_written, stack_written, thread_written;
 	uint32_t next_frame, next_stack, next_thread, next_site;
-	uint8_t *defs_buf; /* the four payloads of pending */
+	uint8_t *defs_buf; /* the five payloads of pending */
+	struct code_path {
+		char *path;
+		uint32_t written; /* 1 + the drop epoch it was last written in, 0: never */
+	} *code_paths; /* by path reference - 1 */
+	uint32_t ncode_paths, code_paths_cap;
 	struct native_module {
 		char name[64];
 		uint32_t frame;
@@ -92,13 +97,14 @@ int sym_init(void)
 	if (!idmap_init(&sym.functions, 4096) || !idmap_init(&sym.stacks, 16384) || !idmap_init(&sym.sites, 4096) ||
 	    !idmap_init(&sym.threads, 64) || !idmap_init(&sym.modules, 64) || !idmap_init(&sym.classes, 64))
 		return -1;
-	sym.defs_buf = malloc(4 * SYM_DEFS_BYTES);
+	sym.defs_buf = malloc(5 * SYM_DEFS_BYTES);
 	if (!sym.defs_buf || ilmap_init() != 0)
 		return -1;
 	cs_out_init(&sym.pending.frames, sym.defs_buf, SYM_DEFS_BYTES);
 	cs_out_init(&sym.pending.frame_code, sym.defs_buf + SYM_DEFS_BYTES, SYM_DEFS_BYTES);
 	cs_out_init(&sym.pending.stacks, sym.defs_buf + 2 * SYM_DEFS_BYTES, SYM_DEFS_BYTES);
 	cs_out_init(&sym.pending.stack_il, sym.defs_buf + 3 * SYM_DEFS_BYTES, SYM_DEFS_BYTES);
+	cs_out_init(&sym.pending.code_paths, sym.defs_buf + 4 * SYM_DEFS_BYTES, SYM_DEFS_BYTES);
 	sym.next_frame = CS_FRAME_FIRST_FUNCTION;
 	sym.next_site = 1;
 	sym.next_stack = 1;
@@ -185,6 +191,9 @@ void sym_fini(void)
 	free(sym.stack_written.v);
 	free(sym.thread_written.v);
 	free(sym.defs_buf);
+	for (uint32_t i = 0; i < sym.ncode_paths; i++)
+		free(sym.code_paths[i].path);
+	free(sym.code_paths);
 	ilmap_fini();
 	memset(&sym, 0, sizeof sym);
 	pthread_mutex_unlock(&metadata_mu);
@@ -310,6 +319,42 @@ static void function_name(FunctionID fn, char *name, size_t name_cap, char *modu
 	snprintf(name, name_cap, "%s%s%s", type, type[0] ? "." : "", method);
 }
 
+/* The reference of an assembly path, defined (CODE_PATH) when this drop
+ * epoch has not seen it; 0 when out of memory or room. */
+static uint64_t code_path_ref(const char *path, struct sym_defs *d)
+{
+	uint32_t i = 0;
+	while (i < sym.ncode_paths && strcmp(sym.code_paths[i].path, path) != 0)
+		i++;
+	if (i == sym.ncode_paths) {
+		if (sym.ncode_paths == sym.code_paths_cap) {
+			uint32_t ncap = sym.code_paths_cap ? sym.code_paths_cap * 2 : 32;
+			struct code_path *n = realloc(sym.code_paths, ncap * sizeof *n);
+			if (!n)
+				return 0;
+			sym.code_paths = n;
+			sym.code_paths_cap = ncap;
+		}
+		char *copy = strdup(path);
+		if (!copy)
+			return 0;
+		sym.code_paths[sym.ncode_paths++] = (struct code_path){copy, 0};
+	}
+	struct code_path *cp = &sym.code_paths[i];
+	if (cp->written != lw_drop_epoch() + 1) {
+		struct cs_code_path def = {i + 1u, {cp->path, strlen(cp->path)}};
+		size_t before = d->code_paths.len;
+		cs_code_path_encode(&d->code_paths, &def);
+		if (d->code_paths.overflow) {
+			d->code_paths.len = before;
+			d->code_paths.overflow = false;
+			return 0;
+		}
+		cp->written = lw_drop_epoch() + 1;
+	}
+	return i + 1u;
+}
+
 /* A frame's definition and, for a method from an assembly file, where its
  * code came from (token 0: none). */
 static void define_frame(uint64_t id, const char *name, const char *module, uint32_t token, const char *path,
@@ -318,8 +363,9 @@ static void define_frame(uint64_t id, const char *name, const char *module, uint
 	struct cs_frame_def f = {id, {name, strlen(name)}, {module, strlen(module)}};
 	size_t before = d->frames.len, code_before = d->frame_code.len;
 	cs_frame_def_encode(&d->frames, &f);
-	if (token && path[0] == '/') {
-		struct cs_frame_code c = {id, token, {path, strlen(path)}};
+	uint64_t path_ref = token && path[0] == '/' ? code_path_ref(path, d) : 0;
+	if (path_ref) {
+		struct cs_frame_code c = {id, token, path_ref};
 		cs_frame_code_encode(&d->frame_code, &c);
 	}
 	if (d->frames.overflow || d->frame_code.overflow) {
@@ -340,7 +386,7 @@ struct sym_defs *sym_defs(void)
 size_t sym_defs_pending(void)
 {
 	const struct sym_defs *d = &sym.pending;
-	return d->frames.len + d->frame_code.len + d->stacks.len + d->stack_il.len;
+	return d->frames.len + d->frame_code.len + d->stacks.len + d->stack_il.len + d->code_paths.len;
 }
 
 uint64_t sym_pseudo_frame(uint64_t frame_id, struct sym_defs *d)
@@ -443,13 +489,15 @@ void sym_flush_defs(struct sym_defs *d)
 	/* frames first: stacks refer to them; each part after what it adds to */
 	if (d->frames.len)
 		lw_append_record(CS_REC_FRAMES, d->frames.buf, d->frames.len);
+	if (d->code_paths.len)
+		lw_append_record(CS_REC_CODE_PATH, d->code_paths.buf, d->code_paths.len);
 	if (d->frame_code.len)
 		lw_append_record(CS_REC_FRAME_CODE, d->frame_code.buf, d->frame_code.len);
 	if (d->stacks.len)
 		lw_append_record(CS_REC_STACKS, d->stacks.buf, d->stacks.len);
 	if (d->stack_il.len)
 		lw_append_record(CS_REC_STACK_IL, d->stack_il.buf, d->stack_il.len);
-	d->frames.len = d->frame_code.len = d->stacks.len = d->stack_il.len = 0;
+	d->frames.len = d->frame_code.len = d->stacks.len = d->stack_il.len = d->code_paths.len = 0;
 }
 
 static struct thread_info *thread_info_of(uint32_t ref)

@@ -89,11 +89,17 @@ void cs_stack_def_encode(struct cs_out *o, const struct cs_stack_def *s)
 	cs_put_varint(o, s->frame);
 }
 
+void cs_code_path_encode(struct cs_out *o, const struct cs_code_path *c)
+{
+	cs_put_varint(o, c->ref);
+	put_cs_str(o, c->path);
+}
+
 void cs_frame_code_encode(struct cs_out *o, const struct cs_frame_code *c)
 {
 	cs_put_varint(o, c->frame);
 	cs_put_varint(o, c->token);
-	put_cs_str(o, c->path);
+	cs_put_varint(o, c->path_ref);
 }
 
 void cs_stack_il_encode(struct cs_out *o, const struct cs_stack_il *s)
@@ -152,10 +158,19 @@ bool cs_next_frame_code(struct cs_list *l, struct cs_frame_code *c)
 		return false;
 	c->frame = cs_get_varint(&l->in);
 	uint64_t token = cs_get_varint(&l->in);
-	c->path = get_cs_str(&l->in);
+	c->path_ref = cs_get_varint(&l->in);
 	if (token > UINT32_MAX)
 		l->in.bad = true;
 	c->token = (uint32_t)token;
+	return !l->in.bad;
+}
+
+bool cs_next_code_path(struct cs_list *l, struct cs_code_path *c)
+{
+	if (!list_more(l))
+		return false;
+	c->ref = cs_get_varint(&l->in);
+	c->path = get_cs_str(&l->in);
 	return !l->in.bad;
 }
 

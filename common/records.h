@@ -41,6 +41,7 @@ enum cs_record_type {
 	CS_REC_STACK_IL = 25,   /* stack id -> IL offset of its innermost frame (a list), for source lines */
 	CS_REC_TICKS = 26,      /* SAMPLES with each sample on or off the CPU */
 	CS_REC_THREAD_CPU = 27, /* threads' CPU time so far */
+	CS_REC_CODE_PATH = 28,  /* assembly path references of FRAME_CODE (a list) */
 };
 
 /* Frame ids below this are reserved for pseudo-frames. */
@@ -105,7 +106,10 @@ struct cs_stack_def {
 void cs_frame_def_encode(struct cs_out *o, const struct cs_frame_def *f);
 void cs_stack_def_encode(struct cs_out *o, const struct cs_stack_def *s);
 
-/* FRAME_CODE: { v frame_id, v method_token, str assembly_path }*
+/* CODE_PATH: { v path_ref, str assembly_path }*
+ *   the assemblies FRAME_CODE refers to, each written once (and again
+ *   after data was dropped), before the FRAME_CODE records that use it.
+ * FRAME_CODE: { v frame_id, v method_token, v path_ref }*
  *   where a managed frame's code came from: its MethodDef token in the
  *   assembly at that path (whose PDB maps IL offsets to lines); written
  *   after the FRAMES record that defines the frame, for frames of
@@ -117,11 +121,16 @@ void cs_stack_def_encode(struct cs_out *o, const struct cs_stack_def *s);
  *   a stack without one has no known offset (native code, older agents).
  *   CS_IL_EPILOG: in the method's epilog (its last line). */
 #define CS_IL_EPILOG 0xFFFFFFFDu
+struct cs_code_path {
+	uint64_t ref;
+	struct cs_str path;
+};
 struct cs_frame_code {
 	uint64_t frame;
 	uint32_t token;
-	struct cs_str path;
+	uint64_t path_ref;
 };
+void cs_code_path_encode(struct cs_out *o, const struct cs_code_path *c);
 struct cs_stack_il {
 	uint64_t stack;
 	uint32_t il_offset;
@@ -150,6 +159,7 @@ bool cs_list_bad(const struct cs_list *l);
 bool cs_next_frame_def(struct cs_list *l, struct cs_frame_def *f);
 bool cs_next_stack_def(struct cs_list *l, struct cs_stack_def *s);
 bool cs_next_frame_code(struct cs_list *l, struct cs_frame_code *c);
+bool cs_next_code_path(struct cs_list *l, struct cs_code_path *c);
 bool cs_next_stack_il(struct cs_list *l, struct cs_stack_il *s);
 /* Ticks and their samples: call cs_next_sample until it returns false, then
  * cs_next_tick again (remaining samples of a tick are skipped). */

@@ -112,7 +112,11 @@ static void line_offsets(void)
 	cs_frame_def_encode(&p, &f2);
 	put_record(&o, CS_REC_FRAMES, p.buf, p.len);
 	cs_out_init(&p, payload, sizeof payload);
-	struct cs_frame_code c = {17, 0x06000003, S("/nonexistent/app.dll")};
+	struct cs_code_path cp = {1, S("/nonexistent/app.dll")};
+	cs_code_path_encode(&p, &cp);
+	put_record(&o, CS_REC_CODE_PATH, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_frame_code c = {17, 0x06000003, 1};
 	cs_frame_code_encode(&p, &c);
 	put_record(&o, CS_REC_FRAME_CODE, p.buf, p.len);
 	/* Main at offset 5 calls Burn, which was at offset 4 or 9; then

@@ -96,14 +96,24 @@ static void line_lists(void)
 	uint8_t buf[512];
 	struct cs_out o;
 	cs_out_init(&o, buf, sizeof buf);
-	struct cs_frame_code c1 = {16, 0x06000002, S("/app/app.dll")}, c2 = {300, 0x06000010, S("/app/lib.dll")};
+	struct cs_code_path p1 = {1, S("/app/app.dll")}, p2 = {2, S("/app/lib.dll")};
+	cs_code_path_encode(&o, &p1);
+	cs_code_path_encode(&o, &p2);
+	struct cs_list l;
+	struct cs_code_path cp;
+	cs_list_init(&l, buf, o.len);
+	CHECK(cs_next_code_path(&l, &cp) && cp.ref == 1 && str_is(cp.path, "/app/app.dll"));
+	CHECK(cs_next_code_path(&l, &cp) && cp.ref == 2 && str_is(cp.path, "/app/lib.dll"));
+	CHECK(!cs_next_code_path(&l, &cp) && !cs_list_bad(&l));
+
+	cs_out_init(&o, buf, sizeof buf);
+	struct cs_frame_code c1 = {16, 0x06000002, 1}, c2 = {300, 0x06000010, 2};
 	cs_frame_code_encode(&o, &c1);
 	cs_frame_code_encode(&o, &c2);
-	struct cs_list l;
 	struct cs_frame_code c;
 	cs_list_init(&l, buf, o.len);
-	CHECK(cs_next_frame_code(&l, &c) && c.frame == 16 && c.token == 0x06000002 && str_is(c.path, "/app/app.dll"));
-	CHECK(cs_next_frame_code(&l, &c) && c.frame == 300 && c.token == 0x06000010 && str_is(c.path, "/app/lib.dll"));
+	CHECK(cs_next_frame_code(&l, &c) && c.frame == 16 && c.token == 0x06000002 && c.path_ref == 1);
+	CHECK(cs_next_frame_code(&l, &c) && c.frame == 300 && c.token == 0x06000010 && c.path_ref == 2);
 	CHECK(!cs_next_frame_code(&l, &c) && !cs_list_bad(&l));
 
 	cs_out_init(&o, buf, sizeof buf);

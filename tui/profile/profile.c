@@ -58,6 +58,7 @@ static void process_free(struct prof_process *p)
 	for (size_t i = 0; i < p->ncode_paths; i++)
 		free(p->code_paths[i]);
 	free(p->code_paths);
+	free(p->path_refs);
 	strmap_free(p->code_path_index);
 	free(p->code_path_index);
 	memory_free(p);
@@ -480,30 +481,46 @@ static void fold_thread_cpu(struct prof_process *p, const struct cs_record *rec)
 	fold_note_time(p, time_us);
 }
 
-static void fold_frame_code(struct prof_process *p, const struct cs_record *rec)
+static void fold_code_paths(struct prof_process *p, const struct cs_record *rec)
 {
 	struct cs_list l;
-	struct cs_frame_code c;
+	struct cs_code_path c;
 	cs_list_init(&l, rec->payload, rec->len);
-	while (cs_next_frame_code(&l, &c)) {
-		if (!fold_id_ok(p, c.frame) || !c.path.len || c.path.len > 4096) {
+	while (cs_next_code_path(&l, &c)) {
+		if (!c.ref || !fold_id_ok(p, c.ref) || !c.path.len || c.path.len > 4096) {
 			p->bad_records++;
 			return;
 		}
 		uint32_t idx;
 		if (!strmap_get(p->code_path_index, c.path.p, c.path.len, &idx)) {
 			idx = (uint32_t)p->ncode_paths;
-			size_t cap = p->ncode_paths;
-			xgrow(&p->code_paths, &cap, p->ncode_paths + 1, sizeof *p->code_paths);
+			xgrow(&p->code_paths, &p->code_paths_cap, p->ncode_paths + 1, sizeof *p->code_paths);
 			p->code_paths[p->ncode_paths++] = dup_str(c.path);
 			if (!strmap_add(p->code_path_index, c.path.p, c.path.len, idx)) {
 				fprintf(stderr, "clrscope: out of memory\n");
 				exit(1);
 			}
 		}
+		xgrow(&p->path_refs, &p->path_refs_cap, (size_t)c.ref + 1, sizeof *p->path_refs);
+		p->path_refs[c.ref] = idx + 1;
+	}
+	if (cs_list_bad(&l))
+		p->bad_records++;
+}
+
+static void fold_frame_code(struct prof_process *p, const struct cs_record *rec)
+{
+	struct cs_list l;
+	struct cs_frame_code c;
+	cs_list_init(&l, rec->payload, rec->len);
+	while (cs_next_frame_code(&l, &c)) {
+		if (!fold_id_ok(p, c.frame) || c.path_ref >= p->path_refs_cap || !p->path_refs[c.path_ref]) {
+			p->bad_records++; /* (its CODE_PATH comes first) */
+			return;
+		}
 		struct prof_frame *f = fold_frame(p, c.frame);
 		f->token = c.token;
-		f->code_path = idx + 1;
+		f->code_path = p->path_refs[c.path_ref];
 	}
 	if (cs_list_bad(&l))
 		p->bad_records++;
@@ -993,6 +1010,9 @@ static void fold(struct prof_process *p, const struct cs_record *rec)
 		return;
 	case CS_REC_STACKS:
 		fold_stacks(p, rec);
+		return;
+	case CS_REC_CODE_PATH:
+		fold_code_paths(p, rec);
 		return;
 	case CS_REC_FRAME_CODE:
 		fold_frame_code(p, rec);

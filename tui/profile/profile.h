@@ -255,8 +255,10 @@ struct prof_process {
 	struct prof_stack *stacks;
 	size_t nstacks;
 	struct u64map *canon_index; /* canonical parent << 32 | frame -> canonical stack id + 1 */
-	char **code_paths;          /* assembly paths of FRAME_CODE records */
-	size_t ncode_paths;
+	char **code_paths;          /* assembly paths of CODE_PATH records, each once */
+	size_t ncode_paths, code_paths_cap;
+	uint32_t *path_refs;        /* by the agent's path reference: code_paths index + 1 */
+	size_t path_refs_cap;
 	void *code_path_index;      /* path -> code_paths index (opaque) */
 	bool have_lines;            /* some stack has an IL offset */
 	struct prof_function *functions;
