@@ -8,7 +8,7 @@ source "$CLRSCOPE_TESTLIB"
 dll=$(app DeepThreads)
 expect_status 0 "record with a table cap of 64" -- env CLRSCOPE_TABLE_CAP=64 "$CLRSCOPE_BIN" record --rate 1000 \
 	-o "$WORK/s" -- dotnet "$dll" 2 100 3 busy=1
-clrscope report --format json "$WORK/s" >"$WORK/r.json"
+clrscope report --format json --time wall "$WORK/s" >"$WORK/r.json"
 said=$(json "len([m for m in d['processes'][0]['messages'] if 'starts a new id space' in m['text']])" "$WORK/r.json")
 last=$(json "max([int(m['text'].split('(')[1].split(' ')[0]) for m in d['processes'][0]['messages'] if 'new id space' in m['text']] or [0])" "$WORK/r.json")
 check "s >= 2 and s <= 5" "the new id spaces are said, but not every one" s="$said"
