@@ -59,8 +59,11 @@ static void compare(const struct prof_session *s, const Perftools__Profiles__Pro
 {
 	if (pr->n_string_table == 0 || pr->string_table[0][0])
 		mismatch("string_table[0] is not \"\"");
-	if (pr->n_sample_type != 2 || strcmp(string_at(pr, pr->sample_type[0]->type), "samples") ||
-	    strcmp(string_at(pr, pr->sample_type[1]->unit), "nanoseconds"))
+	if (pr->n_sample_type != 3 || strcmp(string_at(pr, pr->sample_type[0]->type), "samples") ||
+	    strcmp(string_at(pr, pr->sample_type[1]->type), "cpu") ||
+	    strcmp(string_at(pr, pr->sample_type[1]->unit), "nanoseconds") ||
+	    strcmp(string_at(pr, pr->sample_type[2]->type), "wall") ||
+	    strcmp(string_at(pr, pr->default_sample_type), s->time == PROF_TIME_WALL ? "wall" : "cpu"))
 		mismatch("the sample types");
 	uint32_t path[4096];
 	size_t at = 0;
@@ -69,13 +72,13 @@ static void compare(const struct prof_session *s, const Perftools__Profiles__Pro
 		const struct u64map *m = p->thread_stacks;
 		for (size_t e = 0; e < m->count; e++) {
 			const uint64_t *v = &m->vals[e * m->width];
-			if (!v[PROF_VALUE_SAMPLES])
+			if (!v[PROF_VALUE_SAMPLES] && !v[PROF_VALUE_CPU_NS] && !v[PROF_VALUE_WALL_NS])
 				continue;
 			if (at >= pr->n_sample)
 				mismatch("fewer samples than the model has");
 			const Perftools__Profiles__Sample *sm = pr->sample[at++];
-			if (sm->n_value != 2 || (uint64_t)sm->value[0] != v[PROF_VALUE_SAMPLES] ||
-			    (uint64_t)sm->value[1] != v[PROF_VALUE_CPU_NS])
+			if (sm->n_value != 3 || (uint64_t)sm->value[0] != v[PROF_VALUE_SAMPLES] ||
+			    (uint64_t)sm->value[1] != v[PROF_VALUE_CPU_NS] || (uint64_t)sm->value[2] != v[PROF_VALUE_WALL_NS])
 				mismatch("a sample's values");
 			size_t depth = prof_stack_path(p, (uint32_t)m->keys[e], path, 4096);
 			if (sm->n_location_id != depth)
