@@ -17,7 +17,9 @@ check "n >= 20 * t" "every parked thread still has a sample per tick" n="$sample
 check "t > 4000" "a tick every millisecond, or nearly" t="$ticks"
 # the parked threads' samples are where they wait, in the right count
 parked=$(json "sum(t['samples'] for t in d['processes'][0]['threads'] if t['name'].startswith('deep-'))" "$WORK/r.json")
-check "abs(p - 20 * t) <= 0.02 * 20 * t" "the 20 parked threads have a sample each per tick" p="$parked" t="$ticks"
+# (the ticks count from the agent's start; the threads park a few hundred
+# milliseconds later, more under load: the window below is exact to 5 %)
+check "p <= 20 * t and p >= 0.95 * 20 * t" "the 20 parked threads have a sample each per tick" p="$parked" t="$ticks"
 # a time window cuts runs at its edges
 clrscope report --format json --time wall --from 2 --to 4 "$WORK/s" >"$WORK/w.json"
 windowed=$(json "sum(t['samples'] for t in d['processes'][0]['threads'] if t['name'].startswith('deep-'))" "$WORK/w.json")
