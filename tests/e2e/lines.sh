@@ -52,7 +52,9 @@ print(best[1], best[2])' "$WORK/$sampler.json")
 	# those stay at method level (measured 94-97 %); signals: 100 %
 	want=0.97
 	[[ $sampler == suspend ]] && want=0.9
-	check "l >= $want * s and s >= 300" "$sampler: $want of Spin's samples on the loop's lines" l="$in_loop" s="$spin"
+	# (the suspend sampler gives Spin a third of what signals give it: the
+	# runtime stops the thread in its GC polls, counted there)
+	check "l >= $want * s and s >= 150" "$sampler: $want of Spin's samples on the loop's lines" l="$in_loop" s="$spin"
 	expect_contains "$(cat "$WORK/spin.rows")" "/HotLines/Program.cs" "$sampler: the file is HotLines' source (the embedded PDB)"
 	at_call=$(awk -v c="$calls_spin" '$1 == c {print $3}' "$WORK/main.rows")
 	check "c >= $want * s" "$sampler: Main's line that calls Spin holds Spin's samples" c="${at_call:-0}" s="$spin"
