@@ -100,6 +100,7 @@ static struct {
 	uint32_t nchecks;
 	FunctionID *check_frames;
 	uint64_t thread_cpu_ns;   /* when THREAD_CPU was last written */
+	uint32_t thread_cpu_rounds;
 	int64_t budget_ns;        /* suspension time that may be spent now */
 	uint64_t budget_at_ns;    /* when it was last topped up */
 } s = {
@@ -267,8 +268,10 @@ static bool hold_sample(uint64_t ref, uint64_t stack, uint64_t tick_us)
 		if (h->used && h->ref != ref)
 			continue;
 		if (h->used) {
-			/* the same run: same stack, the next tick, not too long */
-			if (h->stack == stack && tick_us - h->last_us <= 2 * period_us && h->count < CS_HOLD_MAX_COUNT) {
+			/* the same run: same stack, the next tick (ticks come at
+			 * random gaps of up to 1.5 periods, later under load: a run
+			 * is not cut for that), not too long */
+			if (h->stack == stack && tick_us - h->last_us <= 4 * period_us && h->count < CS_HOLD_MAX_COUNT) {
 				h->count++;
 				h->last_us = tick_us;
 				return true;
@@ -658,17 +661,22 @@ static struct timespec to_timespec(uint64_t ns)
 	return (struct timespec){.tv_sec = (time_t)(ns / 1000000000ull), .tv_nsec = (long)(ns % 1000000000ull)};
 }
 
-#define THREAD_CPU_EVERY_NS 100000000ull /* a thread's last reading is at most this old when it ends */
+#define THREAD_CPU_EVERY_NS 100000000ull /* a busy thread's last reading is at most this old when it ends */
+#define THREAD_CPU_BUSY_NS 1000000ull /* ... busy: used this much CPU since its last entry */
+#define THREAD_CPU_IDLE_EVERY 10u     /* others: every 10th time (a second) */
 #define THREAD_CPU_BYTES 4096
 
-/* Every 100 ms, the CPU time of every managed thread that ran since
- * the last time (the threads' own CPU clocks, exact where samples are
- * estimates): the reports' per-thread CPU time and the Threads view's CPU%. */
+/* The CPU time of the managed threads (their own CPU clocks, exact where
+ * samples are estimates): the reports' per-thread CPU time and the Threads
+ * view's CPU%.  Every 100 ms for threads that used a millisecond of CPU
+ * since their last entry, every second for those that used less (an idle
+ * program's runtime threads stir a little: not worth ten entries a second). */
 static void write_thread_cpu(uint64_t now_ns)
 {
 	if (now_ns - s.thread_cpu_ns < THREAD_CPU_EVERY_NS)
 		return;
 	s.thread_cpu_ns = now_ns;
+	bool everyone = ++s.thread_cpu_rounds % THREAD_CPU_IDLE_EVERY == 0;
 	if (atomic_load(&s.mode) == SAMPLER_SIGNAL && still_survey() < 0)
 		return; /* (the other samplers survey every tick) */
 	uint32_t n;
@@ -681,6 +689,8 @@ static void write_thread_cpu(uint64_t now_ns)
 	for (uint32_t i = 0; i < n; i++) {
 		struct still_thread *t = &all[i];
 		if (!t->clock || !t->os_tid || t->cpu_now == t->cpu_logged)
+			continue;
+		if (!everyone && t->cpu_now < t->cpu_logged + THREAD_CPU_BUSY_NS)
 			continue;
 		size_t before = o.len;
 		struct cs_thread_cpu e = {sym_thread(t->thread), t->cpu_now};

@@ -23,5 +23,8 @@ check "p <= 20 * t and p >= 0.95 * 20 * t" "the 20 parked threads have a sample 
 # a time window cuts runs at its edges
 clrscope report --format json --time wall --from 2 --to 4 "$WORK/s" >"$WORK/w.json"
 windowed=$(json "sum(t['samples'] for t in d['processes'][0]['threads'] if t['name'].startswith('deep-'))" "$WORK/w.json")
-check "abs(w - 20 * 2000) <= 0.05 * 20 * 2000" "two seconds of the 20 parked threads: 40000 samples" w="$windowed"
+wticks=$(json "d['processes'][0]['ticks']" "$WORK/w.json")
+# (one sample per tick and thread; a loaded machine makes ticks late, so
+# they are counted rather than taken to be 2000)
+check "t > 1500 and abs(w - 20 * t) <= 0.05 * 20 * t" "two seconds of the 20 parked threads: a sample each per tick" w="$windowed" t="$wticks"
 finish

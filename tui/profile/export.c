@@ -616,7 +616,8 @@ static void write_json_process(FILE *f, struct prof_process *p, const struct exp
 	if (o->lines) {
 		prof_lines_init(&L, p);
 		nrows = prof_lines_rows(&L, &rows);
-		qsort(rows, nrows, sizeof *rows, cmp_row_function);
+		if (nrows)
+			qsort(rows, nrows, sizeof *rows, cmp_row_function);
 		/* by function: where its rows start (nrows: none) */
 		first_row = xmalloc((p->nfunctions + 1) * sizeof *first_row);
 		for (size_t i = 0; i <= p->nfunctions; i++)
