@@ -577,7 +577,7 @@ static void take_tick_mixed(void)
 		if (known) {
 			known->unmanaged_run = 0;
 			/* before the survey, which asks whether it ran since */
-			still_captured(known, w.cpu_end, w.in_syscall, w.n ? STILL_STACK_PENDING : 0);
+			still_captured(known, w.cpu_end, &w.wait, w.n ? STILL_STACK_PENDING : 0);
 		}
 		if (!w.n)
 			continue; /* no managed frame to its root: no sample */

@@ -35,6 +35,7 @@
 
 struct capture {
 	uint64_t ip, sp, fp;
+	uint64_t arg0;    /* rdi: a system call's first argument */
 	uint64_t cpu_end; /* the thread's CPU clock as the handler ends (0: unread) */
 	uint32_t len;     /* stack bytes copied from sp */
 	uint8_t stack[STACK_COPY];
@@ -90,6 +91,7 @@ static void on_signal(int sig, siginfo_t *si, void *context)
 	c->ip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
 	c->sp = rsp;
 	c->fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
+	c->arg0 = (uint64_t)uc->uc_mcontext.gregs[REG_RDI];
 	uint64_t hi = atomic_load_explicit(&sl->hi, memory_order_relaxed);
 	uint64_t want = hi > rsp && hi - rsp < STACK_COPY ? hi - rsp : STACK_COPY;
 	c->len = codemap_copy_pages(rsp, c->stack, (uint32_t)want);
@@ -267,12 +269,19 @@ static bool send_to(struct slot *sl)
 
 /* A thread interrupted in a system call: the kernel leaves its ip on the
  * syscall instruction (to restart it) or just after it (interrupted). */
-static bool at_syscall(uint64_t ip)
+/* The system call a capture interrupted: its ip is just after a syscall
+ * instruction (the call returns EINTR) or on it (SA_RESTART: the kernel
+ * moved ip back to repeat it). */
+static struct syscall_site syscall_at(const struct capture *c)
 {
 	uint8_t code[4];
-	if (ip < 2 || codemap_read(ip - 2, code, sizeof code) != 0)
-		return false;
-	return (code[0] == 0x0f && code[1] == 0x05) || (code[2] == 0x0f && code[3] == 0x05);
+	if (c->ip < 2 || codemap_read(c->ip - 2, code, sizeof code) != 0)
+		return (struct syscall_site){0};
+	if (code[0] == 0x0f && code[1] == 0x05)
+		return (struct syscall_site){c->ip, c->sp, c->arg0};
+	if (code[2] == 0x0f && code[3] == 0x05)
+		return (struct syscall_site){c->ip + 2, c->sp, c->arg0};
+	return (struct syscall_site){0};
 }
 
 /* Unwinds one capture into pool[*used..]; a walk, or false when it gives
@@ -294,7 +303,7 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 	if (!managed && out.root) {
 		g.stats.unmanaged_roots++;
 		*walk = (struct sig_walk){.thread = thread, .start = used, .cpu_end = c->cpu_end, .captured = true,
-					  .in_syscall = at_syscall(c->ip)};
+					  .wait = syscall_at(c)};
 		return true;
 	}
 	if (!managed) {
@@ -325,7 +334,7 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 	}
 	*walk = (struct sig_walk){.thread = thread, .start = used, .n = out.n,
 				  .truncated = out.verdict == UNWIND_TRUNCATED, .weight = 1,
-				  .cpu_end = c->cpu_end, .captured = true, .in_syscall = at_syscall(c->ip)};
+				  .cpu_end = c->cpu_end, .captured = true, .wait = syscall_at(c)};
 	return true;
 }
 

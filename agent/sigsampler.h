@@ -9,6 +9,13 @@
 
 #include "agent.h"
 
+/* Where a thread sits in a system call: the address after its syscall
+ * instruction, its stack pointer and first argument, as the kernel reports
+ * them in /proc/self/task/TID/syscall. */
+struct syscall_site {
+	uint64_t pc, sp, arg0;
+};
+
 struct sig_walk {
 	ThreadID thread;
 	uint32_t start, n; /* FunctionIDs in the pool, innermost first (and their
@@ -18,7 +25,7 @@ struct sig_walk {
 	uint32_t weight;  /* the ticks it stands for (a capture: 1, more when its
 			     thread sat with the signal pending; 0 for an empty walk) */
 	uint64_t cpu_end; /* a capture: the thread's CPU clock as the handler ended */
-	bool in_syscall;  /* a capture: the thread was in a system call (its ip at or after a syscall instruction) */
+	struct syscall_site wait; /* a capture: the system call it was in (pc 0: none) */
 };
 
 /* What became of the captures (sampler thread). */

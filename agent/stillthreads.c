@@ -1,17 +1,24 @@
 #include "stillthreads.h"
 
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define STILL_MAX 2048
 
-/* A thread caught in a system call (a wait) that used at most this much
- * CPU since its capture's handler ended still has the captured stack:
- * returning from the handler and back into the call costs 2-15 us.  Not
- * for a thread caught in its own code: one that had sat preempted with
- * the signal pending may leave for a wait in as little (a deadline passed
- * while it was off the CPU). */
+/* A thread caught in a system call (a wait) uses 2-15 us of CPU going back
+ * into the call after the handler.  One that used at most this much since
+ * is asked where it is; still in the same call (same instruction, stack
+ * pointer and first argument) it still has the captured stack.  Its CPU
+ * time alone cannot tell: a thread woken from a lock's wait may reach its
+ * next wait in as little (threads waiting for a method's compilation went
+ * on into the method's own wait, which got the caller's stack), and a
+ * thread caught in its own code may have sat preempted with the signal
+ * pending, past a deadline. */
 #define CAPTURE_SLACK_NS 20000u
 
 static struct {
@@ -38,6 +45,29 @@ static bool read_cpu(clockid_t clock, uint64_t *ns)
 		return false;
 	*ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	return true;
+}
+
+/* Whether the thread sits in the system call at site, as the kernel says:
+ * "NR ARG0 .. ARG5 SP PC" while it is in one ("running" or "-1 SP PC" when
+ * it is not). */
+static bool in_same_syscall(uint32_t os_tid, const struct syscall_site *site)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof path, "/proc/self/task/%" PRIu32 "/syscall", os_tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, line, sizeof line - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	line[n] = 0;
+	long long nr;
+	unsigned long long a[6], sp, pc;
+	if (sscanf(line, "%lld %llx %llx %llx %llx %llx %llx %llx %llx", &nr, &a[0], &a[1], &a[2], &a[3], &a[4],
+		   &a[5], &sp, &pc) != 9 || nr < 0)
+		return false;
+	return pc == site->pc && sp == site->sp && a[0] == site->arg0;
 }
 
 struct still_thread *still_find(ThreadID thread)
@@ -97,9 +127,13 @@ int still_survey(void)
 			continue;
 		}
 		bool known = read_cpu(t->clock, &t->cpu_now);
-		t->still = known && t->walked &&
-			   (t->cpu_now == t->cpu_walked ||
-			    (t->captured && t->cpu_now >= t->cpu_walked && t->cpu_now - t->cpu_walked <= CAPTURE_SLACK_NS));
+		t->still = known && t->walked && t->cpu_now == t->cpu_walked;
+		if (known && t->walked && !t->still && t->wait.pc && t->cpu_now > t->cpu_walked &&
+		    t->cpu_now - t->cpu_walked <= CAPTURE_SLACK_NS) {
+			t->still = in_same_syscall(t->os_tid, &t->wait);
+			if (t->still)
+				t->cpu_walked = t->cpu_now; /* asked once for this much CPU */
+		}
 		if (!known)
 			t->walked = false;
 		moved += !t->still;
@@ -122,15 +156,15 @@ void still_walked(struct still_thread *t, uint64_t stack)
 	t->stack = stack;
 	t->cpu_walked = t->cpu_now;
 	t->walked = true;
-	t->captured = false;
+	t->wait = (struct syscall_site){0};
 }
 
-void still_captured(struct still_thread *t, uint64_t cpu_end, bool in_syscall, uint64_t stack)
+void still_captured(struct still_thread *t, uint64_t cpu_end, const struct syscall_site *wait, uint64_t stack)
 {
 	if (!cpu_end)
 		return; /* when it ended is unknown: no claim on later ticks */
 	t->stack = stack;
 	t->cpu_walked = cpu_end;
 	t->walked = true;
-	t->captured = in_syscall;
+	t->wait = wait ? *wait : (struct syscall_site){0};
 }

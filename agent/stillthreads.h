@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "agent.h"
+#include "sigsampler.h"
 
 struct still_thread {
 	ThreadID thread;
@@ -23,7 +24,8 @@ struct still_thread {
 	uint32_t walk_only;  /* surveys left in which signals are not used */
 	uint32_t unmanaged_run; /* signal captures without a managed frame in a row */
 	bool walked;         /* stack and cpu_walked hold */
-	bool captured;       /* ... from a capture in a system call (cpu_walked: as its handler ended) */
+	struct syscall_site wait; /* ... from a capture in this system call (cpu_walked: as its handler
+				     ended, or when it was last seen still in that call); pc 0: not so */
 	bool still;          /* not run since that walk, as of cpu_now */
 	bool by_signal;      /* this tick's sample comes from a signal */
 	bool walk_now;       /* its capture gave no sample: walk it in this tick's suspension */
@@ -48,9 +50,10 @@ struct still_thread *still_find(ThreadID thread) AGENT_HIDDEN;
 /* A walk of t, as of the survey, interned as stack (0: no managed frame). */
 void still_walked(struct still_thread *t, uint64_t stack) AGENT_HIDDEN;
 /* A signal capture of t whose handler ended at the thread's CPU time
- * cpu_end, the thread interrupted in a system call or not; its stack (0:
- * no managed frame) is STILL_STACK_PENDING until the tick interns it. */
+ * cpu_end, the system call it interrupted (NULL or pc 0: none); its stack
+ * (0: no managed frame) is STILL_STACK_PENDING until the tick interns it. */
 #define STILL_STACK_PENDING UINT64_MAX
-void still_captured(struct still_thread *t, uint64_t cpu_end, bool in_syscall, uint64_t stack) AGENT_HIDDEN;
+void still_captured(struct still_thread *t, uint64_t cpu_end, const struct syscall_site *wait,
+		    uint64_t stack) AGENT_HIDDEN;
 
 #endif
