@@ -23,6 +23,7 @@
 #define REGIONS 8192
 #define MAPS_REFRESH_NS 100000000ull /* an address outside them rereads the maps at most this often */
 #define MODULE_REFRESH_NS 200000000ull /* an unknown address rescans the modules at most this often */
+#define LIBRARY_REFRESH_NS 5000000ull  /* ... one in a shared object's mapping (one just loaded) */
 
 enum { IP_KNOWN = 1, IP_EPILOG_CHECKED = 2, IP_EPILOG = 4 };
 
@@ -33,13 +34,19 @@ struct ip_entry {
 	uint32_t flags;
 	bool in_module;
 	bool native_known;
+	uint32_t modules_scan; /* not in a module as of this scan of the modules */
 	struct eh_rule rule;
 };
 
 /* An executable segment of a loaded module, and its .eh_frame_hdr. */
 struct module {
 	uint64_t lo, hi, eh_hdr;
-	char name[64]; /* its file's name, for naming native frames */
+	uint64_t bias;       /* load address: an address minus bias is the file's own (st_value) */
+	char path[256];      /* the file it was loaded from ("" when too long) */
+	const char *name;    /* its file name, in path or name_only */
+	char name_only[64];
+	uint8_t build_id[CODEMAP_BUILD_ID_MAX];
+	uint8_t build_id_len;
 };
 
 struct image {
@@ -51,6 +58,7 @@ struct image {
 struct region {
 	uint64_t lo, hi;
 	bool readable, exec;
+	bool library; /* executable and mapped from a shared object's file */
 };
 
 static struct {
@@ -64,6 +72,7 @@ static struct {
 	struct module *modules;
 	uint32_t nmodules;
 	uint64_t modules_ns;
+	uint32_t modules_scan; /* scans of the modules so far */
 	struct region *regions;
 	uint32_t nregions;
 	uint64_t maps_ns;
@@ -248,6 +257,48 @@ static int32_t body_containing(FunctionID fn, uint64_t ip)
 	return -1;
 }
 
+/* The GNU build id among a module's notes (mapped: its first segment
+ * holds them), so that the reading side can tell whether the file on disk
+ * is still the one that was loaded. */
+static uint8_t module_build_id(const struct dl_phdr_info *info, uint8_t *out)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+		while (end - p >= (ptrdiff_t)sizeof(ElfW(Nhdr))) {
+			ElfW(Nhdr) nh;
+			memcpy(&nh, p, sizeof nh);
+			size_t name = (nh.n_namesz + 3u) & ~3u, desc = (nh.n_descsz + 3u) & ~3u;
+			const uint8_t *d = p + sizeof nh + name;
+			if (name > (size_t)(end - p) || desc > (size_t)(end - p) || d + desc > end)
+				break;
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && !memcmp(p + sizeof nh, "GNU", 4) &&
+			    nh.n_descsz <= CODEMAP_BUILD_ID_MAX) {
+				memcpy(out, d, nh.n_descsz);
+				return (uint8_t)nh.n_descsz;
+			}
+			p = d + desc;
+		}
+	}
+	return 0;
+}
+
+/* The main program's file: dl_iterate_phdr gives it no name. */
+static const char *program_path(void)
+{
+	static char path[256];
+	if (!path[0]) {
+		ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+		if (n <= 0 || (size_t)n >= sizeof path - 1)
+			snprintf(path, sizeof path, "%s", program_invocation_name);
+		else
+			path[n] = 0;
+	}
+	return path;
+}
+
 static int list_module(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size, (void)arg;
@@ -255,19 +306,28 @@ static int list_module(struct dl_phdr_info *info, size_t size, void *arg)
 	for (int i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
 			hdr = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
-	const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : program_invocation_name;
+	const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : program_path();
 	const char *slash = strrchr(path, '/');
 	for (int i = 0; i < info->dlpi_phnum && hdr && m.nmodules < MODULES; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
 			struct module *mod = &m.modules[m.nmodules++];
 			*mod = (struct module){info->dlpi_addr + ph->p_vaddr, info->dlpi_addr + ph->p_vaddr + ph->p_memsz, hdr,
-					       ""};
-			snprintf(mod->name, sizeof mod->name, "%s", slash ? slash + 1 : path);
+					       info->dlpi_addr};
+			if (path[0] == '/' && strlen(path) < sizeof mod->path) {
+				memcpy(mod->path, path, strlen(path) + 1);
+				mod->name = mod->path + (slash - path) + 1;
+			} else {
+				snprintf(mod->name_only, sizeof mod->name_only, "%s", slash ? slash + 1 : path);
+				mod->name = mod->name_only;
+			}
+			mod->build_id_len = module_build_id(info, mod->build_id);
 		}
 	}
 	return 0;
 }
+
+static const struct region *region_at(uint64_t addr);
 
 static const struct module *module_of(uint64_t ip)
 {
@@ -276,9 +336,12 @@ static const struct module *module_of(uint64_t ip)
 			if (ip >= m.modules[i].lo && ip < m.modules[i].hi)
 				return &m.modules[i];
 		uint64_t now = agent_mono_ns();
-		if (pass || (m.modules_ns && now - m.modules_ns < MODULE_REFRESH_NS))
+		const struct region *r = region_at(ip);
+		uint64_t every = r && r->library ? LIBRARY_REFRESH_NS : MODULE_REFRESH_NS;
+		if (pass || (m.modules_ns && now - m.modules_ns < every))
 			return NULL;
 		m.modules_ns = now;
+		m.modules_scan++;
 		m.nmodules = 0;
 		dl_iterate_phdr(list_module, NULL);
 		m.dirty = true;
@@ -290,6 +353,20 @@ const char *codemap_module_name(uint64_t addr)
 {
 	const struct module *mod = module_of(addr);
 	return mod ? mod->name : "";
+}
+
+bool codemap_native_function(uint64_t addr, struct native_function *out)
+{
+	const struct module *mod = module_of(addr);
+	if (!mod || !mod->path[0])
+		return false;
+	struct code_at at = codemap_at(addr, false);
+	if (!at.native_known || !at.rule.fn_start || at.rule.fn_start < mod->bias) {
+		return false;
+	}
+	*out = (struct native_function){at.rule.fn_start, at.rule.fn_start - mod->bias, mod->path, mod->name,
+					mod->build_id, mod->build_id_len};
+	return true;
 }
 
 static bool in_epilog(uint64_t ip, const struct code_body *b)
@@ -312,7 +389,8 @@ static void read_maps(void)
 		unsigned long lo, hi;
 		char perms[8];
 		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 && (perms[0] == 'r' || perms[2] == 'x'))
-			m.regions[m.nregions++] = (struct region){lo, hi, perms[0] == 'r', perms[2] == 'x'};
+			m.regions[m.nregions++] = (struct region){lo, hi, perms[0] == 'r', perms[2] == 'x',
+								  perms[2] == 'x' && strstr(line, ".so") != NULL};
 	}
 	fclose(f);
 	m.dirty = true;
@@ -386,6 +464,7 @@ static struct ip_entry resolve(uint64_t ip)
 		const struct module *mod = module_of(ip);
 		e.in_module = mod != NULL;
 		e.native_known = mod && eh_rule_at(mod->eh_hdr, ip, read_no_fault, &e.rule);
+		e.modules_scan = m.modules_scan;
 	}
 	return e;
 }
@@ -401,6 +480,12 @@ struct code_at codemap_at(uint64_t ip, bool check_epilog)
 	for (uint32_t k = 0; k < IP_PROBES && !e; k++) {
 		struct ip_entry *s = &m.ips[(h + k) & (IP_SLOTS - 1)];
 		if (s->flags && s->ip == ip) {
+			/* code outside the modules known then: a module loaded
+			 * since (dlopen) may hold it, and only its unwind table
+			 * can step through it (and name its functions) */
+			if (!s->fn && !s->in_module &&
+			    (s->modules_scan != m.modules_scan || agent_mono_ns() - m.modules_ns >= MODULE_REFRESH_NS))
+				*s = resolve(ip);
 			e = s;
 		} else if (!s->flags) {
 			*s = resolve(ip);

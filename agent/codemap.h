@@ -47,6 +47,19 @@ struct code_at codemap_at(uint64_t ip, bool check_epilog) AGENT_HIDDEN;
 /* The file name of the loaded module that holds code at addr ("" for none:
  * code the runtime generated), for naming native frames by module. */
 const char *codemap_module_name(uint64_t addr) AGENT_HIDDEN;
+/* The native function that holds addr, by its unwind table's entry (a
+ * stripped module still has one per function): where it starts, in memory
+ * and in its file's own addresses, and the file.  False for code outside
+ * the modules, a module without a full path, or no entry. */
+#define CODEMAP_BUILD_ID_MAX 32
+struct native_function {
+	uint64_t start;         /* in this process */
+	uint64_t file_address;  /* start as the file's symbols say it (minus the load address) */
+	const char *path, *name; /* the module's file and its file name (valid until the modules are rescanned) */
+	const uint8_t *build_id;
+	uint8_t build_id_len;
+};
+bool codemap_native_function(uint64_t addr, struct native_function *out) AGENT_HIDDEN;
 /* Reads n bytes of this process at addr without faulting (0 or -1). */
 int codemap_read(uint64_t addr, void *buf, size_t n) AGENT_HIDDEN;
 

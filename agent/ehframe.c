@@ -353,13 +353,13 @@ bool eh_rule_at(uint64_t hdr, uint64_t pc, eh_read_fn *read, struct eh_rule *out
 	if (!run(&c, &cie, &st, &initial, &loc, pc) || c.in.bad)
 		return false;
 	if (st.ra_how == 2) { /* by convention, the outermost frame (clone, _start) */
-		*out = (struct eh_rule){.outermost = true};
+		*out = (struct eh_rule){.outermost = true, .fn_start = start};
 		return true;
 	}
 	if ((st.cfa_reg != EH_REG_RSP && st.cfa_reg != EH_REG_RBP) || st.ra_how != 1 || st.rbp_how < 0 ||
 	    st.rbp_how == 2)
 		return false;
 	*out = (struct eh_rule){st.cfa_reg, (int32_t)st.cfa_off, st.cfa_deref, (int32_t)st.cfa_add, st.rbp_how == 1,
-				(int32_t)st.rbp_off, (int32_t)st.ra_off, false};
+				(int32_t)st.rbp_off, (int32_t)st.ra_off, false, start};
 	return true;
 }

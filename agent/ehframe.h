@@ -26,6 +26,7 @@ struct eh_rule {
 	int32_t rbp_off;
 	int32_t ra_off;    /* the return address is at CFA + ra_off */
 	bool outermost;    /* the return address is undefined: the thread's first frame */
+	uint64_t fn_start; /* where the function (its FDE) starts, for naming it */
 };
 
 /* Reads n bytes at addr; 0 on success. */

@@ -44,7 +44,7 @@ static struct {
 	size_t nmetadata, metadata_cap;
 	struct epochs frame_written, stack_written, thread_written;
 	uint32_t next_frame, next_stack, next_thread, next_site;
-	uint8_t *defs_buf; /* the five payloads of pending */
+	uint8_t *defs_buf; /* the payloads of pending */
 	struct code_path {
 		char *path;
 		uint32_t written; /* 1 + the drop epoch it was last written in, 0: never */
@@ -97,7 +97,7 @@ int sym_init(void)
 	if (!idmap_init(&sym.functions, 4096) || !idmap_init(&sym.stacks, 16384) || !idmap_init(&sym.sites, 4096) ||
 	    !idmap_init(&sym.threads, 64) || !idmap_init(&sym.modules, 64) || !idmap_init(&sym.classes, 64))
 		return -1;
-	sym.defs_buf = malloc(5 * SYM_DEFS_BYTES);
+	sym.defs_buf = malloc(SYM_DEFS_PARTS * SYM_DEFS_BYTES);
 	if (!sym.defs_buf || ilmap_init() != 0)
 		return -1;
 	cs_out_init(&sym.pending.frames, sym.defs_buf, SYM_DEFS_BYTES);
@@ -105,6 +105,7 @@ int sym_init(void)
 	cs_out_init(&sym.pending.stacks, sym.defs_buf + 2 * SYM_DEFS_BYTES, SYM_DEFS_BYTES);
 	cs_out_init(&sym.pending.stack_il, sym.defs_buf + 3 * SYM_DEFS_BYTES, SYM_DEFS_BYTES);
 	cs_out_init(&sym.pending.code_paths, sym.defs_buf + 4 * SYM_DEFS_BYTES, SYM_DEFS_BYTES);
+	cs_out_init(&sym.pending.native_frames, sym.defs_buf + 5 * SYM_DEFS_BYTES, SYM_DEFS_BYTES);
 	sym.next_frame = CS_FRAME_FIRST_FUNCTION;
 	sym.next_site = 1;
 	sym.next_stack = 1;
@@ -386,7 +387,8 @@ struct sym_defs *sym_defs(void)
 size_t sym_defs_pending(void)
 {
 	const struct sym_defs *d = &sym.pending;
-	return d->frames.len + d->frame_code.len + d->stacks.len + d->stack_il.len + d->code_paths.len;
+	return d->frames.len + d->frame_code.len + d->stacks.len + d->stack_il.len + d->code_paths.len +
+	       d->native_frames.len;
 }
 
 uint64_t sym_pseudo_frame(uint64_t frame_id, struct sym_defs *d)
@@ -396,11 +398,54 @@ uint64_t sym_pseudo_frame(uint64_t frame_id, struct sym_defs *d)
 	return frame_id;
 }
 
-/* A run of native frames named by the module of its innermost one
- * ("[native]" in libcrypto.so.3): the module is known here, the symbol is
- * left to the reading side. */
-static uint64_t native_frame(uint64_t addr, struct sym_defs *d)
+/* A native function, by its start (never a FunctionID: those are not
+ * code addresses): "[native]" in its module, and where it is in its file
+ * for the reading side to name. */
+static bool native_function_frame(uint64_t addr, struct sym_defs *d, uint64_t *frame)
 {
+	struct native_function nf;
+	if (!codemap_native_function(addr, &nf))
+		return false;
+	uint32_t id;
+	bool known = idmap_get(&sym.functions, nf.start, &id);
+	if (known && epochs_is_current(&sym.frame_written, id)) {
+		*frame = id;
+		return true;
+	}
+	if (!known) {
+		make_room();
+		id = sym.next_frame++;
+		idmap_put(&sym.functions, nf.start, id);
+	}
+	size_t frames_before = d->frames.len, native_before = d->native_frames.len;
+	uint64_t path_ref = code_path_ref(nf.path, d);
+	if (!path_ref)
+		return false;
+	struct cs_frame_def f = {id, {"[native]", 8}, {nf.name, strlen(nf.name)}};
+	cs_frame_def_encode(&d->frames, &f);
+	struct cs_native_frame n = {id, path_ref, nf.file_address, {(const char *)nf.build_id, nf.build_id_len}};
+	cs_native_frame_encode(&d->native_frames, &n);
+	if (d->frames.overflow || d->native_frames.overflow) {
+		d->frames.len = frames_before; /* written next time */
+		d->native_frames.len = native_before;
+		d->frames.overflow = d->native_frames.overflow = false;
+	} else {
+		epochs_mark(&sym.frame_written, id);
+	}
+	*frame = id;
+	return true;
+}
+
+/* A run of native frames: where the thread is (the leaf), named by its
+ * innermost function where the module's unwind table places it; else, and
+ * between managed frames, by the module ("[native]" in libcoreclr.so), as
+ * the runtime's own walks see them too (one frame, no address): stacks
+ * from either walker then share their callers. */
+static uint64_t native_frame(uint64_t addr, bool leaf, struct sym_defs *d)
+{
+	uint64_t frame;
+	if (addr && leaf && native_function_frame(addr, d, &frame))
+		return frame;
 	const char *module = addr ? codemap_module_name(addr) : "";
 	if (!module[0])
 		return sym_pseudo_frame(CS_FRAME_NATIVE, d);
@@ -493,11 +538,14 @@ void sym_flush_defs(struct sym_defs *d)
 		lw_append_record(CS_REC_CODE_PATH, d->code_paths.buf, d->code_paths.len);
 	if (d->frame_code.len)
 		lw_append_record(CS_REC_FRAME_CODE, d->frame_code.buf, d->frame_code.len);
+	if (d->native_frames.len)
+		lw_append_record(CS_REC_NATIVE_FRAME, d->native_frames.buf, d->native_frames.len);
 	if (d->stacks.len)
 		lw_append_record(CS_REC_STACKS, d->stacks.buf, d->stacks.len);
 	if (d->stack_il.len)
 		lw_append_record(CS_REC_STACK_IL, d->stack_il.buf, d->stack_il.len);
 	d->frames.len = d->frame_code.len = d->stacks.len = d->stack_il.len = d->code_paths.len = 0;
+	d->native_frames.len = 0;
 }
 
 static struct thread_info *thread_info_of(uint32_t ref)
@@ -583,7 +631,7 @@ uint64_t sym_stack_of(const FunctionID *frames, const uint64_t *addrs, uint32_t 
 	for (uint32_t i = n; i-- > 0;) {
 		uint32_t il = addrs && frames[i] ? ilmap_offset(frames[i], addrs[i], leaf_maybe_call && i == 0)
 						 : ILMAP_NONE;
-		uint64_t frame = frames[i] ? sym_frame(frames[i], d) : native_frame(addrs ? addrs[i] : 0, d);
+		uint64_t frame = frames[i] ? sym_frame(frames[i], d) : native_frame(addrs ? addrs[i] : 0, i == 0, d);
 		stack = sym_stack(stack, frame, il, d);
 	}
 	return stack;

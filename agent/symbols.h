@@ -28,11 +28,13 @@ void sym_set_table_cap(uint32_t cap) AGENT_HIDDEN;
 /* Releases what the runtime gave us (metadata interfaces). */
 void sym_fini(void) AGENT_HIDDEN;
 
-/* Payload builders for FRAMES, CODE_PATH, FRAME_CODE, STACKS and STACK_IL records,
- * filled by the calls below and emptied by sym_flush_defs. */
+/* Payload builders for FRAMES, CODE_PATH, FRAME_CODE, NATIVE_FRAME, STACKS
+ * and STACK_IL records, filled by the calls below and emptied by
+ * sym_flush_defs. */
 #define SYM_DEFS_BYTES (64u << 10)
+#define SYM_DEFS_PARTS 6
 struct sym_defs {
-	struct cs_out frames, frame_code, code_paths;
+	struct cs_out frames, frame_code, code_paths, native_frames;
 	struct cs_out stacks, stack_il;
 };
 /* The sampler thread's builders.  Definitions wait there until

@@ -102,6 +102,14 @@ void cs_frame_code_encode(struct cs_out *o, const struct cs_frame_code *c)
 	cs_put_varint(o, c->path_ref);
 }
 
+void cs_native_frame_encode(struct cs_out *o, const struct cs_native_frame *f)
+{
+	cs_put_varint(o, f->frame);
+	cs_put_varint(o, f->path_ref);
+	cs_put_varint(o, f->file_address);
+	put_cs_str(o, f->build_id);
+}
+
 void cs_stack_il_encode(struct cs_out *o, const struct cs_stack_il *s)
 {
 	cs_put_varint(o, s->stack);
@@ -162,6 +170,17 @@ bool cs_next_frame_code(struct cs_list *l, struct cs_frame_code *c)
 	if (token > UINT32_MAX)
 		l->in.bad = true;
 	c->token = (uint32_t)token;
+	return !l->in.bad;
+}
+
+bool cs_next_native_frame(struct cs_list *l, struct cs_native_frame *f)
+{
+	if (!list_more(l))
+		return false;
+	f->frame = cs_get_varint(&l->in);
+	f->path_ref = cs_get_varint(&l->in);
+	f->file_address = cs_get_varint(&l->in);
+	f->build_id = get_cs_str(&l->in);
 	return !l->in.bad;
 }
 

@@ -41,7 +41,8 @@ enum cs_record_type {
 	CS_REC_STACK_IL = 25,   /* stack id -> IL offset of its innermost frame (a list), for source lines */
 	CS_REC_TICKS = 26,      /* SAMPLES with each sample on or off the CPU */
 	CS_REC_THREAD_CPU = 27, /* threads' CPU time so far */
-	CS_REC_CODE_PATH = 28,  /* assembly path references of FRAME_CODE (a list) */
+	CS_REC_CODE_PATH = 28,  /* file path references of FRAME_CODE and NATIVE_FRAME (a list) */
+	CS_REC_NATIVE_FRAME = 29, /* frame id -> native function: its file and address there (a list) */
 };
 
 /* Frame ids below this are reserved for pseudo-frames. */
@@ -106,9 +107,10 @@ struct cs_stack_def {
 void cs_frame_def_encode(struct cs_out *o, const struct cs_frame_def *f);
 void cs_stack_def_encode(struct cs_out *o, const struct cs_stack_def *s);
 
-/* CODE_PATH: { v path_ref, str assembly_path }*
- *   the assemblies FRAME_CODE refers to, each written once (and again
- *   after data was dropped), before the FRAME_CODE records that use it.
+/* CODE_PATH: { v path_ref, str path }*
+ *   the assemblies FRAME_CODE and the native modules NATIVE_FRAME refer
+ *   to, each written once (and again after data was dropped), before the
+ *   records that use it.
  * FRAME_CODE: { v frame_id, v method_token, v path_ref }*
  *   where a managed frame's code came from: its MethodDef token in the
  *   assembly at that path (whose PDB maps IL offsets to lines); written
@@ -138,6 +140,20 @@ struct cs_stack_il {
 void cs_frame_code_encode(struct cs_out *o, const struct cs_frame_code *c);
 void cs_stack_il_encode(struct cs_out *o, const struct cs_stack_il *s);
 
+/* NATIVE_FRAME: { v frame_id, v path_ref, v file_address, str build_id }*
+ *   a frame that is a native function (its FRAMES name is "[native]",
+ *   its module the file's name): the function's start as the file's own
+ *   symbols give it (its address minus the module's load address), in the
+ *   module at path_ref, whose GNU build id (raw bytes, empty: none) tells
+ *   the reader whether the file on disk is the one that was loaded.  The
+ *   name is the reader's to find.  Written after the FRAMES and CODE_PATH
+ *   records it completes. */
+struct cs_native_frame {
+	uint64_t frame, path_ref, file_address;
+	struct cs_str build_id;
+};
+void cs_native_frame_encode(struct cs_out *o, const struct cs_native_frame *f);
+
 /* SAMPLES: { v time_delta_us, v suspend_ns, v count, { v thread_ref, v stack_id }*count }*
  * The first tick's time is microseconds since start_unix_ns; each next
  * one is relative to the tick before it in the same record. */
@@ -161,6 +177,7 @@ bool cs_next_stack_def(struct cs_list *l, struct cs_stack_def *s);
 bool cs_next_frame_code(struct cs_list *l, struct cs_frame_code *c);
 bool cs_next_code_path(struct cs_list *l, struct cs_code_path *c);
 bool cs_next_stack_il(struct cs_list *l, struct cs_stack_il *s);
+bool cs_next_native_frame(struct cs_list *l, struct cs_native_frame *f);
 /* Ticks and their samples: call cs_next_sample until it returns false, then
  * cs_next_tick again (remaining samples of a tick are skipped). */
 bool cs_next_tick(struct cs_list *l, struct cs_tick *t);

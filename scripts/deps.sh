@@ -11,6 +11,7 @@ packages=(
 	wrk                                     # tests and benchmarks: load on a web app over the loopback
 	dpkg-dev                                # cpack -G DEB: dpkg-shlibdeps computes Depends
 	libprotobuf-c-dev protobuf-c-compiler zlib1g-dev  # report --format pprof: profile.proto, gzip
+	libelf-dev                              # report: native functions' names from their modules
 	golang-go                               # tests: 'go tool pprof' reads the pprof export
 	libcap2-bin passwd                      # tests: setcap (a privileged process), useradd (another user)
 )

@@ -67,6 +67,14 @@ expect_contains() { # expect_contains HAYSTACK NEEDLE DESCRIPTION
 	fi
 }
 
+expect_eq() { # expect_eq ACTUAL EXPECTED DESCRIPTION
+	if [[ "$1" == "$2" ]]; then
+		pass "$3"
+	else
+		fail "$3: got '$1', expected '$2'"
+	fi
+}
+
 # json EXPR FILE: evaluates a Python expression over the parsed JSON in d.
 json() {
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[2])); print(eval(sys.argv[1]))' "$1" "$2"

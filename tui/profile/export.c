@@ -9,6 +9,7 @@
 #include "dials.h"
 #include "json.h"
 #include "lines.h"
+#include "natsym.h"
 #include "strmap.h"
 #include "xalloc.h"
 
@@ -336,6 +337,14 @@ static void write_text(FILE *f, struct prof_process *p, const struct export_opti
 		fputc('\n', f);
 	}
 	free(idx);
+	/* native modules whose functions could not all be named, and why */
+	for (size_t i = 0; i < natsym_modules(p->natsym); i++) {
+		const char *path;
+		enum natsym_state state;
+		natsym_module(p->natsym, i, &path, &state);
+		if (state != NATSYM_SYMBOLS)
+			fprintf(f, "  native %s: %s\n", path, natsym_state_text(state));
+	}
 	if (o->lines) {
 		/* methods in the order of their total time */
 		size_t nt = sorted_functions(p, &idx);
@@ -672,6 +681,18 @@ static void write_json_process(FILE *f, struct prof_process *p, const struct exp
 		st->dropped_records, st->dropped_bytes, st->write_errors, prof_suspend_median_us(p),
 		(double)st->suspend_max_ns / 1000.0, (double)st->suspend_total_ns / 1e6, st->failed_walks,
 		st->truncated_stacks, st->deferred_walks, st->stack_checks, st->stack_mismatches);
+	fputs(",\"native_modules\":[", f);
+	for (size_t i = 0; i < natsym_modules(p->natsym); i++) {
+		const char *path;
+		enum natsym_state state;
+		natsym_module(p->natsym, i, &path, &state);
+		fputs(i ? ",{\"path\":" : "{\"path\":", f);
+		json_string(f, path);
+		fprintf(f, ",\"names\":\"%s\",\"why\":", natsym_state_name(state));
+		json_string(f, natsym_state_text(state));
+		fputc('}', f);
+	}
+	fputc(']', f);
 	const struct cs_reader *r = &p->reader;
 	fprintf(f, ",\"log\":{\"records\":%" PRIu64 ",\"segments\":%u,\"torn_bytes\":%" PRIu64
 		   ",\"skipped_bytes\":%" PRIu64 ",\"bad_records\":%" PRIu64 ",\"error\":",

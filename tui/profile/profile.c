@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "fold.h"
+#include "natsym.h"
 #include "session.h"
 #include "strmap.h"
 #include "text.h"
@@ -61,6 +62,7 @@ static void process_free(struct prof_process *p)
 	free(p->path_refs);
 	strmap_free(p->code_path_index);
 	free(p->code_path_index);
+	natsym_free(p->natsym);
 	memory_free(p);
 	for (size_t i = 0; i < p->nfunctions; i++) {
 		free(p->functions[i].name);
@@ -521,6 +523,33 @@ static void fold_frame_code(struct prof_process *p, const struct cs_record *rec)
 		struct prof_frame *f = fold_frame(p, c.frame);
 		f->token = c.token;
 		f->code_path = p->path_refs[c.path_ref];
+	}
+	if (cs_list_bad(&l))
+		p->bad_records++;
+}
+
+/* A native function: named here, from its module's file ("[native]" in
+ * the module until then). */
+static void fold_native_frames(struct prof_process *p, const struct cs_record *rec)
+{
+	struct cs_list l;
+	struct cs_native_frame nf;
+	cs_list_init(&l, rec->payload, rec->len);
+	while (cs_next_native_frame(&l, &nf)) {
+		if (!fold_id_ok(p, nf.frame) || nf.path_ref >= p->path_refs_cap || !p->path_refs[nf.path_ref]) {
+			p->bad_records++; /* (its CODE_PATH comes first) */
+			return;
+		}
+		const char *path = p->code_paths[p->path_refs[nf.path_ref] - 1];
+		const char *slash = strrchr(path, '/');
+		const char *file = slash ? slash + 1 : path;
+		if (!p->natsym)
+			p->natsym = natsym_new();
+		char name[512];
+		natsym_name(p->natsym, path, nf.file_address, (const uint8_t *)nf.build_id.p, nf.build_id.len, name,
+			    sizeof name);
+		fold_frame(p, nf.frame)->function =
+			intern_function(p, (struct cs_str){name, strlen(name)}, (struct cs_str){file, strlen(file)});
 	}
 	if (cs_list_bad(&l))
 		p->bad_records++;
@@ -1013,6 +1042,9 @@ static void fold(struct prof_process *p, const struct cs_record *rec)
 		return;
 	case CS_REC_CODE_PATH:
 		fold_code_paths(p, rec);
+		return;
+	case CS_REC_NATIVE_FRAME:
+		fold_native_frames(p, rec);
 		return;
 	case CS_REC_FRAME_CODE:
 		fold_frame_code(p, rec);

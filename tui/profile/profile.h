@@ -255,12 +255,13 @@ struct prof_process {
 	struct prof_stack *stacks;
 	size_t nstacks;
 	struct u64map *canon_index; /* canonical parent << 32 | frame -> canonical stack id + 1 */
-	char **code_paths;          /* assembly paths of CODE_PATH records, each once */
+	char **code_paths;          /* file paths of CODE_PATH records (assemblies, native modules), each once */
 	size_t ncode_paths, code_paths_cap;
 	uint32_t *path_refs;        /* by the agent's path reference: code_paths index + 1 */
 	size_t path_refs_cap;
 	void *code_path_index;      /* path -> code_paths index (opaque) */
 	bool have_lines;            /* some stack has an IL offset */
+	struct natsym *natsym;      /* native functions' names (NATIVE_FRAME), NULL before the first */
 	struct prof_function *functions;
 	size_t nfunctions, functions_cap;
 	struct prof_thread *threads;

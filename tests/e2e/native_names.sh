@@ -1,0 +1,76 @@
+# Native functions by name, read from their modules by the report (never
+# in the target): NativeWork spends its time in a library of ours, in
+# burn_inner (a function no export names), and in OpenSSL's SHA-256.  The
+# leaf of a sample in native code is the function it was in, named from the
+# module's full symbol table; a stripped copy names it by its address in
+# the file (exactly burn_inner's, as nm gives it); a module deleted or
+# replaced on disk after the run is named by address too, never by the new
+# file's symbols, and the report says why for each module.
+source "$CLRSCOPE_TESTLIB"
+tools="$CLRSCOPE_TEST_TOOLS"
+for f in libclrscopeburn1.so libclrscopeburn2.so; do
+	[[ -f $tools/$f ]] || { fail "missing $tools/$f (the build makes it)"; finish; }
+done
+lib="$WORK/lib"
+mkdir -p "$lib"
+cp "$tools/libclrscopeburn1.so" "$lib/libburn.so"
+cp "$tools/libclrscopeburn1.so" "$lib/libgone.so"
+cp "$tools/libclrscopeburn1.so" "$lib/librepl.so"
+strip --strip-unneeded -o "$lib/libstripped.so" "$tools/libclrscopeburn1.so"
+inner=$(nm "$tools/libclrscopeburn1.so" | awk '$3 == "burn_inner" {print $1}')
+[[ -n $inner ]] || fail "nm finds burn_inner in libclrscopeburn1.so"
+inner=$(printf '%x' "0x${inner:-0}")
+
+for name in burn stripped gone repl; do
+	expect_status 0 "record NativeWork calling into lib$name.so" -- \
+		clrscope record -o "$WORK/s-$name" -- dotnet "$(app NativeWork)" lib "$lib/lib$name.so" 2
+done
+rm "$lib/libgone.so"
+cp "$tools/libclrscopeburn2.so" "$lib/librepl.so"
+
+# top NAME: the hottest function by self time (CPU), its share, and what
+# the report says of the module lib<NAME>.so
+top() {
+	clrscope report --format json "$WORK/s-$1" >"$WORK/r-$1.json"
+	python3 - "$WORK/r-$1.json" "lib$1.so" <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))["processes"][0]
+f = max(p["functions"], key=lambda f: f["self"])
+mods = [m["names"] for m in p["native_modules"] if m["path"].endswith("/" + sys.argv[2])]
+print(f["name"], f["module"], round(f["self"] / max(p["samples"], 1), 3), mods[0] if mods else "none")
+EOF
+}
+
+read -r fn module share names <<<"$(top burn)"
+expect_eq "$fn" "libburn.so!burn_inner" "a full symbol table names the internal function"
+expect_eq "$module" "libburn.so" "... in its module"
+check "s >= 0.7" "... which holds most of the CPU samples" s="$share"
+expect_eq "$names" "symbols" "the report says the module had its symbols"
+clrscope report --format collapsed "$WORK/s-burn" >"$WORK/burn.folded"
+check "c >= 0.95 * n" "its samples are under BurnFor, the method that calls into it" \
+	n="$(awk '/libburn\.so!burn_inner [0-9]+$/ {n += $NF} END {print n+0}' "$WORK/burn.folded")" \
+	c="$(awk '/Program\.BurnFor;.*libburn\.so!burn_inner [0-9]+$/ {n += $NF} END {print n+0}' "$WORK/burn.folded")"
+
+read -r fn module share names <<<"$(top stripped)"
+expect_eq "$fn" "libstripped.so+0x$inner" "a stripped module names it by its address in the file (nm: $inner)"
+expect_eq "$names" "exports" "the report says only exported functions have names there"
+clrscope report "$WORK/s-stripped" >"$WORK/stripped.txt"
+expect_contains "$(cat "$WORK/stripped.txt")" "libstripped.so: stripped: only exported functions are named" \
+	"the text report says so too"
+
+read -r fn module share names <<<"$(top gone)"
+expect_eq "$fn" "libgone.so+0x$inner" "a module gone from disk is named by address"
+expect_eq "$names" "missing" "the report says it is not on disk"
+
+read -r fn module share names <<<"$(top repl)"
+expect_eq "$fn" "librepl.so+0x$inner" "a module replaced on disk is named by address, not by the new file"
+expect_eq "$names" "replaced" "the report says it was replaced (another build id)"
+
+expect_status 0 "record NativeWork hashing with SHA-256" -- \
+	clrscope record -o "$WORK/s-sha" -- dotnet "$(app NativeWork)" sha 2
+clrscope report --format json "$WORK/s-sha" >"$WORK/r-sha.json"
+read -r fn module share <<<"$(json "' '.join(str(x) for x in (lambda p: (lambda f: (f['name'], f['module'], round(f['self'] / p['samples'], 3)))(max(p['functions'], key=lambda f: f['self'])))(d['processes'][0]))" "$WORK/r-sha.json")"
+expect_eq "$module" "libcrypto.so.3" "the hashing loop's top function by self time is OpenSSL's"
+check "s >= 0.5" "... with most of the CPU samples ($fn)" s="$share"
+expect_contains "$fn" "libcrypto.so.3" "... named in its module"
+finish

@@ -1,0 +1,266 @@
+#include "natsym.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "xalloc.h"
+
+#define BUILD_ID_MAX 32
+
+struct sym {
+	uint64_t addr, size;
+	char *name;
+};
+
+struct module {
+	char *path;
+	uint8_t build_id[BUILD_ID_MAX]; /* the loaded module's, as logged */
+	size_t build_id_len;
+	enum natsym_state state;
+	struct sym *syms; /* functions by address */
+	size_t nsyms;
+};
+
+struct natsym {
+	struct module *mods;
+	size_t n, cap;
+};
+
+struct natsym *natsym_new(void)
+{
+	return xcalloc(1, sizeof(struct natsym));
+}
+
+void natsym_free(struct natsym *ns)
+{
+	if (!ns)
+		return;
+	for (size_t i = 0; i < ns->n; i++) {
+		for (size_t k = 0; k < ns->mods[i].nsyms; k++)
+			free(ns->mods[i].syms[k].name);
+		free(ns->mods[i].syms);
+		free(ns->mods[i].path);
+	}
+	free(ns->mods);
+	free(ns);
+}
+
+static size_t elf_build_id(Elf *elf, uint8_t *out)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		size_t off = 0, name_off, desc_off;
+		GElf_Nhdr nh;
+		while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((const char *)data->d_buf + name_off, "GNU", 4) && nh.n_descsz <= BUILD_ID_MAX) {
+				memcpy(out, (const uint8_t *)data->d_buf + desc_off, nh.n_descsz);
+				return nh.n_descsz;
+			}
+		}
+	}
+	return 0;
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->size < y->size ? 1 : x->size > y->size ? -1 : 0; /* the sized one first */
+}
+
+/* The functions of the section of symbols of type (SHT_SYMTAB or SHT_DYNSYM). */
+static bool read_symbols(Elf *elf, Elf64_Word type, struct module *m)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || !sh.sh_entsize)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		if (!data)
+			return false;
+		size_t count = sh.sh_size / sh.sh_entsize, cap = 0;
+		for (size_t i = 0; i < count; i++) {
+			GElf_Sym s;
+			if (!gelf_getsym(data, (int)i, &s))
+				break;
+			int kind = GELF_ST_TYPE(s.st_info);
+			if ((kind != STT_FUNC && kind != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF || !s.st_value)
+				continue;
+			const char *name = elf_strptr(elf, sh.sh_link, s.st_name);
+			if (!name || !name[0])
+				continue;
+			xgrow(&m->syms, &cap, m->nsyms + 1, sizeof *m->syms);
+			m->syms[m->nsyms++] = (struct sym){s.st_value, s.st_size, xstrdup(name)};
+		}
+		qsort(m->syms, m->nsyms, sizeof *m->syms, by_addr);
+		return m->nsyms > 0;
+	}
+	return false;
+}
+
+/* A separate debug file, as Debian's -dbgsym packages install them. */
+static bool read_debug_file(const uint8_t *id, size_t len, struct module *m)
+{
+	if (len < 2)
+		return false;
+	char path[128];
+	int at = snprintf(path, sizeof path, "/usr/lib/debug/.build-id/%02x/", id[0]);
+	for (size_t i = 1; i < len && at < (int)sizeof path - 8; i++)
+		at += snprintf(path + at, sizeof path - (size_t)at, "%02x", id[i]);
+	snprintf(path + at, sizeof path - (size_t)at, ".debug");
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	bool ok = elf && elf_kind(elf) == ELF_K_ELF && read_symbols(elf, SHT_SYMTAB, m);
+	elf_end(elf);
+	close(fd);
+	return ok;
+}
+
+static void load(struct module *m)
+{
+	/* a log may name any file: never wait on a FIFO or read a device */
+	int fd = open(m->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		m->state = NATSYM_MISSING;
+		return;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		m->state = NATSYM_UNREADABLE;
+		close(fd);
+		return;
+	}
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		m->state = NATSYM_UNREADABLE;
+	} else {
+		uint8_t id[BUILD_ID_MAX];
+		size_t len = elf_build_id(elf, id);
+		if (m->build_id_len && (len != m->build_id_len || memcmp(id, m->build_id, len) != 0))
+			m->state = NATSYM_REPLACED;
+		else if (read_symbols(elf, SHT_SYMTAB, m) || read_debug_file(id, len, m))
+			m->state = NATSYM_SYMBOLS;
+		else {
+			read_symbols(elf, SHT_DYNSYM, m); /* none at all: every function by address */
+			m->state = NATSYM_EXPORTS;
+		}
+	}
+	elf_end(elf);
+	close(fd);
+}
+
+static struct module *module_of(struct natsym *ns, const char *path, const uint8_t *build_id, size_t len)
+{
+	if (len > BUILD_ID_MAX)
+		len = 0; /* not one this knows: the file cannot be checked */
+	for (size_t i = 0; i < ns->n; i++) {
+		struct module *m = &ns->mods[i];
+		if (!strcmp(m->path, path) && m->build_id_len == len && !memcmp(m->build_id, build_id, len))
+			return m;
+	}
+	static bool elf_ready;
+	if (!elf_ready) {
+		elf_version(EV_CURRENT);
+		elf_ready = true;
+	}
+	xgrow(&ns->mods, &ns->cap, ns->n + 1, sizeof *ns->mods);
+	struct module *m = &ns->mods[ns->n++];
+	*m = (struct module){.path = xstrdup(path), .build_id_len = len};
+	memcpy(m->build_id, build_id, len);
+	load(m);
+	return m;
+}
+
+/* The function at addr: the symbol that starts there, else one whose
+ * extent holds it. */
+static const char *symbol_at(const struct module *m, uint64_t addr)
+{
+	size_t lo = 0, hi = m->nsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	const struct sym *s = &m->syms[lo - 1];
+	if (s->addr == addr) {
+		while (lo > 1 && m->syms[lo - 2].addr == addr)
+			s = &m->syms[--lo - 1]; /* the sized one, sorted first */
+		return s->name;
+	}
+	return addr < s->addr + s->size ? s->name : NULL;
+}
+
+void natsym_name(struct natsym *ns, const char *path, uint64_t file_address, const uint8_t *build_id,
+		 size_t build_id_len, char *out, size_t outlen)
+{
+	const char *slash = strrchr(path, '/');
+	const char *file = slash ? slash + 1 : path;
+	if (!strcmp(file, "libclrjit.so")) {
+		/* all of it is the JIT, and its functions have no names */
+		snprintf(out, outlen, "[JIT compilation]");
+		return;
+	}
+	const struct module *m = module_of(ns, path, build_id, build_id_len);
+	const char *name = m->state == NATSYM_SYMBOLS || m->state == NATSYM_EXPORTS ? symbol_at(m, file_address) : NULL;
+	if (name)
+		snprintf(out, outlen, "%s!%s", file, name);
+	else
+		snprintf(out, outlen, "%s+0x%" PRIx64, file, file_address);
+}
+
+size_t natsym_modules(const struct natsym *ns)
+{
+	return ns ? ns->n : 0;
+}
+
+void natsym_module(const struct natsym *ns, size_t i, const char **path, enum natsym_state *state)
+{
+	*path = ns->mods[i].path;
+	*state = ns->mods[i].state;
+}
+
+const char *natsym_state_name(enum natsym_state state)
+{
+	static const char *const names[] = {[NATSYM_SYMBOLS] = "symbols", [NATSYM_EXPORTS] = "exports",
+					    [NATSYM_MISSING] = "missing", [NATSYM_REPLACED] = "replaced",
+					    [NATSYM_UNREADABLE] = "unreadable"};
+	return (unsigned)state < sizeof names / sizeof *names ? names[state] : "";
+}
+
+const char *natsym_state_text(enum natsym_state state)
+{
+	switch (state) {
+	case NATSYM_SYMBOLS:
+		return "symbols";
+	case NATSYM_EXPORTS:
+		return "stripped: only exported functions are named";
+	case NATSYM_MISSING:
+		return "not on disk: functions are named by address";
+	case NATSYM_REPLACED:
+		return "replaced on disk since it was loaded (another build id): functions are named by address";
+	case NATSYM_UNREADABLE:
+		return "not an ELF file: functions are named by address";
+	}
+	return "";
+}
