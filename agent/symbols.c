@@ -394,7 +394,11 @@ size_t sym_defs_pending(void)
 uint64_t sym_pseudo_frame(uint64_t frame_id, struct sym_defs *d)
 {
 	if (!epochs_is_current(&sym.frame_written, frame_id))
-		define_frame(frame_id, frame_id == CS_FRAME_NATIVE ? "[native]" : "[truncated]", "", 0, "", d);
+		define_frame(frame_id,
+			     frame_id == CS_FRAME_NATIVE ? "[native]"
+			     : frame_id == CS_FRAME_STUB ? "[runtime stub]"
+							  : "[truncated]",
+			     "", 0, "", d);
 	return frame_id;
 }
 
@@ -447,8 +451,8 @@ static uint64_t native_frame(uint64_t addr, bool leaf, struct sym_defs *d)
 	if (addr && leaf && native_function_frame(addr, d, &frame))
 		return frame;
 	const char *module = addr ? codemap_module_name(addr) : "";
-	if (!module[0])
-		return sym_pseudo_frame(CS_FRAME_NATIVE, d);
+	if (!module[0]) /* code no module holds: a stub the runtime generated */
+		return sym_pseudo_frame(addr && leaf ? CS_FRAME_STUB : CS_FRAME_NATIVE, d);
 	struct native_module *nm = NULL;
 	for (uint32_t i = 0; i < sym.nnatives && !nm; i++)
 		if (!strcmp(sym.natives[i].name, module))

@@ -45,8 +45,10 @@ enum cs_record_type {
 	CS_REC_NATIVE_FRAME = 29, /* frame id -> native function: its file and address there (a list) */
 };
 
-/* Frame ids below this are reserved for pseudo-frames. */
-enum { CS_FRAME_NATIVE = 1, CS_FRAME_TRUNCATED = 2, CS_FRAME_FIRST_FUNCTION = 16 };
+/* Frame ids below this are reserved for pseudo-frames: native code
+ * between managed frames (or not placed), frames beyond the depth kept,
+ * and a leaf in code the runtime generated (no module holds it). */
+enum { CS_FRAME_NATIVE = 1, CS_FRAME_TRUNCATED = 2, CS_FRAME_STUB = 3, CS_FRAME_FIRST_FUNCTION = 16 };
 
 struct cs_str {
 	const char *p;

@@ -24,9 +24,14 @@ declare -A chain=(
 # of those how many reach its end (printed as "share deep")
 exact_share() {
 	python3 - "$1" "$2" <<'PY'
-import sys
+import re, sys
 want = ["Main"] + sys.argv[2].split()
 names = set(want) - {"[native]"}  # native code may end any sample
+
+def native(f):
+    """a native leaf: a run, a stub, the JIT, or a function by name or address"""
+    return f in ("[native]", "[runtime_stub]", "[JIT_compilation]") or "!" in f or re.search(r"\+0x[0-9a-f]+$", f)
+
 good = total = deep = 0
 for line in open(sys.argv[1]):
     stack, n = line.rsplit(" ", 1)
@@ -44,7 +49,7 @@ for line in open(sys.argv[1]):
             continue
         # a callee outside the chain may end the sample; an expected name
         # out of place (or anything after the chain's end) may not
-        ok = f not in names and (i < len(want) or f == "[native]") and all(g not in names for g in frames[i:])
+        ok = f not in names and (i < len(want) or native(f)) and all(g not in names for g in frames[i:])
         break
     good += n if ok else 0
     deep += n if ok and frames[:len(want)] == want else 0

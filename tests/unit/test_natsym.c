@@ -37,10 +37,9 @@ static uint64_t file_address(const void *fn, char *path, size_t n)
 {
 	Dl_info info;
 	CHECK(dladdr(fn, &info) != 0);
-	if (info.dli_fname && info.dli_fname[0] == '/')
-		snprintf(path, n, "%s", info.dli_fname);
-	else if (readlink("/proc/self/exe", path, n - 1) < 0)
-		path[0] = 0;
+	char *full = info.dli_fname ? realpath(info.dli_fname, NULL) : NULL;
+	snprintf(path, n, "%s", full ? full : "");
+	free(full);
 	return (uint64_t)(uintptr_t)fn - (uint64_t)(uintptr_t)info.dli_fbase;
 }
 

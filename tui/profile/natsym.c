@@ -172,7 +172,7 @@ static struct module *module_of(struct natsym *ns, const char *path, const uint8
 		len = 0; /* not one this knows: the file cannot be checked */
 	for (size_t i = 0; i < ns->n; i++) {
 		struct module *m = &ns->mods[i];
-		if (!strcmp(m->path, path) && m->build_id_len == len && !memcmp(m->build_id, build_id, len))
+		if (!strcmp(m->path, path) && m->build_id_len == len && (!len || !memcmp(m->build_id, build_id, len)))
 			return m;
 	}
 	static bool elf_ready;
@@ -183,7 +183,8 @@ static struct module *module_of(struct natsym *ns, const char *path, const uint8
 	xgrow(&ns->mods, &ns->cap, ns->n + 1, sizeof *ns->mods);
 	struct module *m = &ns->mods[ns->n++];
 	*m = (struct module){.path = xstrdup(path), .build_id_len = len};
-	memcpy(m->build_id, build_id, len);
+	if (len)
+		memcpy(m->build_id, build_id, len);
 	load(m);
 	return m;
 }
