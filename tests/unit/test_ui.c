@@ -13,6 +13,7 @@
 #include "session.h"
 #include "testutil.h"
 #include "uisession.h"
+#include "xalloc.h"
 
 static struct cs_str S(const char *s)
 {
@@ -447,6 +448,204 @@ static void flame_view(void)
 	remove_tree(base);
 }
 
+/* Two threads and two phases: in the first second worker-a (tid 101) is
+ * in Work and worker-b (tid 102) in Idle, ten ticks each; in the second
+ * second only worker-a runs, in Idle.  All: Work 10, Idle 20. */
+static void make_phases(const char *dir)
+{
+	char err[256], proc[512];
+	cs_session_create(dir, "app", "dotnet app.dll", (char[512]){0}, 512, err, sizeof err);
+	cs_proc_dir_create(dir, 900, proc, sizeof proc, err, sizeof err);
+	uint8_t buf[8192], payload[2048];
+	struct cs_out o, p;
+	cs_out_init(&o, buf, sizeof buf);
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_hello h = {900, 1, 0, CS_LOAD_STARTUP, 10, S("0.1.0"), S("CoreCLR 10"), S("dotnet app.dll"), S("/x"), 0};
+	cs_hello_encode(&p, &h);
+	put_record(&o, CS_REC_HELLO, p.buf, p.len);
+	struct cs_thread th[] = {{1, 5001, 101, S("worker-a")}, {2, 5002, 102, S("worker-b")}};
+	for (int i = 0; i < 2; i++) {
+		cs_out_init(&p, payload, sizeof payload);
+		cs_thread_encode(&p, &th[i]);
+		put_record(&o, CS_REC_THREAD, p.buf, p.len);
+	}
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_frame_def f[] = {{1, S("App.Main"), S("app.dll")}, {2, S("App.Work"), S("app.dll")},
+				   {3, S("App.Idle"), S("app.dll")}};
+	for (int i = 0; i < 3; i++)
+		cs_frame_def_encode(&p, &f[i]);
+	put_record(&o, CS_REC_FRAMES, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_stack_def st[] = {{1, 0, 1}, {2, 1, 2}, {3, 1, 3}};
+	for (int i = 0; i < 3; i++)
+		cs_stack_def_encode(&p, &st[i]);
+	put_record(&o, CS_REC_STACKS, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	for (int i = 0; i < 20; i++) { /* ticks at 0.05, 0.15, ... 1.95 s */
+		cs_put_varint(&p, i ? 100000 : 50000), cs_put_varint(&p, 50000), cs_put_varint(&p, i < 10 ? 2 : 1);
+		if (i < 10) {
+			cs_put_varint(&p, 1), cs_put_varint(&p, 2);
+			cs_put_varint(&p, 2), cs_put_varint(&p, 3);
+		} else {
+			cs_put_varint(&p, 1), cs_put_varint(&p, 3);
+		}
+	}
+	put_record(&o, CS_REC_SAMPLES, p.buf, p.len);
+	write_segment(proc, 1, buf, o.len);
+}
+
+/* The Functions view's line of a function ("" when not shown). */
+static bool shows(struct ui_session *s, struct canvas *c, const char *text)
+{
+	canvas_clear(c);
+	screen_draw_session(s, c);
+	char *dump = canvas_dump(c);
+	bool found = strstr(dump, text) != NULL;
+	if (!found)
+		fprintf(stderr, "wanted '%s' in:\n%s\n", text, dump);
+	free(dump);
+	return found;
+}
+
+static void run_line(struct app *a, const char *line)
+{
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", line);
+	commands_run_line(a, buf);
+}
+
+/* A thread or a time range chosen counts in every sample view: Functions,
+ * Tree, Callers, Flame; the status bar says which; Threads marks the
+ * thread; the timeline's cursor and marks; clear and 'all' undo it. */
+static void sample_filters(void)
+{
+	char *base = make_temp_dir();
+	char dir[600];
+	snprintf(dir, sizeof dir, "%s/s", base);
+	make_phases(dir);
+	struct ui_session *s = xcalloc(1, sizeof *s);
+	ui_session_init(s);
+	char err[256];
+	CHECK(prof_session_open(&s->model, dir, err, sizeof err) == 0);
+	CHECK(ui_session_refresh(s));
+	ui_session_update_views(s);
+	struct app a;
+	memset(&a, 0, sizeof a);
+	a.session = s;
+	struct canvas c;
+	canvas_init_memory(&c, 24, 110);
+	CHECK(shows(s, &c, "  66.7   66.7       20       20 App.Idle  [app.dll]\n"));
+	CHECK(shows(s, &c, "  33.3   33.3       10       10 App.Work  [app.dll]\n"));
+	CHECK(shows(s, &c, "| 30 samples |"));
+
+	/* one thread, by tid: only worker-b's Idle */
+	run_line(&a, "thread 102");
+	CHECK(!s->message_error);
+	CHECK(shows(s, &c, " 100.0  100.0       10       10 App.Idle  [app.dll]\n"));
+	CHECK(shows(s, &c, "| 10 samples |"));
+	CHECK(shows(s, &c, "samples of thread 102 worker-b"));
+	canvas_clear(&c);
+	screen_draw_session(s, &c);
+	char *dump = canvas_dump(&c);
+	CHECK(strstr(dump, "App.Work") == NULL);
+	free(dump);
+	/* by name, then a time range on top of it: worker-a in the first second */
+	run_line(&a, "thread worker-a");
+	CHECK(shows(s, &c, "  50.0   50.0       10       10 App.Work  [app.dll]\n"));
+	run_line(&a, "range 0 1");
+	CHECK(shows(s, &c, " 100.0  100.0       10       10 App.Work  [app.dll]\n"));
+	CHECK(shows(s, &c, "samples of thread 101 worker-a, 0.0 s-1.0 s"));
+	/* every view counts the same samples */
+	ui_session_show(s, VIEW_TREE);
+	ui_session_key(s, 'H');
+	CHECK(shows(s, &c, "\n 100.0  100.0       10     App.Work\n"));
+	ui_session_show(s, VIEW_FLAME);
+	CHECK(shows(s, &c, "all: 10 samples, 100.0% of all"));
+	canvas_clear(&c);
+	screen_draw_session(s, &c);
+	dump = canvas_dump(&c);
+	CHECK(strstr(dump, "App.Idle") == NULL && strstr(dump, "\nApp.Work") != NULL);
+	free(dump);
+	run_line(&a, "thread all");
+	CHECK(shows(s, &c, "all: 20 samples, 100.0% of all")); /* the first second: both threads */
+	run_line(&a, "range 1 2");
+	CHECK(shows(s, &c, "all: 10 samples, 100.0% of all"));
+	ui_session_show(s, VIEW_FUNCTIONS);
+	CHECK(shows(s, &c, " 100.0  100.0       10       10 App.Idle  [app.dll]\n"));
+	CHECK(shows(s, &c, "samples of 1.0 s-2.0 s"));
+	ui_session_show(s, VIEW_CALLERS); /* Enter in Functions focused nothing yet: Callers of Idle */
+	ui_session_show(s, VIEW_FUNCTIONS);
+	ui_shown_view(s)->ops->list(ui_shown_view(s))->cursor = 0;
+	ui_session_key(s, '\n');
+	CHECK(s->shown == VIEW_CALLERS);
+	CHECK(shows(s, &c, "App.Idle: 10 samples, 10 in itself"));
+	/* bad input says why and changes nothing */
+	run_line(&a, "range 2 1");
+	CHECK(s->message_error);
+	run_line(&a, "thread nosuch");
+	CHECK(s->message_error && strstr(s->message, "no thread 'nosuch'"));
+	CHECK(s->samples.from_us == 1000000 && s->samples.to_us == 2000000 && !s->samples.os_tid);
+	run_line(&a, "range all");
+	CHECK(!s->narrowed);
+	ui_session_show(s, VIEW_FUNCTIONS);
+	CHECK(shows(s, &c, "| 30 samples |"));
+
+	/* the timeline: a click puts the cursor on a second, [ and ] mark the range there */
+	canvas_clear(&c);
+	screen_draw_session(s, &c);
+	CHECK(s->timeline_cols > 0);
+	CHECK(!screen_click_timeline(s, s->timeline_y, 0)); /* the label */
+	CHECK(screen_click_timeline(s, s->timeline_y, s->timeline_x0 + 1));
+	CHECK(s->time_cursor == 1);
+	const struct ui_binding *b = commands_binding('[', false, true);
+	CHECK(b && !strcmp(b->line, "range start"));
+	run_line(&a, b->line);
+	CHECK(s->samples.from_us == 1000000 && !s->samples.to_us);
+	CHECK(shows(s, &c, "samples of 1.0 s-end"));
+	CHECK(shows(s, &c, " 100.0  100.0       10       10 App.Idle  [app.dll]\n"));
+	canvas_clear(&c);
+	screen_draw_session(s, &c);
+	CHECK(canvas_style_at(&c, s->timeline_y, s->timeline_x0 + 1) == UI_SELECTED); /* the cursor */
+	run_line(&a, commands_binding('<', false, true)->line);
+	CHECK(s->time_cursor == 0);
+	canvas_clear(&c);
+	screen_draw_session(s, &c);
+	CHECK(canvas_style_at(&c, s->timeline_y, s->timeline_x0 + 1) == UI_GOOD); /* in the range */
+	run_line(&a, commands_binding(']', false, true)->line); /* the end before the start: from the beginning */
+	CHECK(s->samples.from_us == 0 && s->samples.to_us == 1000000);
+	CHECK(shows(s, &c, "  50.0   50.0       10       10 App.Work  [app.dll]\n"));
+	run_line(&a, commands_binding('x', false, true)->line);
+	CHECK(!s->narrowed && !s->samples.to_us);
+	CHECK(shows(s, &c, "| 30 samples |"));
+
+	/* Threads: Enter on a row counts that thread, marked with '*'; Enter again: all */
+	ui_session_show(s, VIEW_THREADS);
+	struct listview *lv = shown_list(s);
+	lv->cursor = 0;
+	while (lv->cursor < lv->nrows) {
+		ui_session_key(s, '\n');
+		if (s->samples.os_tid == 102)
+			break;
+		ui_session_key(s, '\n');
+		lv->cursor++;
+	}
+	CHECK(s->samples.os_tid == 102);
+	CHECK(shows(s, &c, "* worker-b"));
+	ui_session_show(s, VIEW_FUNCTIONS);
+	CHECK(shows(s, &c, " 100.0  100.0       10       10 App.Idle  [app.dll]\n"));
+	ui_session_show(s, VIEW_THREADS);
+	ui_session_key(s, '\n');
+	CHECK(!s->samples.os_tid);
+	/* every line of every view clicked with a filter on */
+	run_line(&a, "thread worker-a");
+	for (int v = 0; v < VIEW_COUNT; v++)
+		click_every_line(s, v, &c);
+	canvas_free_memory(&c);
+	ui_session_free(s);
+	free(s);
+	remove_tree(base);
+}
+
 /* Only the shown view is rebuilt when records arrive; the others wait
  * until they are shown. */
 static void hidden_views_wait(void)
@@ -550,5 +749,6 @@ int main(void)
 	RUN(key_dispatch_from_the_table);
 	RUN(hidden_views_wait);
 	RUN(flame_view);
+	RUN(sample_filters);
 	return CHECK_DONE();
 }

@@ -598,7 +598,7 @@ static void dispatch(struct app *a, struct input in)
 		return;
 	}
 	if (in.kind == INPUT_CLICK) {
-		if (a->session)
+		if (a->session && !screen_click_timeline(a->session, in.y, in.x))
 			ui_session_click(a->session, in.y, in.x);
 		else
 			listview_click_screen(&a->targets.lv, in.y);

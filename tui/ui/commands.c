@@ -5,6 +5,7 @@
 #include "commands.h"
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <curses.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -358,6 +359,124 @@ static void run_time(struct app *a, int argc, char **argv)
 						    : "wall time: every thread's samples, waiting ones too");
 }
 
+/* The thread named (exactly, else the first whose name holds it) or with
+ * that os tid, in any process of the session; 0 when none. */
+static uint32_t find_thread(struct ui_session *s, const char *which)
+{
+	char *end;
+	unsigned long tid = strtoul(which, &end, 10);
+	for (int exact = 1; exact >= 0; exact--)
+		for (size_t i = 0; i < s->model.nprocs; i++) {
+			const struct prof_process *p = s->model.procs[i];
+			for (size_t t = 1; t < p->nthreads; t++) {
+				const struct prof_thread *th = &p->threads[t];
+				if (!*end && *which ? th->os_tid == tid
+					: th->name && (exact ? !strcmp(th->name, which) : strstr(th->name, which) != NULL))
+					return th->os_tid;
+			}
+		}
+	return 0;
+}
+
+/* thread NAME|TID|all: the sample views count that thread's samples only. */
+static void run_thread(struct app *a, int argc, char **argv)
+{
+	if (!a->session || argc != 2) {
+		app_message(a, true, "usage: thread NAME|TID|all (in a session)");
+		return;
+	}
+	struct prof_filter f = a->session->samples;
+	f.os_tid = strcmp(argv[1], "all") ? find_thread(a->session, argv[1]) : 0;
+	if (!f.os_tid && strcmp(argv[1], "all")) {
+		app_message(a, true, "no thread '%s' here (the Threads view lists them)", argv[1]);
+		return;
+	}
+	ui_session_set_samples(a->session, &f);
+}
+
+/* Seconds (0 or more, as report --from and --to take them) in microseconds. */
+static bool seconds_us(const char *text, uint64_t *us)
+{
+	char *end;
+	double secs = strtod(text, &end);
+	if (end == text || *end || !(secs >= 0) || secs > 1e7)
+		return false;
+	*us = (uint64_t)(secs * 1e6);
+	return true;
+}
+
+/* range FROM TO (seconds since the agent started) | all | start | end
+ * (start and end: the time cursor's second): the time range counted. */
+static void run_range(struct app *a, int argc, char **argv)
+{
+	static const char usage[] = "usage: range FROM TO (seconds) | start | end (at the time cursor) | all";
+	struct ui_session *s = a->session;
+	if (!s || argc < 2 || argc > 3) {
+		app_message(a, true, "%s", usage);
+		return;
+	}
+	struct prof_filter f = s->samples;
+	bool at_cursor = argc == 2 && (!strcmp(argv[1], "start") || !strcmp(argv[1], "end"));
+	if (argc == 2 && !strcmp(argv[1], "all")) {
+		f.from_us = f.to_us = 0;
+	} else if (at_cursor && s->time_cursor < 0) {
+		app_message(a, true, "no time cursor: < and > move it, or click the timeline");
+		return;
+	} else if (at_cursor && argv[1][0] == 's') {
+		f.from_us = (uint64_t)s->time_cursor * 1000000u;
+		if (f.to_us && f.to_us <= f.from_us)
+			f.to_us = 0;
+	} else if (at_cursor) {
+		f.to_us = ((uint64_t)s->time_cursor + 1) * 1000000u; /* the cursor's second included */
+		if (f.from_us >= f.to_us)
+			f.from_us = 0;
+	} else if (argc != 3 || !seconds_us(argv[1], &f.from_us) || !seconds_us(argv[2], &f.to_us) ||
+		   f.to_us <= f.from_us) {
+		app_message(a, true, "%s; FROM below TO", usage);
+		return;
+	}
+	ui_session_set_samples(a->session, &f);
+}
+
+/* cursor SECOND|+N|-N: the timeline's time cursor, for [ and ]. */
+static void run_cursor(struct app *a, int argc, char **argv)
+{
+	struct ui_session *s = a->session;
+	struct prof_process *p = s ? ui_current(s) : NULL;
+	if (!p || argc != 2) {
+		app_message(a, true, "usage: cursor SECOND|+N|-N (in a session with samples)");
+		return;
+	}
+	if (!p->nseconds) {
+		app_message(a, true, "no samples on the timeline yet");
+		return;
+	}
+	char *end;
+	long v = strtol(argv[1], &end, 10);
+	if (*end || end == argv[1]) {
+		app_message(a, true, "usage: cursor SECOND|+N|-N");
+		return;
+	}
+	int64_t last = (int64_t)p->nseconds - 1, at;
+	if (argv[1][0] == '+' || argv[1][0] == '-')
+		at = s->time_cursor < 0 ? last : s->time_cursor + v; /* the first move puts it on the newest second */
+	else
+		at = v;
+	s->time_cursor = at < 0 ? 0 : at > last ? last : at;
+	app_message(a, false, "time cursor at %" PRId64 " s: [ starts the range there, ] ends it", s->time_cursor);
+}
+
+/* clear: every thread and the whole time count again. */
+static void run_clear(struct app *a, int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	if (!a->session) {
+		app_message(a, true, "clear needs a session");
+		return;
+	}
+	ui_session_set_samples(a->session, &(struct prof_filter){0});
+}
+
 /* diff DIR: the shown process against the session recorded in DIR. */
 static void run_diff(struct app *a, int argc, char **argv)
 {
@@ -430,6 +549,8 @@ static const char *const snapshot_args[] = {"heap", NULL};
 static const char *const rate_args[] = {"50", "100", "200", "500", "1000", NULL};
 static const char *const validate_args[] = {"0", "20", "200", "1000", NULL};
 static const char *const time_args[] = {"cpu", "wall", "toggle", NULL};
+static const char *const thread_args[] = {"all", NULL};
+static const char *const range_args[] = {"all", "start", "end", NULL};
 
 /* other_keys: keys that do the same but are not bindings (help only). */
 const struct ui_command ui_commands[] = {
@@ -456,6 +577,11 @@ const struct ui_command ui_commands[] = {
 	 run_time, time_args},
 	{"diff", "DIR", "", "compare the shown process with a recorded session (red: more time now, green: less)",
 	 run_diff, NULL},
+	{"thread", "NAME|TID|all", "Enter in Threads", "count only that thread's samples in every view", run_thread, thread_args},
+	{"range", "FROM TO|start|end|all", "", "count only the samples of that time (seconds; start, end: at the time cursor)",
+	 run_range, range_args},
+	{"cursor", "SECOND|+N|-N", "click the timeline", "move the timeline's time cursor", run_cursor, NULL},
+	{"clear", "", "", "count every thread's samples at any time again", run_clear, NULL},
 	{"search", "TEXT", "/", "in Flame: mark the frames whose name holds TEXT, select the first", run_search, NULL},
 	{"output", "", "", "show what a launched program printed (its output.log)", run_output, NULL},
 	{"help", "", "", "show or hide this help", run_help, NULL},
@@ -481,6 +607,11 @@ const struct ui_binding ui_bindings[] = {
 	{'o', false, true, "o", "output"},
 	{'f', false, true, "f", "flame"},
 	{'w', false, true, "w", "time toggle"},
+	{'<', false, true, "<", "cursor -1"},
+	{'>', false, true, ">", "cursor +1"},
+	{'[', false, true, "[", "range start"},
+	{']', false, true, "]", "range end"},
+	{'x', false, true, "x", "clear"},
 	{'\t', false, true, "Tab", "view next"},
 	{KEY_BTAB, true, true, "S-Tab", "view previous"},
 	{'?', false, false, "?", "help"},

@@ -106,14 +106,23 @@ void screen_status_text(struct ui_session *s, char *out, size_t n)
 	char who[32] = "";
 	if (p->have_hello)
 		snprintf(who, sizeof who, " pid %" PRIu32, p->pid);
+	/* the samples counted: in the thread and time range chosen */
+	char narrow[160] = "", range[128];
+	ui_samples_text(s, range, sizeof range);
+	if (range[0])
+		snprintf(narrow, sizeof narrow, " | samples of %s", range);
+	const struct prof_process *counted = ui_samples(s);
 	snprintf(out, n, "%s %s%s | %s | %" PRIu64 " samples/s | %" PRIu64 " samples | dropped %" PRIu64
-			 " | suspend %.0f us%s%s%s%s%s",
+			 " | suspend %.0f us%s%s%s%s%s%s",
 		 who, st, p->features & CS_FEATURE_INSTRUMENT ? " instrumented (no detach)" : p->features & CS_FEATURE_ALLOCATIONS ? " counting allocations (no detach)" : "",
-		 p->time == PROF_TIME_CPU ? "cpu time" : "wall time", rate, p->samples, p->status.dropped_records, prof_suspend_recent_us(p), checks, dials,
+		 p->time == PROF_TIME_CPU ? "cpu time" : "wall time", rate, counted->samples, p->status.dropped_records, prof_suspend_recent_us(p), checks, dials, narrow,
 		 p->reader.torn_bytes || p->reader.skipped_bytes || p->reader.refused_segments ? " | damaged log" : "", s->filter[0] ? " | filter: " : "",
 		 s->filter);
 }
 
+/* Samples per second, the newest on the right; the time cursor (moved by
+ * '<' '>' or a click) in the selected style, the seconds of the time range
+ * counted in the good colour.  Where it is drawn is kept for clicks. */
 static void draw_timeline(struct ui_session *s, struct canvas *c, int y)
 {
 	struct prof_process *p = ui_current(s);
@@ -124,11 +133,17 @@ static void draw_timeline(struct ui_session *s, struct canvas *c, int y)
 		return;
 	int width = c->cols - lw;
 	size_t first = p->nseconds > (size_t)width ? p->nseconds - (size_t)width : 0;
+	if (s->time_cursor >= 0 && (size_t)s->time_cursor < first) /* the cursor stays on screen */
+		first = (size_t)s->time_cursor;
+	size_t end = first + (size_t)width < p->nseconds ? first + (size_t)width : p->nseconds;
+	s->timeline_y = y, s->timeline_x0 = lw, s->timeline_cols = width, s->timeline_first = first;
 	uint64_t max = 1;
-	for (size_t i = first; i < p->nseconds; i++)
+	for (size_t i = first; i < end; i++)
 		if (p->per_second[i] > max)
 			max = p->per_second[i];
-	for (size_t i = first; i < p->nseconds; i++) {
+	const struct prof_filter *f = &s->samples;
+	bool ranged = f->from_us || f->to_us;
+	for (size_t i = first; i < end; i++) {
 		bool gc = false;
 		for (size_t g = p->ngcs; g-- > 0 && !gc;) {
 			size_t sec = (size_t)(p->gcs[g].start_us / 1000000u);
@@ -136,9 +151,26 @@ static void draw_timeline(struct ui_session *s, struct canvas *c, int y)
 				break;
 			gc = sec == i;
 		}
+		uint64_t at_us = (uint64_t)i * 1000000u;
+		bool in_range = ranged && at_us + 1000000u > f->from_us && (!f->to_us || at_us < f->to_us);
+		enum ui_style style = (int64_t)i == s->time_cursor ? UI_SELECTED : in_range ? UI_GOOD : gc ? UI_WARN : UI_HOT;
 		int level = (int)((p->per_second[i] * 8 + max - 1) / max);
-		canvas_level(c, y, lw + (int)(i - first), level, gc ? UI_WARN : UI_HOT);
+		if ((int64_t)i == s->time_cursor && !level)
+			level = 1; /* a cursor on an empty second still shows */
+		canvas_level(c, y, lw + (int)(i - first), level, style);
 	}
+}
+
+bool screen_click_timeline(struct ui_session *s, int y, int x)
+{
+	if (!s->timeline_cols || y != s->timeline_y || x < s->timeline_x0 || x >= s->timeline_x0 + s->timeline_cols)
+		return false;
+	struct prof_process *p = ui_current(s);
+	size_t sec = s->timeline_first + (size_t)(x - s->timeline_x0);
+	if (!p || sec >= p->nseconds)
+		return false;
+	s->time_cursor = (int64_t)sec;
+	return true;
 }
 
 /* Milliseconds waited for locks and on wait handles per second, lined up
@@ -171,6 +203,7 @@ static void draw_wait_strip(struct ui_session *s, struct canvas *c, int y)
 
 void screen_draw_session(struct ui_session *s, struct canvas *c)
 {
+	s->timeline_cols = 0; /* until the timeline is drawn */
 	draw_tabs(s, c);
 	bool waits = has_wait_strip(s, c->rows);
 	int height = screen_view_height(c->rows) - (waits ? 1 : 0);

@@ -13,6 +13,9 @@ int screen_view_height(int rows);
 #define SCREEN_VIEW_TOP 1
 
 void screen_draw_session(struct ui_session *s, struct canvas *c);
+/* A click on the timeline puts the time cursor on that second (true when
+ * one was there). */
+bool screen_click_timeline(struct ui_session *s, int y, int x);
 /* The status bar text alone (also used by tests). */
 void screen_status_text(struct ui_session *s, char *out, size_t n);
 

@@ -29,6 +29,21 @@ struct ui_session {
 	struct view views[VIEW_COUNT];
 	enum view_id shown;
 
+	/* Which samples the sample views count (':thread', ':range', the
+	 * timeline's marks): the report's --thread/--from/--to filter.  While
+	 * one is on, `narrow` is the same session read again with it (kept up
+	 * to date with the model); the Threads view, the timeline and the
+	 * views of events keep reading the whole model. */
+	struct prof_filter samples;
+	bool narrowed;
+	struct prof_session narrow;
+	struct prof_process *narrow_merged;
+	/* the timeline: its cursor (a second since the agent started, -1: none)
+	 * and where it was drawn last, for clicks */
+	int64_t time_cursor;
+	int timeline_y, timeline_x0, timeline_cols;
+	size_t timeline_first; /* the second at timeline_x0 */
+
 	/* the program, when this screen launched or attached it */
 	enum target_state state;
 	pid_t target;
@@ -40,6 +55,16 @@ struct ui_session {
 /* Sets up the views (s zeroed, model not yet open). */
 void ui_session_init(struct ui_session *s);
 struct prof_process *ui_current(struct ui_session *s);
+/* The shown process as the sample views count it: ui_current's samples in
+ * the thread and time range chosen (ui_current itself without a filter). */
+struct prof_process *ui_samples(struct ui_session *s);
+/* Counts only the samples that pass f (zeros: all of them): the session
+ * is read again with f, once.  Says what it did, or why it could not
+ * (false), in the session's message. */
+bool ui_session_set_samples(struct ui_session *s, const struct prof_filter *f);
+/* The filter in words for the status bar ("thread 1234 worker, 2.0-5.0 s";
+ * "" without one). */
+void ui_samples_text(const struct ui_session *s, char *out, size_t n);
 /* Re-reads the session; true when anything new arrived. */
 bool ui_session_refresh(struct ui_session *s);
 /* The model changed: every view is dirty, the shown one is rebuilt now and

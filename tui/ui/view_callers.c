@@ -79,7 +79,7 @@ static void destroy(void *priv)
 static void update(struct view *view, struct ui_session *s)
 {
 	struct callers *v = view->priv;
-	struct prof_process *p = ui_current(s);
+	struct prof_process *p = ui_samples(s);
 	if (v->focus != s->focus)
 		v->lv.cursor = v->lv.top = 0; /* another function: start at its first caller */
 	v->focus = s->focus;
@@ -114,7 +114,7 @@ static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
 
 static void draw(struct view *view, struct ui_session *s, struct canvas *c, int y, int height)
 {
-	struct cell_context cc = {view->priv, ui_current(s)};
+	struct cell_context cc = {view->priv, ui_samples(s)};
 	struct prof_process *p = cc.p;
 	uint32_t focus = cc.v->focus;
 	char line[512];

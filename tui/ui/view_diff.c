@@ -58,7 +58,7 @@ static void destroy(void *priv)
 static void update(struct view *v, struct ui_session *s)
 {
 	struct diff_view *d = v->priv;
-	struct prof_process *p = ui_current(s);
+	struct prof_process *p = ui_samples(s);
 	prof_diff_free(&d->d);
 	if (d->have_base && p) {
 		struct prof_process *base = d->base_merged ? d->base_merged : d->base.procs[0];

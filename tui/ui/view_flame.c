@@ -154,7 +154,7 @@ static void mark_matches(struct flame *f, const struct prof_process *p)
 static void update(struct view *v, struct ui_session *s)
 {
 	struct flame *f = v->priv;
-	struct prof_process *p = ui_current(s);
+	struct prof_process *p = ui_samples(s);
 	if (!f->nnodes) {
 		xgrow(&f->nodes, &f->cap, 1, sizeof *f->nodes);
 		f->nodes[0] = (struct flame_node){UINT32_MAX, 0, 0, 0, 0, false};
@@ -229,7 +229,7 @@ static void breadcrumb(const struct flame *f, const struct prof_process *p, bool
 static void draw(struct view *v, struct ui_session *s, struct canvas *c, int y, int height)
 {
 	struct flame *f = v->priv;
-	struct prof_process *p = ui_current(s);
+	struct prof_process *p = ui_samples(s);
 	if (!p || f->nnodes < 2 || !f->nodes[0].total) {
 		canvas_text(c, y, 1, c->cols - 1, UI_DIM, false, "no samples yet");
 		return;
@@ -353,7 +353,7 @@ static bool click(struct view *v, struct ui_session *s, int y, int x)
 static void search(struct view *v, struct ui_session *s, const char *text)
 {
 	struct flame *f = v->priv;
-	struct prof_process *p = ui_current(s);
+	struct prof_process *p = ui_samples(s);
 	snprintf(f->search, sizeof f->search, "%s", text);
 	if (!p)
 		return;

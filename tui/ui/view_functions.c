@@ -66,7 +66,7 @@ static void destroy(void *priv)
 static void update(struct view *v, struct ui_session *s)
 {
 	struct functions *f = v->priv;
-	struct prof_process *p = ui_current(s);
+	struct prof_process *p = ui_samples(s);
 	f->nrows = 0;
 	if (p) {
 		prof_compute(p);
@@ -101,7 +101,7 @@ static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
 
 static void draw(struct view *v, struct ui_session *s, struct canvas *c, int y, int height)
 {
-	struct cell_context cc = {v->priv, ui_current(s)};
+	struct cell_context cc = {v->priv, ui_samples(s)};
 	listview_draw(&cc.f->lv, c, y, height, cell, NULL, &cc);
 }
 

@@ -96,6 +96,7 @@ static void threads_update(struct view *v, struct ui_session *s)
 struct thread_cells {
 	struct threads *t;
 	struct prof_process *p;
+	uint32_t chosen; /* the os tid the sample views count (0: all) */
 };
 
 static void thread_cell(void *ctx, size_t row, int col, char *buf, size_t n)
@@ -118,7 +119,9 @@ static void thread_cell(void *ctx, size_t row, int col, char *buf, size_t n)
 	case 3: snprintf(buf, n, "%" PRIu64, t->samples); break;
 	case 4: snprintf(buf, n, "%.1f", p->samples ? 100.0 * (double)t->samples / (double)p->samples : 0.0); break;
 	case 5: snprintf(buf, n, "%u", t->os_tid); break;
-	default: snprintf(buf, n, "%s", t->name ? t->name : ""); break;
+	default: /* '*': the thread whose samples the views count */
+		snprintf(buf, n, "%s%s", t->os_tid && t->os_tid == tc->chosen ? "* " : "", t->name ? t->name : "");
+		break;
 	}
 }
 
@@ -126,20 +129,32 @@ static enum ui_style thread_style(void *ctx, size_t row)
 {
 	const struct thread_cells *tc = ctx;
 	const struct prof_thread *t = &tc->p->threads[tc->t->rows[row]];
+	if (t->os_tid && t->os_tid == tc->chosen)
+		return UI_GOOD;
 	return prof_thread_cpu_percent(t) >= 50.0 ? UI_HOT : UI_NORMAL;
 }
 
 static void threads_draw(struct view *v, struct ui_session *s, struct canvas *c, int y, int height)
 {
-	struct thread_cells tc = {v->priv, ui_current(s)};
+	struct thread_cells tc = {v->priv, ui_current(s), s->samples.os_tid};
 	if (!tc.p)
 		return;
 	listview_draw(&tc.t->lv, c, y, height, thread_cell, thread_style, &tc);
 }
 
+/* Enter counts only the samples of the thread under the cursor in every
+ * sample view; Enter on it again counts every thread's. */
 static bool threads_key(struct view *v, struct ui_session *s, int k)
 {
-	(void)s;
+	struct threads *t = v->priv;
+	struct prof_process *p = ui_current(s);
+	if ((k == '\n' || k == KEY_ENTER) && p && t->lv.cursor < t->nrows) {
+		const struct prof_thread *th = &p->threads[t->rows[t->lv.cursor]];
+		struct prof_filter f = s->samples;
+		f.os_tid = th->os_tid == s->samples.os_tid ? 0 : th->os_tid;
+		ui_session_set_samples(s, &f);
+		return true;
+	}
 	return listview_key(threads_list(v), k);
 }
 

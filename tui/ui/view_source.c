@@ -118,7 +118,7 @@ static bool read_file(struct source *v)
 static void update(struct view *view, struct ui_session *s)
 {
 	struct source *v = view->priv;
-	struct prof_process *p = ui_current(s);
+	struct prof_process *p = ui_samples(s);
 	bool moved = v->focus != s->focus;
 	if (p != v->bound) {
 		unbind(v);
@@ -232,7 +232,7 @@ static enum ui_style row_style(void *ctx, size_t row)
 static void draw(struct view *view, struct ui_session *s, struct canvas *c, int y, int height)
 {
 	struct source *v = view->priv;
-	struct prof_process *p = ui_current(s);
+	struct prof_process *p = ui_samples(s);
 	struct cell_context cc = {v, p};
 	char head[1400];
 	if (!p || v->focus >= p->nfunctions) {

@@ -127,7 +127,7 @@ static void process_changed(struct view *v)
 static void update(struct view *v, struct ui_session *session)
 {
 	struct tree *s = v->priv;
-	struct prof_process *p = ui_current(session);
+	struct prof_process *p = ui_samples(session);
 	if (!p) {
 		s->nrows = 0;
 		listview_set_rows(&s->lv, 0);
@@ -164,7 +164,7 @@ static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
 
 static void draw(struct view *v, struct ui_session *session, struct canvas *c, int y, int height)
 {
-	struct cell_context cc = {v->priv, ui_current(session)};
+	struct cell_context cc = {v->priv, ui_samples(session)};
 	listview_draw(&cc.t->lv, c, y, height, cell, NULL, &cc);
 }
 
