@@ -646,6 +646,84 @@ static void sample_filters(void)
 	remove_tree(base);
 }
 
+/* After ':diff', the flame graph colours each frame by how its share
+ * moved: the base has Work 75 % and Idle 25 %, the process shown (the
+ * phases) Work 33 % and Idle 67 %; without colour '+' and '-' marks. */
+static void flame_diff(void)
+{
+	char *base = make_temp_dir();
+	char then[600], now[600];
+	snprintf(then, sizeof then, "%s/then", base);
+	snprintf(now, sizeof now, "%s/now", base);
+	make_session(then);
+	make_phases(now);
+	struct ui_session *s = xcalloc(1, sizeof *s);
+	ui_session_init(s);
+	char err[256];
+	CHECK(prof_session_open(&s->model, now, err, sizeof err) == 0);
+	CHECK(ui_session_refresh(s));
+	ui_session_update_views(s);
+	struct app a;
+	memset(&a, 0, sizeof a);
+	a.session = s;
+	char line[700];
+	snprintf(line, sizeof line, "diff %s", then);
+	run_line(&a, line);
+	CHECK(!s->message_error && s->shown == VIEW_DIFF);
+	run_line(&a, "flame");
+	CHECK(s->shown == VIEW_FLAME);
+	struct canvas c;
+	canvas_init_memory(&c, 24, 100);
+	CHECK(shows(s, &c, "(against "));
+	CHECK(shows(s, &c, "+ grew, - shrank)"));
+	/* Idle grew 41.7 points: the deepest red, "+++"; Work shrank as much */
+	CHECK(shows(s, &c, "\n+++App.Idle"));
+	CHECK(shows(s, &c, "---App.Work"));
+	canvas_clear(&c);
+	screen_draw_session(s, &c);
+	char *dump = canvas_dump(&c);
+	const char *idle = strstr(dump, "+++App.Idle");
+	int row = 0;
+	for (const char *q = dump; idle && q < idle; q++)
+		row += *q == '\n';
+	CHECK(canvas_style_at(&c, row, 5) == UI_GROW3);
+	CHECK(canvas_style_at(&c, row, 80) == UI_SHRINK3);
+	CHECK(canvas_style_at(&c, row - 1, 5) == UI_SAME); /* Main: 100 % in both */
+	free(dump);
+	ui_session_key(s, KEY_DOWN);
+	ui_session_key(s, KEY_DOWN);
+	CHECK(shows(s, &c, "App.Idle: 20 samples, 66.7% of all; base 25.0% (+41.7 points)"));
+	ui_session_key(s, KEY_RIGHT);
+	CHECK(shows(s, &c, "App.Work: 10 samples, 33.3% of all; base 75.0% (-41.7 points)"));
+	/* in colour: no marks, the same styles */
+	c.color = true;
+	CHECK(shows(s, &c, "\nApp.Idle"));
+	CHECK(shows(s, &c, "red grew, blue shrank"));
+	CHECK(canvas_style_at(&c, row, 5) == UI_GROW3);
+	/* a filter applies to both sides' comparison: worker-a alone, Work 50 % */
+	run_line(&a, "thread worker-a");
+	c.color = false;
+	CHECK(shows(s, &c, "+App.Idle")); /* 50 % against 25 % */
+	CHECK(shows(s, &c, "App.Work: 10 samples, 50.0% of all; base 75.0% (-25.0 points)"));
+	run_line(&a, "clear");
+	/* plain: namespace colours again */
+	run_line(&a, "flame plain");
+	canvas_clear(&c);
+	screen_draw_session(s, &c);
+	dump = canvas_dump(&c);
+	CHECK(strstr(dump, "+App.") == NULL && strstr(dump, "-App.") == NULL && strstr(dump, "(against") == NULL);
+	free(dump);
+	CHECK(canvas_style_at(&c, row, 5) >= UI_FLAME1 && canvas_style_at(&c, row, 5) <= UI_FLAME4);
+	run_line(&a, "flame diff");
+	CHECK(shows(s, &c, "+++App.Idle"));
+	run_line(&a, "flame sideways");
+	CHECK(s->message_error);
+	canvas_free_memory(&c);
+	ui_session_free(s);
+	free(s);
+	remove_tree(base);
+}
+
 /* Only the shown view is rebuilt when records arrive; the others wait
  * until they are shown. */
 static void hidden_views_wait(void)
@@ -750,5 +828,6 @@ int main(void)
 	RUN(hidden_views_wait);
 	RUN(flame_view);
 	RUN(sample_filters);
+	RUN(flame_diff);
 	return CHECK_DONE();
 }

@@ -93,6 +93,16 @@ static void term_open(struct app *a)
 		init_pair(9, COLOR_BLACK, COLOR_GREEN);
 		init_pair(10, COLOR_BLACK, COLOR_MAGENTA);
 		init_pair(11, COLOR_WHITE, COLOR_BLUE);
+		/* the differential flame graph: grey, three reds and three blues,
+		 * shades where the terminal has 256 colours */
+		bool shades = COLORS >= 256;
+		init_pair(12, COLOR_BLACK, shades ? 252 : COLOR_WHITE);
+		init_pair(13, shades ? COLOR_BLACK : COLOR_RED, shades ? 224 : -1);
+		init_pair(14, COLOR_BLACK, shades ? 210 : COLOR_RED);
+		init_pair(15, COLOR_WHITE, shades ? 160 : COLOR_RED);
+		init_pair(16, shades ? COLOR_BLACK : COLOR_BLUE, shades ? 153 : -1);
+		init_pair(17, shades ? COLOR_BLACK : COLOR_WHITE, shades ? 75 : COLOR_BLUE);
+		init_pair(18, COLOR_WHITE, shades ? 20 : COLOR_BLUE);
 	}
 	a->canvas.window = stdscr; /* (colour chosen above) */
 	a->canvas.ascii = strcmp(nl_langinfo(CODESET), "UTF-8") != 0;

@@ -67,7 +67,7 @@ enum ui_style canvas_style_at(const struct canvas *c, int y, int x)
 	return (enum ui_style)c->styles[y * c->cols + x];
 }
 
-/* Colour pairs 1..11 are set up by the UI in the order of enum ui_style. */
+/* Colour pairs 1..18 are set up by the UI in the order of enum ui_style. */
 static attr_t style_attr(const struct canvas *c, enum ui_style s, short *pair)
 {
 	*pair = c->color ? (short)s : 0;
@@ -78,6 +78,8 @@ static attr_t style_attr(const struct canvas *c, enum ui_style s, short *pair)
 	case UI_DIM: return c->color ? A_NORMAL : A_DIM;
 	case UI_HOT: return A_BOLD;
 	case UI_WARN: return A_BOLD;
+	case UI_GROW3:
+	case UI_SHRINK3: return A_BOLD;
 	default: return A_NORMAL;
 	}
 }

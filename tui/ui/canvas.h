@@ -21,6 +21,13 @@ enum ui_style {
 	UI_FLAME2,
 	UI_FLAME3,
 	UI_FLAME4,
+	UI_SAME,    /* differential flame graph: a frame whose share held */
+	UI_GROW1,   /* ... grew, by more and more */
+	UI_GROW2,
+	UI_GROW3,
+	UI_SHRINK1, /* ... shrank */
+	UI_SHRINK2,
+	UI_SHRINK3,
 	UI_STYLES
 };
 

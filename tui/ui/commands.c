@@ -16,6 +16,7 @@
 #include "pprof.h"
 #include "session.h"
 #include "view_diff.h"
+#include "view_flame.h"
 
 /* A prompt command that is one dial: "rate 500" sends rate=500. */
 static void send_dial(struct app *a, int argc, char **argv, const char *key, const char *usage)
@@ -331,13 +332,20 @@ static void run_view(struct app *a, int argc, char **argv)
 	ui_session_show(s, id);
 }
 
+/* flame [diff|plain]: the flame graph; after ':diff', coloured by change
+ * or by namespace. */
 static void run_flame(struct app *a, int argc, char **argv)
 {
-	(void)argc, (void)argv;
 	if (!a->session) {
 		app_message(a, true, "flame needs a session");
 		return;
 	}
+	if (argc > 2 || (argc == 2 && strcmp(argv[1], "diff") && strcmp(argv[1], "plain"))) {
+		app_message(a, true, "usage: flame [diff|plain]");
+		return;
+	}
+	if (argc == 2)
+		view_flame_by_change(&a->session->views[VIEW_FLAME], !strcmp(argv[1], "diff"));
 	ui_session_show(a->session, VIEW_FLAME);
 }
 
@@ -493,6 +501,7 @@ static void run_diff(struct app *a, int argc, char **argv)
 		app_message(a, true, "%s", err);
 		return;
 	}
+	a->session->views[VIEW_FLAME].dirty = true; /* it colours by the change now */
 	ui_session_show(a->session, VIEW_DIFF);
 }
 
@@ -550,6 +559,7 @@ static const char *const rate_args[] = {"50", "100", "200", "500", "1000", NULL}
 static const char *const validate_args[] = {"0", "20", "200", "1000", NULL};
 static const char *const time_args[] = {"cpu", "wall", "toggle", NULL};
 static const char *const thread_args[] = {"all", NULL};
+static const char *const flame_args[] = {"diff", "plain", NULL};
 static const char *const range_args[] = {"all", "start", "end", NULL};
 
 /* other_keys: keys that do the same but are not bindings (help only). */
@@ -572,7 +582,7 @@ const struct ui_command ui_commands[] = {
 	{"launch", "[--instrument PATTERN]... [--allocations] [--heap-snapshots] COMMAND [ARG...]", "Enter",
 	 "start a program under the profiler (instrumented, counting allocations)", run_launch, NULL},
 	{"view", "NAME|next|previous", "", "switch views", run_view, NULL},
-	{"flame", "", "", "the flame graph: arrows move, Enter zooms in, Backspace or u zooms out", run_flame, NULL},
+	{"flame", "[diff|plain]", "", "the flame graph: arrows move, Enter zooms in, Backspace or u zooms out; after :diff red grew, blue shrank (diff) or namespaces (plain)", run_flame, flame_args},
 	{"time", "cpu|wall|toggle", "", "count samples of running threads only (cpu) or of waiting ones too (wall)",
 	 run_time, time_args},
 	{"diff", "DIR", "", "compare the shown process with a recorded session (red: more time now, green: less)",

@@ -67,6 +67,16 @@ static void update(struct view *v, struct ui_session *s)
 	listview_set_rows(&d->lv, d->d.nrows);
 }
 
+struct prof_process *view_diff_base(struct view *v, const char **dir)
+{
+	struct diff_view *d = v->priv;
+	if (!d->have_base)
+		return NULL;
+	if (dir)
+		*dir = d->dir;
+	return d->base_merged ? d->base_merged : d->base.procs[0];
+}
+
 int view_diff_compare(struct view *v, struct ui_session *s, const char *dir, char *err, size_t errlen)
 {
 	struct diff_view *d = v->priv;

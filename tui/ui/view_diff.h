@@ -12,4 +12,8 @@ struct ui_session;
  * with; -1 and err when it cannot be read or has no process. */
 int view_diff_compare(struct view *v, struct ui_session *s, const char *dir, char *err, size_t errlen);
 
+/* The process compared with (the base's processes merged when several)
+ * and its directory; NULL before ':diff'. */
+struct prof_process *view_diff_base(struct view *v, const char **dir);
+
 #endif

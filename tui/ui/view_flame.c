@@ -1,14 +1,20 @@
 /* The flame graph as an icicle: the root (or the frame zoomed into) on the
  * top line across the whole width, each frame's callees below it, widths
  * proportional to samples, heaviest first.  Arrows move between frames,
- * Enter zooms into one, Backspace or u zooms out, '/' searches. */
+ * Enter zooms into one, Backspace or u zooms out, '/' searches.  After
+ * ':diff DIR' it is a differential flame graph: each frame coloured by how
+ * its share of the samples moved against DIR (red: grew, blue: shrank,
+ * deeper for more; '+' and '-' marks without colour). */
 #include <curses.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "strmap.h"
 #include "uisession.h"
+#include "view_diff.h"
+#include "view_flame.h"
 #include "xalloc.h"
 
 #define MAX_KIDS 256 /* callees laid out per frame; the lightest beyond are not drawn */
@@ -18,6 +24,7 @@ struct flame_node {
 	uint32_t parent;
 	uint32_t first_child, next;
 	uint64_t total;
+	uint64_t base_total; /* the same path's samples in the base compared with (':diff') */
 	bool match; /* its name holds the search text */
 };
 
@@ -27,6 +34,10 @@ struct flame {
 	uint32_t zoom;     /* the frame drawn across the whole width */
 	uint32_t selected; /* the frame under the cursor */
 	char search[128];
+	bool plain;         /* ':flame plain': namespace colours even with a base */
+	bool diff;          /* a base is compared with (and not plain): colours by change */
+	uint64_t base_root; /* the base's samples */
+	const char *base_dir;
 	size_t matches;
 	int top, rows, cols; /* where the graph was drawn last, for clicks */
 };
@@ -40,7 +51,7 @@ static uint32_t child_of(struct flame *f, uint32_t node, uint32_t function)
 			return c;
 	xgrow(&f->nodes, &f->cap, f->nnodes + 1, sizeof *f->nodes);
 	uint32_t n = (uint32_t)f->nnodes++;
-	f->nodes[n] = (struct flame_node){function, node, 0, f->nodes[node].first_child, 0, false};
+	f->nodes[n] = (struct flame_node){function, node, 0, f->nodes[node].first_child, 0, 0, false};
 	f->nodes[node].first_child = n;
 	return n;
 }
@@ -54,6 +65,53 @@ static void count_path(void *ctx, const uint32_t *functions, size_t depth, uint6
 		node = child_of(f, node, functions[d]);
 		f->nodes[node].total += count;
 	}
+}
+
+/* The base's stacks, their functions named as the shown process names
+ * them (by name, as the Diff view matches them): a path leaves the tree at
+ * its first function the shown process does not have. */
+struct base_count {
+	struct flame *f;
+	const uint32_t *to_shown; /* base function -> shown function, UINT32_MAX: none */
+	size_t nfunctions;
+};
+
+static void count_base_path(void *ctx, const uint32_t *functions, size_t depth, uint64_t count)
+{
+	struct base_count *b = ctx;
+	struct flame *f = b->f;
+	uint32_t node = 0;
+	f->nodes[0].base_total += count;
+	for (size_t d = 0; d < depth; d++) {
+		uint32_t fn = functions[d] < b->nfunctions ? b->to_shown[functions[d]] : UINT32_MAX;
+		if (fn == UINT32_MAX)
+			return;
+		node = child_of(f, node, fn);
+		f->nodes[node].base_total += count;
+	}
+}
+
+static void count_base(struct flame *f, const struct prof_process *p, const struct prof_process *base)
+{
+	struct strmap names;
+	strmap_init(&names);
+	for (size_t i = 0; i < p->nfunctions; i++) {
+		uint32_t seen;
+		const char *name = p->functions[i].name;
+		if (name && !strmap_get(&names, name, strlen(name), &seen))
+			strmap_add(&names, name, strlen(name), (uint32_t)i);
+	}
+	uint32_t *to_shown = xcalloc(base->nfunctions ? base->nfunctions : 1, sizeof *to_shown);
+	for (size_t i = 0; i < base->nfunctions; i++) {
+		const char *name = base->functions[i].name;
+		if (!name || !strmap_get(&names, name, strlen(name), &to_shown[i]))
+			to_shown[i] = UINT32_MAX;
+	}
+	strmap_free(&names);
+	struct base_count b = {f, to_shown, base->nfunctions};
+	prof_each_stack(base, count_base_path, &b);
+	free(to_shown);
+	f->base_root = f->nodes[0].base_total;
 }
 
 /* A frame's callees with samples, heaviest first (the order they are drawn in). */
@@ -161,11 +219,50 @@ static void update(struct view *v, struct ui_session *s)
 		f->nnodes = 1;
 	}
 	for (size_t i = 0; i < f->nnodes; i++)
-		f->nodes[i].total = 0;
+		f->nodes[i].total = f->nodes[i].base_total = 0;
 	if (p)
 		prof_each_stack(p, count_path, f);
+	struct prof_process *base = view_diff_base(&s->views[VIEW_DIFF], &f->base_dir);
+	f->diff = base && p && !f->plain;
+	f->base_root = 0;
+	if (f->diff)
+		count_base(f, p, base);
 	if (p)
 		mark_matches(f, p);
+}
+
+/* How a frame's share of all samples moved against the base, in points. */
+static double change_points(const struct flame *f, const struct flame_node *n)
+{
+	double now = f->nodes[0].total ? 100.0 * (double)n->total / (double)f->nodes[0].total : 0.0;
+	double then = f->base_root ? 100.0 * (double)n->base_total / (double)f->base_root : 0.0;
+	return now - then;
+}
+
+/* Red for a share that grew, blue for one that shrank, three depths by
+ * how far (under half a point is noise at these counts: grey). */
+static enum ui_style change_style(double points)
+{
+	double a = points < 0 ? -points : points;
+	int level = a < 0.5 ? 0 : a < 5 ? 1 : a < 15 ? 2 : 3;
+	if (!level)
+		return UI_SAME;
+	return (enum ui_style)((points > 0 ? UI_GROW1 : UI_SHRINK1) + level - 1);
+}
+
+/* Without colour the change is marked in the block: "+", "++", "+++" (or
+ * '-'), nothing for a share that held. */
+static const char *change_mark(enum ui_style style)
+{
+	switch (style) {
+	case UI_GROW1: return "+";
+	case UI_GROW2: return "++";
+	case UI_GROW3: return "+++";
+	case UI_SHRINK1: return "-";
+	case UI_SHRINK2: return "--";
+	case UI_SHRINK3: return "---";
+	default: return "";
+	}
 }
 
 struct layout {
@@ -196,9 +293,15 @@ static void draw_node(const struct layout *l, uint32_t node, uint64_t start, int
 		return;
 	int y = l->top + depth, width = x1 - x0;
 	const char *name = full_name(l->p, n);
-	enum ui_style style = node == l->f->selected ? UI_SELECTED : n->match ? UI_HOT : namespace_style(name);
+	enum ui_style by_change = l->f->diff ? change_style(change_points(l->f, n)) : UI_NORMAL;
+	enum ui_style style = node == l->f->selected ? UI_SELECTED
+			      : n->match		 ? UI_HOT
+			      : l->f->diff		 ? by_change
+						 : namespace_style(name);
 	canvas_fill(l->c, y, x0, width, style);
-	canvas_text(l->c, y, x0, width - 1, style, false, short_name(name));
+	const char *mark = l->f->diff && !l->c->color ? change_mark(by_change) : "";
+	int used = canvas_text(l->c, y, x0, width - 1, style, false, mark);
+	canvas_text(l->c, y, x0 + used, width - 1 - used, style, false, short_name(name));
 	/* the block's right edge, so blocks stay apart without colour */
 	canvas_text(l->c, y, x1 - 1, 1, style, false, l->c->ascii ? "|" : "\u2595");
 	uint32_t kids[MAX_KIDS];
@@ -240,6 +343,11 @@ static void draw(struct view *v, struct ui_session *s, struct canvas *c, int y, 
 		f->selected = f->zoom;
 	char line[1024];
 	breadcrumb(f, p, c->ascii, line, sizeof line);
+	if (f->diff) {
+		size_t len = strlen(line);
+		snprintf(line + len, sizeof line - len, "   (against %s: %s)", f->base_dir,
+			 c->color ? "red grew, blue shrank" : "+ grew, - shrank");
+	}
 	canvas_text(c, y, 0, c->cols, UI_HEADER, true, line);
 	struct layout l = {f, p, c, y + 1, height - 2, f->nodes[f->zoom].total};
 	f->top = l.top, f->rows = l.rows, f->cols = c->cols;
@@ -250,6 +358,10 @@ static void draw(struct view *v, struct ui_session *s, struct canvas *c, int y, 
 	const struct flame_node *sel = &f->nodes[f->selected];
 	int len = snprintf(line, sizeof line, "%s: %" PRIu64 " samples, %.1f%% of all", full_name(p, sel), sel->total,
 			   100.0 * (double)sel->total / (double)f->nodes[0].total);
+	if (f->diff && len > 0 && (size_t)len < sizeof line)
+		len += snprintf(line + len, sizeof line - (size_t)len, "; base %.1f%% (%+.1f points)",
+				f->base_root ? 100.0 * (double)sel->base_total / (double)f->base_root : 0.0,
+				change_points(f, sel));
 	if (f->search[0] && len > 0 && (size_t)len < sizeof line)
 		snprintf(line + len, sizeof line - (size_t)len, "  (%zu frame%s match '%s')", f->matches,
 			 f->matches == 1 ? "" : "s", f->search);
@@ -384,6 +496,12 @@ static void search(struct view *v, struct ui_session *s, const char *text)
 	}
 	free(stack);
 	ui_session_message(s, true, "no frame matches '%s'", f->search);
+}
+
+void view_flame_by_change(struct view *v, bool by_change)
+{
+	((struct flame *)v->priv)->plain = !by_change;
+	v->dirty = true;
 }
 
 const struct view_ops view_flame = {
