@@ -3,7 +3,8 @@
 # each way, the largest changes first; the JSON follows its schema; the
 # collapsed form pairs every stack's counts for a differential flame graph;
 # a session compared with itself changes nothing; bad input is refused;
-# ':diff DIR' in the terminal UI shows the same changes.
+# ':diff DIR' in the terminal UI shows the same changes, and the Flame view
+# then shows them frame by frame (a differential flame graph).
 source "$CLRSCOPE_TESTLIB"
 source "$(dirname "$CLRSCOPE_TESTLIB")/tuilib.sh"
 
@@ -57,6 +58,20 @@ line() { screen | grep -m1 -F "Worker.$1" || true; }
 light=$(line Light | awk '{print $3}') heavy=$(line Heavy | awk '{print $3}')
 check "abs(l - 50) <= 10 and abs(h + 50) <= 10" "Light gained and Heavy lost about 50 points on screen" \
 	l="${light:-0}" h="${heavy:-0}"
+tm send-keys -t ui f
+expect_screen "(against $WORK/base: red grew, blue shrank)" 5 "the Flame view compares with the base"
+tm send-keys -t ui / 
+sleep 0.3
+tm send-keys -t ui "Worker.Light" Enter
+expect_screen "Worker.Light: " 5 "/ selects Light in the differential flame graph"
+points=$(screen | sed -n 's/.*Worker\.Light: .*(\([-+][0-9.]*\) points).*/\1/p' | head -1)
+check "abs(p - 50) <= 10" "its footer says Light grew about 50 points" p="${points:-0}"
+tm send-keys -t ui ":flame plain" Enter
+if wait_screen "Worker.Light" 5 && ! screen | grep -q "(against "; then
+	pass ":flame plain drops the comparison"
+else
+	fail ":flame plain drops the comparison: $(screen)"
+fi
 tm send-keys -t ui q
 expect_screen "EXITED 0" 5 "q leaves"
 finish

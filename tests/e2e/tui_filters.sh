@@ -1,0 +1,53 @@
+# Filters that stick, in tmux: Phases spins in the third of its six seconds
+# (three threads); a time range on that second makes Spin the Functions
+# view's whole CPU time, a thread (by name at the prompt, or Enter in
+# Threads) narrows it to that thread's third, and x counts everything
+# again.  The status bar says what is counted.
+source "$CLRSCOPE_TESTLIB"
+source "$(dirname "$CLRSCOPE_TESTLIB")/tuilib.sh"
+
+expect_status 0 "record Phases (three threads, six phases of a second)" -- \
+	clrscope record -o "$WORK/s" --rate 200 -- dotnet "$(app Phases)" 3 5 1
+# the second with the most Spin samples, as report --from --to counts them
+spin_second=$(for s in 0 1 2 3 4 5 6 7 8; do
+	n=$(clrscope report --format json --from "$s" --to "$((s + 1))" "$WORK/s" |
+		python3 -c 'import json,sys; p=json.load(sys.stdin)["processes"][0]; print(sum(f["self"] for f in p["functions"] if f["name"].endswith("Phases.Spin")))')
+	echo "$n $s"
+done | sort -rn | head -1 | awk '{print $2}')
+whole=$(clrscope report --format json --from "$spin_second" --to "$((spin_second + 1))" "$WORK/s" |
+	python3 -c 'import json,sys; p=json.load(sys.stdin)["processes"][0]; print(sum(f["self"] for f in p["functions"] if f["name"].endswith("Phases.Spin")))')
+check "n >= 150" "report: second $spin_second holds (most of) the spinning ($whole samples of Spin)" n="${whole:-0}"
+tid_of() { clrscope report --format json "$WORK/s" | python3 -c 'import json,sys; print([t["os_tid"] for t in json.load(sys.stdin)["processes"][0]["threads"] if t["name"] == sys.argv[1]][0])' "$1"; }
+tid1=$(tid_of phase-1) tid2=$(tid_of phase-2)
+
+tui_start "$CLRSCOPE_BIN open $WORK/s"
+expect_screen "1 Functions" 10 "the session opens"
+tm send-keys -t ui ":range $spin_second $((spin_second + 1))" Enter
+expect_screen "samples of $spin_second.0 s-$((spin_second + 1)).0 s" 5 ":range says what is counted"
+# Spin's row: self% and its count in the range
+row=$(screen | grep -m1 "Phases.Spin" || true)
+read -r self_pct _ self _ <<<"$row"
+check "p >= 90" "Spin holds the range's CPU time in Functions" p="${self_pct:-0}"
+check "abs(n - w) <= 0.05 * w" "... the samples report --from --to counts" n="${self:-0}" w="$whole"
+
+tm send-keys -t ui ":thread phase-1" Enter
+expect_screen "samples of thread $tid1 phase-1, $spin_second.0 s" 5 ":thread narrows to one thread, the range kept"
+row=$(screen | grep -m1 "Phases.Spin" || true)
+read -r _ _ one _ <<<"$row"
+check "abs(n - w / 3) <= 0.25 * w / 3" "one thread of three: a third of Spin's samples" n="${one:-0}" w="$whole"
+
+tm send-keys -t ui 5
+expect_screen "* phase-1" 5 "Threads marks the thread counted"
+tm send-keys -t ui x
+expect_screen "every sample counts again" 5 "x clears the filters"
+# Enter on a thread's row in Threads counts it alone
+line=$(screen | grep -n "phase-2" | head -1 | cut -d: -f1)
+tm send-keys -t ui -l $'\e[<0;5;'"$line"'M'$'\e[<0;5;'"$line"'m'
+sleep 0.3
+tm send-keys -t ui Enter
+expect_screen "samples of thread $tid2 phase-2" 5 "Enter in Threads counts that thread alone"
+tm send-keys -t ui 1
+expect_screen "Phases.Spin" 5 "Functions shows the thread's samples"
+tm send-keys -t ui q
+expect_screen "EXITED 0" 5 "q leaves"
+finish
