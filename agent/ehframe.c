@@ -260,8 +260,9 @@ static bool parse_cie(eh_read_fn *read, uint64_t addr, uint8_t *buf, struct cie 
 		for (size_t i = 1; i < na && !c.in.bad; i++) {
 			if (aug[i] == 'R')
 				cie->fde_enc = cs_get_u8(&c.in);
-			else if (aug[i] == 'P')
-				encoded(&c, cs_get_u8(&c.in));
+			else if (aug[i] == 'P') /* the personality routine: skipped, whatever its
+						   encoding (C++ code's is indirect, 0x9b) */
+				encoded(&c, cs_get_u8(&c.in) & 0x0F);
 			else if (aug[i] == 'L')
 				cs_get_u8(&c.in);
 			else if (aug[i] != 'S')

@@ -91,6 +91,50 @@ static void inside_a_frame(void)
 	}
 }
 
+/* C++ code with exception handling: its CIEs name a personality routine
+ * through an indirect pointer (augmentation "zPLR", encoding 0x9b).  The
+ * runtime (libcoreclr, libclrjit) is such code; every function's first
+ * instruction must have its rule (the personality pointer was once taken
+ * for a code address and refused: most of libcoreclr had no rule). */
+static int each_fde_start(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	uint32_t *counts = arg; /* FDEs, with a rule */
+	if (!info->dlpi_name || !strstr(info->dlpi_name, "libstdc++.so"))
+		return 0;
+	uint64_t hdr = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
+			hdr = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+	const uint8_t *h = (const uint8_t *)(uintptr_t)hdr;
+	if (!h || h[0] != 1 || h[2] != 0x03 || h[3] != 0x3b)
+		return 1; /* a table this reader (and the agent) does not take */
+	uint32_t count;
+	memcpy(&count, h + 8, 4);
+	for (uint32_t i = 0; i < count; i++) {
+		int32_t start;
+		memcpy(&start, h + 12 + 8 * (size_t)i, 4);
+		struct eh_rule r;
+		counts[0]++;
+		counts[1] += eh_rule_at(hdr, hdr + (uint64_t)(int64_t)start, read_self, &r);
+	}
+	return 1;
+}
+
+static void cplusplus_functions(void)
+{
+	void *cxx = dlopen("libstdc++.so.6", RTLD_NOW);
+	CHECK(cxx != NULL);
+	uint32_t counts[2] = {0, 0};
+	dl_iterate_phdr(each_fde_start, counts);
+	CHECK(counts[0] > 1000);
+	if (counts[1] < counts[0] * 0.99)
+		fprintf(stderr, "libstdc++: %u of %u functions have a rule at their start\n", counts[1], counts[0]);
+	CHECK(counts[1] >= counts[0] * 0.99);
+	if (cxx)
+		dlclose(cxx);
+}
+
 /* Addresses outside every FDE and unreadable headers are "not known". */
 static void unknown(void)
 {
@@ -108,6 +152,7 @@ int main(void)
 {
 	RUN(function_entry);
 	RUN(inside_a_frame);
+	RUN(cplusplus_functions);
 	RUN(unknown);
 	return CHECK_DONE();
 }
