@@ -361,9 +361,8 @@ bool codemap_native_function(uint64_t addr, struct native_function *out)
 	if (!mod || !mod->path[0])
 		return false;
 	struct code_at at = codemap_at(addr, false);
-	if (!at.native_known || !at.rule.fn_start || at.rule.fn_start < mod->bias) {
+	if (!at.native_known || !at.rule.fn_start || at.rule.fn_start < mod->bias)
 		return false;
-	}
 	*out = (struct native_function){at.rule.fn_start, at.rule.fn_start - mod->bias, mod->path, mod->name,
 					mod->build_id, mod->build_id_len};
 	return true;

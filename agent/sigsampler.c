@@ -267,8 +267,6 @@ static bool send_to(struct slot *sl)
 	return true;
 }
 
-/* A thread interrupted in a system call: the kernel leaves its ip on the
- * syscall instruction (to restart it) or just after it (interrupted). */
 /* The system call a capture interrupted: its ip is just after a syscall
  * instruction (the call returns EINTR) or on it (SA_RESTART: the kernel
  * moved ip back to repeat it). */

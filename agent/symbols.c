@@ -356,24 +356,30 @@ static uint64_t code_path_ref(const char *path, struct sym_defs *d)
 	return i + 1u;
 }
 
-/* A frame's definition and, for a method from an assembly file, where its
- * code came from (token 0: none). */
+/* A frame's definition and where its code came from, all or nothing: for
+ * a method from an assembly file its token there (token 0: none), for a
+ * native function (native) its place in its module's file at path. */
 static void define_frame(uint64_t id, const char *name, const char *module, uint32_t token, const char *path,
-			 struct sym_defs *d)
+			 const struct native_function *native, struct sym_defs *d)
 {
 	struct cs_frame_def f = {id, {name, strlen(name)}, {module, strlen(module)}};
-	size_t before = d->frames.len, code_before = d->frame_code.len;
+	size_t before = d->frames.len, code_before = d->frame_code.len, native_before = d->native_frames.len;
 	cs_frame_def_encode(&d->frames, &f);
-	uint64_t path_ref = token && path[0] == '/' ? code_path_ref(path, d) : 0;
-	if (path_ref) {
+	uint64_t path_ref = (token || native) && path[0] == '/' ? code_path_ref(path, d) : 0;
+	if (path_ref && native) {
+		struct cs_native_frame n = {id, path_ref, native->file_address,
+					    {(const char *)native->build_id, native->build_id_len}};
+		cs_native_frame_encode(&d->native_frames, &n);
+	} else if (path_ref) {
 		struct cs_frame_code c = {id, token, path_ref};
 		cs_frame_code_encode(&d->frame_code, &c);
 	}
-	if (d->frames.overflow || d->frame_code.overflow) {
+	if (d->frames.overflow || d->frame_code.overflow || d->native_frames.overflow) {
 		/* no room this tick: roll back, it will be written next time */
 		d->frames.len = before;
 		d->frame_code.len = code_before;
-		d->frames.overflow = d->frame_code.overflow = false;
+		d->native_frames.len = native_before;
+		d->frames.overflow = d->frame_code.overflow = d->native_frames.overflow = false;
 		return;
 	}
 	epochs_mark(&sym.frame_written, id);
@@ -398,7 +404,7 @@ uint64_t sym_pseudo_frame(uint64_t frame_id, struct sym_defs *d)
 			     frame_id == CS_FRAME_NATIVE ? "[native]"
 			     : frame_id == CS_FRAME_STUB ? "[runtime stub]"
 							  : "[truncated]",
-			     "", 0, "", d);
+			     "", 0, "", NULL, d);
 	return frame_id;
 }
 
@@ -412,30 +418,13 @@ static bool native_function_frame(uint64_t addr, struct sym_defs *d, uint64_t *f
 		return false;
 	uint32_t id;
 	bool known = idmap_get(&sym.functions, nf.start, &id);
-	if (known && epochs_is_current(&sym.frame_written, id)) {
-		*frame = id;
-		return true;
-	}
 	if (!known) {
 		make_room();
 		id = sym.next_frame++;
 		idmap_put(&sym.functions, nf.start, id);
 	}
-	size_t frames_before = d->frames.len, native_before = d->native_frames.len;
-	uint64_t path_ref = code_path_ref(nf.path, d);
-	if (!path_ref)
-		return false;
-	struct cs_frame_def f = {id, {"[native]", 8}, {nf.name, strlen(nf.name)}};
-	cs_frame_def_encode(&d->frames, &f);
-	struct cs_native_frame n = {id, path_ref, nf.file_address, {(const char *)nf.build_id, nf.build_id_len}};
-	cs_native_frame_encode(&d->native_frames, &n);
-	if (d->frames.overflow || d->native_frames.overflow) {
-		d->frames.len = frames_before; /* written next time */
-		d->native_frames.len = native_before;
-		d->frames.overflow = d->native_frames.overflow = false;
-	} else {
-		epochs_mark(&sym.frame_written, id);
-	}
+	if (!epochs_is_current(&sym.frame_written, id))
+		define_frame(id, "[native]", nf.name, 0, nf.path, &nf, d);
 	*frame = id;
 	return true;
 }
@@ -466,7 +455,7 @@ static uint64_t native_frame(uint64_t addr, bool leaf, struct sym_defs *d)
 		nm->frame = sym.next_frame++;
 	}
 	if (!epochs_is_current(&sym.frame_written, nm->frame))
-		define_frame(nm->frame, "[native]", nm->name, 0, "", d);
+		define_frame(nm->frame, "[native]", nm->name, 0, "", NULL, d);
 	return nm->frame;
 }
 
@@ -486,7 +475,7 @@ uint64_t sym_frame(FunctionID fn, struct sym_defs *d)
 	char name[NAME_MAX_UTF8], module[256], path[NAME_MAX_UTF8];
 	uint32_t token;
 	function_name(fn, name, sizeof name, module, sizeof module, &token, path, sizeof path);
-	define_frame(id, name, module, token, path, d);
+	define_frame(id, name, module, token, path, NULL, d);
 	return id;
 }
 

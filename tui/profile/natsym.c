@@ -241,27 +241,24 @@ void natsym_module(const struct natsym *ns, size_t i, const char **path, enum na
 	*state = ns->mods[i].state;
 }
 
+/* Each state's word and sentence. */
+static const struct {
+	const char *name, *text;
+} states[] = {
+	[NATSYM_SYMBOLS] = {"symbols", "symbols"},
+	[NATSYM_EXPORTS] = {"exports", "stripped: only exported functions are named"},
+	[NATSYM_MISSING] = {"missing", "not on disk: functions are named by address"},
+	[NATSYM_REPLACED] = {"replaced",
+			     "replaced on disk since it was loaded (another build id): functions are named by address"},
+	[NATSYM_UNREADABLE] = {"unreadable", "not an ELF file: functions are named by address"},
+};
+
 const char *natsym_state_name(enum natsym_state state)
 {
-	static const char *const names[] = {[NATSYM_SYMBOLS] = "symbols", [NATSYM_EXPORTS] = "exports",
-					    [NATSYM_MISSING] = "missing", [NATSYM_REPLACED] = "replaced",
-					    [NATSYM_UNREADABLE] = "unreadable"};
-	return (unsigned)state < sizeof names / sizeof *names ? names[state] : "";
+	return (unsigned)state < sizeof states / sizeof *states ? states[state].name : "";
 }
 
 const char *natsym_state_text(enum natsym_state state)
 {
-	switch (state) {
-	case NATSYM_SYMBOLS:
-		return "symbols";
-	case NATSYM_EXPORTS:
-		return "stripped: only exported functions are named";
-	case NATSYM_MISSING:
-		return "not on disk: functions are named by address";
-	case NATSYM_REPLACED:
-		return "replaced on disk since it was loaded (another build id): functions are named by address";
-	case NATSYM_UNREADABLE:
-		return "not an ELF file: functions are named by address";
-	}
-	return "";
+	return (unsigned)state < sizeof states / sizeof *states ? states[state].text : "";
 }

@@ -510,19 +510,27 @@ static void fold_code_paths(struct prof_process *p, const struct cs_record *rec)
 		p->bad_records++;
 }
 
+/* The path an agent's path reference stands for (CODE_PATH comes first):
+ * its index in code_paths + 1, 0 for none. */
+static uint32_t code_path_of(const struct prof_process *p, uint64_t ref)
+{
+	return ref < p->path_refs_cap ? p->path_refs[ref] : 0;
+}
+
 static void fold_frame_code(struct prof_process *p, const struct cs_record *rec)
 {
 	struct cs_list l;
 	struct cs_frame_code c;
 	cs_list_init(&l, rec->payload, rec->len);
 	while (cs_next_frame_code(&l, &c)) {
-		if (!fold_id_ok(p, c.frame) || c.path_ref >= p->path_refs_cap || !p->path_refs[c.path_ref]) {
+		uint32_t code_path = code_path_of(p, c.path_ref);
+		if (!fold_id_ok(p, c.frame) || !code_path) {
 			p->bad_records++; /* (its CODE_PATH comes first) */
 			return;
 		}
 		struct prof_frame *f = fold_frame(p, c.frame);
 		f->token = c.token;
-		f->code_path = p->path_refs[c.path_ref];
+		f->code_path = code_path;
 	}
 	if (cs_list_bad(&l))
 		p->bad_records++;
@@ -536,11 +544,12 @@ static void fold_native_frames(struct prof_process *p, const struct cs_record *r
 	struct cs_native_frame nf;
 	cs_list_init(&l, rec->payload, rec->len);
 	while (cs_next_native_frame(&l, &nf)) {
-		if (!fold_id_ok(p, nf.frame) || nf.path_ref >= p->path_refs_cap || !p->path_refs[nf.path_ref]) {
+		uint32_t code_path = code_path_of(p, nf.path_ref);
+		if (!fold_id_ok(p, nf.frame) || !code_path) {
 			p->bad_records++; /* (its CODE_PATH comes first) */
 			return;
 		}
-		const char *path = p->code_paths[p->path_refs[nf.path_ref] - 1];
+		const char *path = p->code_paths[code_path - 1];
 		const char *slash = strrchr(path, '/');
 		const char *file = slash ? slash + 1 : path;
 		if (!p->natsym)
