@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #define CORPROF_DEFINE_GUIDS
+#include "activity.h"
 #include "agent.h"
 #include "allocs.h"
 #include "control.h"
@@ -465,10 +466,8 @@ void agent_stop_all(uint8_t reason, const char *why)
 	running = false;
 	heapsnap_stop();
 	sampler_stop(500);
-	if (reason == CS_END_FATAL || reason == CS_END_SIZE_CAP) { /* no more callbacks for a log that takes nothing */
-		char ignored[64];
-		events_apply(0, ignored, sizeof ignored);
-	}
+	if (reason == CS_END_FATAL || reason == CS_END_SIZE_CAP) /* no more callbacks for a log that takes nothing */
+		events_stop();
 	lw_stop(reason, why);
 	if (g_agent.lock_fd >= 0)
 		close(g_agent.lock_fd);
@@ -493,7 +492,7 @@ static int detach_locked(uint64_t generation, uint32_t rate_hz, bool sampling, c
 	uint32_t kinds = events_enabled();
 	char ignored[64];
 	heapsnap_stop();
-	events_apply(0, ignored, sizeof ignored);
+	events_stop();
 	if (sampler_stop(2000) < 0) {
 		snprintf(why, whylen, "cannot detach: the sampler did not stop in time");
 		events_apply(kinds, ignored, sizeof ignored);
@@ -606,6 +605,7 @@ static void install_callbacks(void)
 	callback_vtbl.Shutdown = profiler_shutdown;
 	callback_vtbl.ProfilerDetachSucceeded = profiler_detach_succeeded;
 	events_install(&callback_vtbl);
+	activity_install(&callback_vtbl);
 	instr_install_callbacks(&callback_vtbl);
 	allocs_install_callbacks(&callback_vtbl);
 	heapsnap_install_callbacks(&callback_vtbl);

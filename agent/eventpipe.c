@@ -17,6 +17,7 @@
 #define KW_THREADING UINT64_C(0x10000)
 #define KW_WAIT_HANDLE UINT64_C(0x40000000000)
 #define KW_ALLOCATION_SAMPLING UINT64_C(0x80000000000)
+#define KW_TYPE_DIAGNOSTIC UINT64_C(0x8000000000) /* TypeLoadStart/Stop: activity.c's [type loading] */
 
 /* The kinds the stream delivers, and the level each needs: a session's
  * level is one for all its keywords, so the verbose wait events get a
@@ -61,11 +62,13 @@ bool eventpipe_covers(uint32_t kind)
 	return atomic_load_explicit(&covered, memory_order_relaxed) & kind;
 }
 
-static uint64_t keywords_of(int session, uint32_t kinds)
+static uint64_t keywords_of(int session, uint32_t kinds, bool labels)
 {
 	uint64_t kw = 0;
 	if (session == SESSION_VERBOSE)
 		return kinds & CS_EV_WAITS ? KW_WAIT_HANDLE : 0;
+	if (labels) /* whatever the kinds: it labels samples */
+		kw |= KW_TYPE_DIAGNOSTIC;
 	if (kinds & CS_EV_GC)
 		kw |= KW_GC;
 	if (kinds & CS_EV_EXCEPTIONS)
@@ -111,7 +114,7 @@ static HRESULT set_session(int i, uint64_t kw)
 	return hr;
 }
 
-uint32_t eventpipe_apply(uint32_t kinds, char *why, size_t whylen)
+uint32_t eventpipe_apply(uint32_t kinds, bool labels, char *why, size_t whylen)
 {
 	if (why && whylen)
 		why[0] = 0;
@@ -126,7 +129,7 @@ uint32_t eventpipe_apply(uint32_t kinds, char *why, size_t whylen)
 	}
 	pthread_mutex_lock(&ep.mu);
 	for (int i = 0; i < SESSIONS; i++) {
-		HRESULT hr = set_session(i, keywords_of(i, kinds));
+		HRESULT hr = set_session(i, keywords_of(i, kinds, labels));
 		if (SUCCEEDED(hr))
 			atomic_fetch_or(&covered, kinds & kinds_of(i));
 		else if (why)

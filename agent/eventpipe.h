@@ -18,7 +18,7 @@
 bool eventpipe_available(void) AGENT_HIDDEN;
 /* Starts, changes (a new session) or stops the session for kinds.
  * Returns the kinds it now delivers; when it could not, says why. */
-uint32_t eventpipe_apply(uint32_t kinds, char *why, size_t whylen) AGENT_HIDDEN;
+uint32_t eventpipe_apply(uint32_t kinds, bool labels, char *why, size_t whylen) AGENT_HIDDEN;
 /* Whether the stream delivers this kind now (CS_EV_* bit). */
 bool eventpipe_covers(uint32_t kind) AGENT_HIDDEN;
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "activity.h"
 #include "dials.h"
 #include "eventpipe.h"
 #include "evqueue.h"
@@ -52,6 +53,10 @@ void events_set_fixed(DWORD low, bool background_gc_off)
 	pthread_mutex_unlock(&mask.mu);
 }
 
+/* Whether samples get activity labels (activity.c): from the start until
+ * profiling stops or detaches, whatever event kinds are recorded. */
+static atomic_bool labels;
+
 static void compute_mask(uint32_t kinds, DWORD *low, DWORD *high)
 {
 	*low = COR_PRF_ENABLE_STACK_SNAPSHOT | mask.fixed_low;
@@ -61,18 +66,23 @@ static void compute_mask(uint32_t kinds, DWORD *low, DWORD *high)
 	 * EventPipeProviderCreated callbacks; delivery to EventPipeEventDelivered
 	 * does not check it (and leaving it out did not cure the abort below) */
 	*high = COR_PRF_HIGH_BASIC_GC;
-	if (mask.heap_walk || mask.gc_at_start)
-		*low |= COR_PRF_MONITOR_GC;
+	/* what activity.c needs to say a sample is compiling or collecting:
+	 * callbacks that cost little beside the work they bracket (the class
+	 * load callbacks come in a pair after the load: of no use there) */
+	if (atomic_load(&labels))
+		*low |= COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_SUSPENDS;
 	if (kinds & CS_EV_GC)
 		*low |= COR_PRF_MONITOR_SUSPENDS;
+	if (kinds & CS_EV_JIT)
+		*low |= COR_PRF_MONITOR_JIT_COMPILATION;
+	if (mask.heap_walk || mask.gc_at_start)
+		*low |= COR_PRF_MONITOR_GC;
 	/* exceptions come from the event stream when it carries them: the
 	 * exception callbacks beside any session of it made the runtime
 	 * (10.0.12) abort on a corrupted mutex in about one run in four of
 	 * tests/apps/Server (neither alone did) */
 	if ((kinds & CS_EV_EXCEPTIONS) && !eventpipe_covers(CS_EV_EXCEPTIONS))
 		*low |= COR_PRF_MONITOR_EXCEPTIONS;
-	if (kinds & CS_EV_JIT)
-		*low |= COR_PRF_MONITOR_JIT_COMPILATION;
 	if (kinds & CS_EV_MODULES)
 		*low |= COR_PRF_MONITOR_MODULE_LOADS | COR_PRF_MONITOR_ASSEMBLY_LOADS;
 	if (kinds & CS_EV_THREADS)
@@ -134,12 +144,26 @@ uint64_t events_gc_count(void)
 	return atomic_load(&mask.gcs);
 }
 
+static uint32_t apply(uint32_t kinds, bool with_labels, char *why, size_t whylen);
+
 uint32_t events_apply(uint32_t kinds, char *why, size_t whylen)
 {
+	return apply(kinds, true, why, whylen);
+}
+
+void events_stop(void)
+{
+	char ignored[64];
+	apply(0, false, ignored, sizeof ignored);
+}
+
+static uint32_t apply(uint32_t kinds, bool with_labels, char *why, size_t whylen)
+{
 	why[0] = 0;
+	atomic_store(&labels, with_labels);
 	/* the stream first: what it carries decides the callbacks asked for */
 	char stream_why[160];
-	uint32_t streamed = eventpipe_apply(kinds, stream_why, sizeof stream_why);
+	uint32_t streamed = eventpipe_apply(kinds, with_labels, stream_why, sizeof stream_why);
 	uint32_t runtime = kinds; /* what the runtime delivers; we record only kinds */
 	if (!set_mask(kinds)) {
 		/* Some flags cannot change after attach: keep the kinds the runtime
@@ -205,8 +229,12 @@ static void gc_write_locked(uint64_t pause_us)
 static HRESULT on_runtime_suspend_started(ICorProfilerCallback11 *self, COR_PRF_SUSPEND_REASON reason)
 {
 	(void)self;
-	if (!recording(CS_EV_GC) || eventpipe_covers(CS_EV_GC) ||
-	    (reason != COR_PRF_SUSPEND_FOR_GC && reason != COR_PRF_SUSPEND_FOR_GC_PREP))
+	bool for_gc = reason == COR_PRF_SUSPEND_FOR_GC || reason == COR_PRF_SUSPEND_FOR_GC_PREP;
+	if (for_gc) { /* this thread collects until it resumes the runtime */
+		activity_gc_suspension(true);
+		activity_enter(ACT_GC, 0);
+	}
+	if (!for_gc || !recording(CS_EV_GC) || eventpipe_covers(CS_EV_GC))
 		return S_OK;
 	pthread_mutex_lock(&gc.mu);
 	if (!gc.suspend_start_us)
@@ -215,9 +243,19 @@ static HRESULT on_runtime_suspend_started(ICorProfilerCallback11 *self, COR_PRF_
 	return S_OK;
 }
 
+static HRESULT on_runtime_suspend_aborted(ICorProfilerCallback11 *self)
+{
+	(void)self;
+	activity_gc_suspension(false);
+	activity_leave(ACT_GC);
+	return S_OK;
+}
+
 static HRESULT on_runtime_resume_finished(ICorProfilerCallback11 *self)
 {
 	(void)self;
+	activity_gc_suspension(false); /* one suspension at a time: any resume ends it */
+	activity_leave(ACT_GC);
 	pthread_mutex_lock(&gc.mu);
 	if (gc.pending) {
 		uint64_t now = agent_now_us();
@@ -358,7 +396,8 @@ static struct jit_state *jit_state(void)
 
 static HRESULT on_jit_started(ICorProfilerCallback11 *self, FunctionID fn, BOOL safe)
 {
-	(void)self, (void)fn, (void)safe;
+	(void)self, (void)safe;
+	activity_enter(ACT_JIT, fn);
 	struct jit_state *js = jit_state();
 	if (!js)
 		return S_OK;
@@ -371,6 +410,7 @@ static HRESULT on_jit_started(ICorProfilerCallback11 *self, FunctionID fn, BOOL 
 static HRESULT on_jit_finished(ICorProfilerCallback11 *self, FunctionID fn, HRESULT status, BOOL safe)
 {
 	(void)self, (void)safe;
+	activity_leave(ACT_JIT);
 	struct jit_state *js = jit_state();
 	if (!js || js->depth <= 0)
 		return S_OK; /* events were switched on mid-compilation */
@@ -451,6 +491,7 @@ void events_install(struct ICorProfilerCallback11Vtbl *vtbl)
 {
 	eventpipe_install(vtbl);
 	vtbl->RuntimeSuspendStarted = on_runtime_suspend_started;
+	vtbl->RuntimeSuspendAborted = on_runtime_suspend_aborted;
 	vtbl->RuntimeResumeFinished = on_runtime_resume_finished;
 	vtbl->GarbageCollectionStarted = on_gc_started;
 	vtbl->GarbageCollectionFinished = on_gc_finished;
@@ -493,7 +534,7 @@ static void drain_one(const struct ev_item *it, const FunctionID *frames, const 
 	switch (it->type) {
 	case CS_REC_EXCEPTION:
 		e.thread_ref = sym_thread(it->thread);
-		e.id = it->nframes ? sym_stack_of(frames, NULL, it->nframes, it->kind, false, d->defs) : 0;
+		e.id = it->nframes ? sym_stack_of(frames, NULL, it->nframes, it->kind, false, NULL, d->defs) : 0;
 		e.kind = 0;
 		if (it->id) { /* from the callback: the class, then the message */
 			e.message = (struct cs_str){text, it->text_len};
@@ -508,7 +549,7 @@ static void drain_one(const struct ev_item *it, const FunctionID *frames, const 
 	case CS_REC_CONTENTION:
 	case CS_REC_WAIT:
 		e.thread_ref = sym_thread(it->thread);
-		e.id = it->nframes ? sym_stack_of(frames, NULL, it->nframes, it->kind, false, d->defs) : 0;
+		e.id = it->nframes ? sym_stack_of(frames, NULL, it->nframes, it->kind, false, NULL, d->defs) : 0;
 		e.kind = (uint8_t)it->os_tid; /* a wait's source */
 		e.duration_us = 0;
 		e.wait_ns = it->duration_us; /* nanoseconds for waits */
@@ -525,7 +566,7 @@ static void drain_one(const struct ev_item *it, const FunctionID *frames, const 
 		break;
 	case CS_REC_ALLOC_SAMPLE:
 		e.thread_ref = sym_thread(it->thread);
-		e.id = it->nframes ? sym_stack_of(frames, NULL, it->nframes, it->kind, false, d->defs) : 0;
+		e.id = it->nframes ? sym_stack_of(frames, NULL, it->nframes, it->kind, false, NULL, d->defs) : 0;
 		e.kind = 0;
 		e.size = it->id;
 		e.weight = it->duration_us; /* the bytes the sample stands for */

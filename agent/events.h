@@ -16,6 +16,9 @@
  * snapshots.  Returns the kinds in effect; when some could not be changed
  * (after attach), says why in why. */
 uint32_t events_apply(uint32_t kinds, char *why, size_t whylen) AGENT_HIDDEN;
+/* No event and no activity label any more (stopping or detaching); a
+ * later events_apply starts them again. */
+void events_stop(void) AGENT_HIDDEN;
 uint32_t events_enabled(void) AGENT_HIDDEN;
 /* Bits every mask must carry from now on (startup-only features); with
  * background_gc_off, also asks for COR_PRF_MONITOR_GC until events_settle

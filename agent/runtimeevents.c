@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "activity.h"
 #include "dials.h"
 #include "eventpipe.h"
 #include "evqueue.h"
@@ -25,6 +26,8 @@ enum {
 	EV_POOL_WORKER_START = 50,
 	EV_POOL_WORKER_STOP = 51,
 	EV_POOL_ADJUSTMENT = 55,
+	EV_TYPE_LOAD_START = 73,
+	EV_TYPE_LOAD_STOP = 74,
 	EV_EXCEPTION_THROWN = 80,
 	EV_CONTENTION_STOP = 91,
 	EV_EXCEPTION_CATCH_START = 250,
@@ -313,6 +316,12 @@ void rte_deliver(uint32_t id, const uint8_t *data, size_t len)
 	struct cs_in in;
 	cs_in_init(&in, data, len);
 	switch (id) {
+	case EV_TYPE_LOAD_START: /* delivered on the loading thread, as it begins */
+		activity_enter(ACT_TYPE_LOAD, 0);
+		break;
+	case EV_TYPE_LOAD_STOP:
+		activity_leave(ACT_TYPE_LOAD);
+		break;
 	case EV_GC_START:
 		if (eventpipe_covers(CS_EV_GC))
 			on_gc_start(&in);

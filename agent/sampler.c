@@ -11,6 +11,7 @@
 
 #include "logfmt.h"
 #include "logwriter.h"
+#include "activity.h"
 #include "allocs.h"
 #include "events.h"
 #include "heapsnap.h"
@@ -182,7 +183,10 @@ static uint32_t walk_moved_threads(uint32_t nslots, uint32_t used, uint32_t *fai
 			continue;
 		}
 		s.known[nslots] = known;
-		s.slots[nslots++] = (struct sig_walk){tid, used, w.n, w.truncated};
+		s.slots[nslots] = (struct sig_walk){tid, used, w.n, w.truncated};
+		if (known) /* read now: a thread compiling runs on through the suspension */
+			activity_of(known->os_tid, &s.slots[nslots].act);
+		nslots++;
 		used += w.n;
 	}
 	threads->vtbl->Release(threads);
@@ -374,7 +378,7 @@ static void record_tick(uint32_t nslots, uint64_t tick_us, uint64_t suspend_ns, 
 		} else {
 			s.stats.truncated_stacks += slot->truncated;
 			stacks[t] = sym_stack_of(s.pool + slot->start, s.addrs + slot->start, slot->n, slot->truncated,
-						 !slot->captured, defs);
+						 !slot->captured, &slot->act, defs);
 			if (known && slot->captured)
 				known->stack = stacks[t];
 			else if (known)
@@ -533,10 +537,14 @@ static void take_tick_suspend(void)
 		lw_set_sampler_stats(&s.stats);
 		return; /* the whole tick, not a tick of the still threads only */
 	}
-	if (moved == 0)
+	if (moved == 0 || activity_in_gc_suspension()) {
+		/* during a GC only the collecting thread runs, and no walk can be
+		 * had before the GC ends: the others' samples, as they wait */
+		s.stats.deferred_walks += moved > 0 ? (uint64_t)moved : 0;
 		nslots = reuse_still_stacks(0);
-	else if (!walk_suspended(&nslots, 0, &suspend_ns))
+	} else if (!walk_suspended(&nslots, 0, &suspend_ns)) {
 		return; /* not suspended: no tick */
+	}
 	record_tick(nslots, (t0 - g_agent.start_mono_ns) / 1000, suspend_ns, agent_mono_ns());
 	lw_set_sampler_stats(&s.stats);
 }
@@ -630,8 +638,8 @@ static void take_tick_mixed(void)
 	}
 	uint64_t suspend_ns = 0;
 	bool walked = false; /* a walk takes the still threads' stacks too */
-	if (walks && !suspension_allowed())
-		s.stats.deferred_walks += walks;
+	if (walks && (activity_in_gc_suspension() || !suspension_allowed()))
+		s.stats.deferred_walks += walks; /* (a GC has the runtime suspended: ours would wait for its end) */
 	else if (walks)
 		walked = walk_suspended(&nslots, used, &suspend_ns);
 	if (!walked)

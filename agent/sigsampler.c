@@ -37,6 +37,7 @@ struct capture {
 	uint64_t ip, sp, fp;
 	uint64_t arg0;    /* rdi: a system call's first argument */
 	uint64_t cpu_end; /* the thread's CPU clock as the handler ends (0: unread) */
+	struct activity act;
 	uint32_t len;     /* stack bytes copied from sp */
 	uint8_t stack[STACK_COPY];
 };
@@ -95,6 +96,7 @@ static void on_signal(int sig, siginfo_t *si, void *context)
 	uint64_t hi = atomic_load_explicit(&sl->hi, memory_order_relaxed);
 	uint64_t want = hi > rsp && hi - rsp < STACK_COPY ? hi - rsp : STACK_COPY;
 	c->len = codemap_copy_pages(rsp, c->stack, (uint32_t)want);
+	activity_of((uint32_t)sl->tid, &c->act);
 	struct timespec cpu;
 	c->cpu_end = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0
 			     ? (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec
@@ -286,9 +288,11 @@ static struct syscall_site syscall_at(const struct capture *c)
  * no sample (no managed frame, or a managed frame it could not place: the
  * thread is then listed for an exact walk).  A walk that reached the
  * thread's first frame without meeting managed code is exact too: an empty
- * walk (n = 0), which the runtime's walk would not improve on. */
+ * walk (n = 0), which the runtime's walk would not improve on.  Without
+ * can_walk (no exact walk to be had), native frames the runtime says are
+ * a compilation or a GC are a walk too, without their callers. */
 static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID *pool, uint64_t *addrs,
-			   uint32_t room, struct sig_walk *walk, uint32_t used)
+			   uint32_t room, struct sig_walk *walk, uint32_t used, bool can_walk)
 {
 	struct unwind_regs r = {c->ip, c->sp, c->fp};
 	struct stack_copy copy = {c->sp, c->len, c->stack};
@@ -299,9 +303,23 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 	for (uint32_t k = 0; k < out.n; k++)
 		managed |= out.frames[k] != 0;
 	if (!managed && out.root) {
+		/* no managed frame to the thread's first: a sample only when the
+		 * runtime says what the thread does (a compilation in the
+		 * background), else an empty walk */
 		g.stats.unmanaged_roots++;
-		*walk = (struct sig_walk){.thread = thread, .start = used, .cpu_end = c->cpu_end, .captured = true,
-					  .wait = syscall_at(c)};
+		*walk = (struct sig_walk){.thread = thread, .start = used, .n = c->act.n ? out.n : 0,
+					  .weight = c->act.n ? 1 : 0, .cpu_end = c->cpu_end, .captured = true,
+					  .wait = syscall_at(c), .act = c->act};
+		return true;
+	}
+	if (!managed && c->act.n && !can_walk) {
+		/* native frames it could not follow, but the runtime says what they
+		 * do (compiling, collecting), and no exact walk is to be had (the
+		 * signal sampler, or a GC holding the runtime): that much, without
+		 * the callers, is worth more than a sample lost */
+		g.stats.no_managed++;
+		*walk = (struct sig_walk){.thread = thread, .start = used, .n = out.n, .weight = 1,
+					  .cpu_end = c->cpu_end, .captured = true, .wait = syscall_at(c), .act = c->act};
 		return true;
 	}
 	if (!managed) {
@@ -332,7 +350,7 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 	}
 	*walk = (struct sig_walk){.thread = thread, .start = used, .n = out.n,
 				  .truncated = out.verdict == UNWIND_TRUNCATED, .weight = 1,
-				  .cpu_end = c->cpu_end, .captured = true, .wait = syscall_at(c)};
+				  .cpu_end = c->cpu_end, .captured = true, .wait = syscall_at(c), .act = c->act};
 	return true;
 }
 
@@ -369,7 +387,8 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 		for (; t != h && nwalks < max_walks && used + depth_max <= pool_size; t++) {
 			const struct capture *c = &sl->ring[t % SIG_RING];
 			struct sig_walk *w = &walks[nwalks];
-			if (unwind_capture(c, sl->thread, pool, addrs, depth_max, w, used)) {
+			if (unwind_capture(c, sl->thread, pool, addrs, depth_max, w, used,
+					   nretry && !activity_in_gc_suspension())) {
 				if (sl->extra && t == sl->extra_at) {
 					w->weight += w->weight ? sl->extra : 0;
 					sl->extra = 0;
@@ -414,7 +433,8 @@ uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint64_t *addrs, ui
 			 struct sig_walk *walks, uint32_t max_walks, uint32_t depth_max)
 {
 	uint64_t now = agent_mono_ns();
-	if (now - g.last_refresh_ns >= REFRESH_EVERY_NS) {
+	if (now - g.last_refresh_ns >= REFRESH_EVERY_NS && !activity_in_gc_suspension()) {
+		/* (not during a GC: the runtime holds its thread list until the end) */
 		g.last_refresh_ns = now;
 		refresh_threads();
 	}

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "activity.h"
 #include "agent.h"
 
 /* Where a thread sits in a system call: the address after its syscall
@@ -26,6 +27,7 @@ struct sig_walk {
 			     thread sat with the signal pending; 0 for an empty walk) */
 	uint64_t cpu_end; /* a capture: the thread's CPU clock as the handler ended */
 	struct syscall_site wait; /* a capture: the system call it was in (pc 0: none) */
+	struct activity act; /* what the runtime was doing on the thread then */
 };
 
 /* What became of the captures (sampler thread). */

@@ -8,6 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "activity.h"
+
 #define STILL_MAX 2048
 
 /* A thread caught in a system call (a wait) uses 2-15 us of CPU going back
@@ -86,19 +88,28 @@ struct still_thread *still_find(ThreadID thread)
 int still_survey(void)
 {
 	ICorProfilerInfo10 *info = g_agent.info;
-	ICorProfilerThreadEnum *threads = NULL;
-	if (FAILED(info->vtbl->EnumThreads(info, &threads)) || !threads) {
-		for (uint32_t i = 0; i < st.n; i++)
-			st.cur[i].still = false; /* walk them all */
-		return -1;
-	}
+	/* during a GC the runtime holds its thread list (asking would wait for
+	 * the GC's end, and the ticks meanwhile would be lost): the threads are
+	 * those of the last survey, and no thread starts before the GC ends */
+	bool same_threads = activity_in_gc_suspension() && st.n;
 	uint32_t n = 0;
-	ThreadID tid;
-	ULONG fetched = 0;
-	while (n < STILL_MAX && threads->vtbl->Next(threads, 1, &tid, &fetched) == S_OK && fetched == 1)
-		st.next[n++] = (struct still_thread){.thread = tid};
-	threads->vtbl->Release(threads);
-	qsort(st.next, n, sizeof *st.next, by_thread);
+	if (same_threads) {
+		for (; n < st.n; n++)
+			st.next[n] = (struct still_thread){.thread = st.cur[n].thread};
+	} else {
+		ICorProfilerThreadEnum *threads = NULL;
+		if (FAILED(info->vtbl->EnumThreads(info, &threads)) || !threads) {
+			for (uint32_t i = 0; i < st.n; i++)
+				st.cur[i].still = false; /* walk them all */
+			return -1;
+		}
+		ThreadID tid;
+		ULONG fetched = 0;
+		while (n < STILL_MAX && threads->vtbl->Next(threads, 1, &tid, &fetched) == S_OK && fetched == 1)
+			st.next[n++] = (struct still_thread){.thread = tid};
+		threads->vtbl->Release(threads);
+		qsort(st.next, n, sizeof *st.next, by_thread);
+	}
 
 	int moved = 0;
 	for (uint32_t i = 0, j = 0; i < n; i++) {
@@ -112,8 +123,8 @@ int still_survey(void)
 		}
 		t->by_signal = false;
 		/* ThreadIDs are reused by later threads: the OS id tells them apart */
-		DWORD os = 0;
-		if (FAILED(info->vtbl->GetThreadInfo(info, t->thread, &os)))
+		DWORD os = t->os_tid;
+		if (!same_threads && FAILED(info->vtbl->GetThreadInfo(info, t->thread, &os)))
 			os = 0;
 		if (os != t->os_tid || !t->clock) {
 			*t = (struct still_thread){.thread = t->thread, .os_tid = os};

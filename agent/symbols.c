@@ -397,14 +397,28 @@ size_t sym_defs_pending(void)
 	       d->native_frames.len;
 }
 
+static const char *pseudo_frame_name(uint64_t frame_id)
+{
+	switch (frame_id) {
+	case CS_FRAME_NATIVE:
+		return "[native]";
+	case CS_FRAME_STUB:
+		return "[runtime stub]";
+	case CS_FRAME_JIT:
+		return "[JIT compilation]";
+	case CS_FRAME_TYPE_LOAD:
+		return "[type loading]";
+	case CS_FRAME_GC:
+		return "[GC]";
+	default:
+		return "[truncated]";
+	}
+}
+
 uint64_t sym_pseudo_frame(uint64_t frame_id, struct sym_defs *d)
 {
 	if (!epochs_is_current(&sym.frame_written, frame_id))
-		define_frame(frame_id,
-			     frame_id == CS_FRAME_NATIVE ? "[native]"
-			     : frame_id == CS_FRAME_STUB ? "[runtime stub]"
-							  : "[truncated]",
-			     "", 0, "", NULL, d);
+		define_frame(frame_id, pseudo_frame_name(frame_id), "", 0, "", NULL, d);
 	return frame_id;
 }
 
@@ -615,18 +629,54 @@ uint32_t sym_thread_os_of(uint64_t ref)
 	return ref < sym.thread_info_cap ? sym.thread_info[ref].os_tid : 0;
 }
 
+/* The activities' frames on top of stack, outermost first: a compilation
+ * under the method it compiles (unless that is the frame below, as for an
+ * OSR body compiled from its own loop), one frame for nested type loads. */
+static uint64_t push_activity(uint64_t stack, FunctionID below, const struct activity *act, struct sym_defs *d)
+{
+	enum act_kind last = 0;
+	for (uint8_t k = 0; k < act->n && k < ACT_DEPTH; k++) {
+		enum act_kind kind = act_word_kind(act->word[k]);
+		FunctionID fn = act_word_function(act->word[k]);
+		if (kind == last && kind != ACT_JIT)
+			continue;
+		if (kind == ACT_JIT && fn && fn != below)
+			stack = sym_stack(stack, sym_frame(fn, d), ILMAP_NONE, d);
+		uint64_t frame = kind == ACT_JIT ? CS_FRAME_JIT : kind == ACT_GC ? CS_FRAME_GC : CS_FRAME_TYPE_LOAD;
+		stack = sym_stack(stack, sym_pseudo_frame(frame, d), ILMAP_NONE, d);
+		below = 0;
+		last = kind;
+	}
+	return stack;
+}
+
 uint64_t sym_stack_of(const FunctionID *frames, const uint64_t *addrs, uint32_t n, bool truncated,
-		      bool leaf_maybe_call, struct sym_defs *d)
+		      bool leaf_maybe_call, const struct activity *act, struct sym_defs *d)
 {
 	uint64_t stack = 0;
 	if (truncated)
 		stack = sym_stack(0, sym_pseudo_frame(CS_FRAME_TRUNCATED, d), ILMAP_NONE, d);
-	for (uint32_t i = n; i-- > 0;) {
+	/* the native run at the leaf is the activity's work: it goes, but for
+	 * its outermost frame when nothing managed is below it */
+	uint32_t skip = 0;
+	if (act && act->n && n && frames[0] && !leaf_maybe_call)
+		act = NULL; /* a capture in managed code: the note is stale */
+	if (act && act->n) {
+		while (skip < n && !frames[skip])
+			skip++;
+		if (skip == n && n)
+			skip = n - 1;
+	}
+	bool named_leaf = !act || !act->n; /* else the leaf's native run is the activity */
+	for (uint32_t i = n; i-- > skip;) {
 		uint32_t il = addrs && frames[i] ? ilmap_offset(frames[i], addrs[i], leaf_maybe_call && i == 0)
 						 : ILMAP_NONE;
-		uint64_t frame = frames[i] ? sym_frame(frames[i], d) : native_frame(addrs ? addrs[i] : 0, i == 0, d);
+		uint64_t frame = frames[i] ? sym_frame(frames[i], d)
+					   : native_frame(addrs ? addrs[i] : 0, named_leaf && i == 0, d);
 		stack = sym_stack(stack, frame, il, d);
 	}
+	if (act && act->n)
+		stack = push_activity(stack, skip < n ? frames[skip] : 0, act, d);
 	return stack;
 }
 

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "activity.h"
 #include "agent.h"
 #include "wire.h"
 
@@ -56,9 +57,12 @@ void sym_flush_defs(struct sym_defs *d) AGENT_HIDDEN;
 /* The stack id of a walk (FunctionIDs innermost first); a truncated walk
  * gets a [truncated] root.  addrs (optional): each frame's instruction, for
  * its IL offset; leaf_maybe_call: the walk is the runtime's, whose innermost
- * frame may be at a call's return address (see ilmap_offset). */
+ * frame may be at a call's return address (see ilmap_offset).  act
+ * (optional): what the runtime was doing on the thread; it stands for the
+ * native run at the leaf ("Caller;Method;[JIT compilation]"), or tops a
+ * runtime walk, which starts at the innermost managed frame. */
 uint64_t sym_stack_of(const FunctionID *frames, const uint64_t *addrs, uint32_t n, bool truncated,
-		      bool leaf_maybe_call, struct sym_defs *d) AGENT_HIDDEN;
+		      bool leaf_maybe_call, const struct activity *act, struct sym_defs *d) AGENT_HIDDEN;
 
 uint64_t sym_thread(ThreadID tid) AGENT_HIDDEN;
 /* A thread's new name or OS thread id: its THREAD record is written again. */

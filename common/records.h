@@ -48,7 +48,15 @@ enum cs_record_type {
 /* Frame ids below this are reserved for pseudo-frames: native code
  * between managed frames (or not placed), frames beyond the depth kept,
  * and a leaf in code the runtime generated (no module holds it). */
-enum { CS_FRAME_NATIVE = 1, CS_FRAME_TRUNCATED = 2, CS_FRAME_STUB = 3, CS_FRAME_FIRST_FUNCTION = 16 };
+enum {
+	CS_FRAME_NATIVE = 1,
+	CS_FRAME_TRUNCATED = 2,
+	CS_FRAME_STUB = 3,
+	CS_FRAME_JIT = 4,       /* compiling the method above it */
+	CS_FRAME_TYPE_LOAD = 5, /* loading a type */
+	CS_FRAME_GC = 6,        /* collecting garbage */
+	CS_FRAME_FIRST_FUNCTION = 16
+};
 
 struct cs_str {
 	const char *p;
