@@ -22,6 +22,7 @@
 #define IMAGES 512 /* managed modules whose ReadyToRun tables are known */
 #define REGIONS 8192
 #define MAPS_REFRESH_NS 100000000ull /* an address outside them rereads the maps at most this often */
+#define MAPS_RECHECK_NS 2000000ull /* ... one that memory holds (new code): this often */
 #define MODULE_REFRESH_NS 200000000ull /* an unknown address rescans the modules at most this often */
 #define LIBRARY_REFRESH_NS 5000000ull  /* ... one in a shared object's mapping (one just loaded) */
 
@@ -432,8 +433,13 @@ static int executable(uint64_t ip, bool executed)
 	if (r && r->exec)
 		return 1;
 	/* an instruction a thread was running is code: the maps are behind,
-	 * read them again now (new code regions are rare) */
-	if (!reread_maps(executed))
+	 * read them again now (new code regions are rare); so may be a return
+	 * address that memory holds (the runtime commits its code heap a page
+	 * at a time as it compiles: in a burst of compilations most callers'
+	 * code was newer than the maps), a little later */
+	uint8_t probe;
+	bool now = executed || (agent_mono_ns() - m.maps_ns >= MAPS_RECHECK_NS && codemap_read(ip, &probe, 1) == 0);
+	if (!reread_maps(now))
 		return -1;
 	r = region_at(ip);
 	return r && r->exec ? 1 : 0;

@@ -16,6 +16,7 @@
 #include "logwriter.h"
 #include "records.h"
 #include "stackwalk.h"
+#include "stillthreads.h"
 #include "utf16.h"
 
 static _Atomic uint32_t enabled_kinds;
@@ -69,8 +70,8 @@ static void compute_mask(uint32_t kinds, DWORD *low, DWORD *high)
 	/* what activity.c needs to say a sample is compiling or collecting:
 	 * callbacks that cost little beside the work they bracket (the class
 	 * load callbacks come in a pair after the load: of no use there) */
-	if (atomic_load(&labels))
-		*low |= COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_SUSPENDS;
+	if (atomic_load(&labels)) /* (and the thread callbacks: the sampler's thread list) */
+		*low |= COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_SUSPENDS | COR_PRF_MONITOR_THREADS;
 	if (kinds & CS_EV_GC)
 		*low |= COR_PRF_MONITOR_SUSPENDS;
 	if (kinds & CS_EV_JIT)
@@ -458,6 +459,7 @@ static HRESULT on_assembly_loaded(ICorProfilerCallback11 *self, AssemblyID asm_i
 static HRESULT on_thread_created(ICorProfilerCallback11 *self, ThreadID tid)
 {
 	(void)self;
+	still_list_changed();
 	if (recording(CS_EV_THREADS))
 		push(CS_REC_THREAD_EVENT, CS_THREAD_CREATED, tid, 0, 0, NULL, 0, NULL);
 	return S_OK;
@@ -466,6 +468,7 @@ static HRESULT on_thread_created(ICorProfilerCallback11 *self, ThreadID tid)
 static HRESULT on_thread_destroyed(ICorProfilerCallback11 *self, ThreadID tid)
 {
 	(void)self;
+	still_list_changed();
 	if (recording(CS_EV_THREADS))
 		push(CS_REC_THREAD_EVENT, CS_THREAD_DESTROYED, tid, 0, 0, NULL, 0, NULL);
 	return S_OK;
@@ -483,6 +486,7 @@ static HRESULT on_thread_named(ICorProfilerCallback11 *self, ThreadID tid, ULONG
 static HRESULT on_thread_assigned(ICorProfilerCallback11 *self, ThreadID tid, DWORD os_tid)
 {
 	(void)self;
+	still_list_changed();
 	push(CS_REC_THREAD_EVENT, 0, tid, os_tid, 0, NULL, 0, NULL);
 	return S_OK;
 }

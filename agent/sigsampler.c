@@ -25,12 +25,14 @@
 #include <unistd.h>
 
 #include "codemap.h"
+#include "stillthreads.h"
 #include "unwind.h"
 
 #define SIG_THREADS 512
 #define SIG_RING 2 /* captures are collected every tick, one signal in flight at most */
 #define STACK_COPY CODEMAP_COPY_MAX /* deep enough for hundreds of frames */
-#define REFRESH_EVERY_NS 10000000ull  /* the thread list: short-lived threads matter */
+#define REFRESH_EVERY_NS 10000000ull  /* the thread list, when threads came or went: short-lived threads matter */
+#define REFRESH_ANYWAY_NS 1000000000ull /* ... and in any case */
 #define CODE_FLUSH_NS 10000000000ull  /* code may be unloaded: forget what is where */
 
 struct capture {
@@ -66,6 +68,7 @@ static struct {
 	pid_t pid;
 	bool installed;
 	uint64_t last_refresh_ns, last_flush_ns;
+	uint64_t refreshed_changes; /* still_list_changes() at the last refresh */
 	_Atomic uint64_t handled, overflowed;
 	struct sig_stats stats;
 } g;
@@ -433,9 +436,13 @@ uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint64_t *addrs, ui
 			 struct sig_walk *walks, uint32_t max_walks, uint32_t depth_max)
 {
 	uint64_t now = agent_mono_ns();
-	if (now - g.last_refresh_ns >= REFRESH_EVERY_NS && !activity_in_gc_suspension()) {
-		/* (not during a GC: the runtime holds its thread list until the end) */
+	/* the runtime's list only when threads came or went (asking takes the
+	 * lock a GC holds for its whole length), never during a GC */
+	uint64_t changes = still_list_changes();
+	if (now - g.last_refresh_ns >= REFRESH_EVERY_NS && !activity_in_gc_suspension() &&
+	    (changes != g.refreshed_changes || now - g.last_refresh_ns >= REFRESH_ANYWAY_NS || !g.nslots)) {
 		g.last_refresh_ns = now;
+		g.refreshed_changes = changes;
 		refresh_threads();
 	}
 	/* 1. what the handlers caught since the last tick */

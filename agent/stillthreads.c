@@ -1,6 +1,7 @@
 #include "stillthreads.h"
 
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,25 @@ static struct {
 	struct still_thread *cur, *next;
 	uint32_t n;
 } st = {.cur = st.a, .next = st.b};
+
+/* The runtime's thread list is asked for again when a thread started,
+ * got its OS thread or ended (the thread callbacks say so), and at least
+ * this often (in case they are not delivered): asking takes the lock a GC
+ * holds for its whole length, and costs a runtime call per thread. */
+#define LIST_REFRESH_NS 1000000000ull
+
+static _Atomic uint64_t list_changes;
+static uint64_t listed_changes, listed_ns;
+
+void still_list_changed(void)
+{
+	atomic_fetch_add_explicit(&list_changes, 1, memory_order_relaxed);
+}
+
+uint64_t still_list_changes(void)
+{
+	return atomic_load_explicit(&list_changes, memory_order_relaxed);
+}
 
 void still_reset(void)
 {
@@ -88,10 +108,12 @@ struct still_thread *still_find(ThreadID thread)
 int still_survey(void)
 {
 	ICorProfilerInfo10 *info = g_agent.info;
-	/* during a GC the runtime holds its thread list (asking would wait for
-	 * the GC's end, and the ticks meanwhile would be lost): the threads are
-	 * those of the last survey, and no thread starts before the GC ends */
-	bool same_threads = activity_in_gc_suspension() && st.n;
+	/* the threads of the last survey unless the list changed; and during a
+	 * GC, which holds the runtime's list (asking would wait for the GC's
+	 * end, and the ticks meanwhile would be lost), in any case */
+	uint64_t changes = still_list_changes(), now = agent_mono_ns();
+	bool same_threads = st.n && (activity_in_gc_suspension() ||
+				     (changes == listed_changes && now - listed_ns < LIST_REFRESH_NS));
 	uint32_t n = 0;
 	if (same_threads) {
 		for (; n < st.n; n++)
@@ -109,6 +131,8 @@ int still_survey(void)
 			st.next[n++] = (struct still_thread){.thread = tid};
 		threads->vtbl->Release(threads);
 		qsort(st.next, n, sizeof *st.next, by_thread);
+		listed_changes = changes;
+		listed_ns = now;
 	}
 
 	int moved = 0;

@@ -36,6 +36,11 @@ struct still_thread {
 	int64_t cpu_credit;     /* CPU time used and not yet stood for by an on-CPU sample */
 };
 
+/* A managed thread started, got its OS thread or ended (any thread: the
+ * runtime's thread callbacks): the next survey asks for the list again. */
+void still_list_changed(void) AGENT_HIDDEN;
+/* How many such changes so far. */
+uint64_t still_list_changes(void) AGENT_HIDDEN;
 /* Forgets every thread (a new attach: the interned stacks are gone). */
 void still_reset(void) AGENT_HIDDEN;
 /* Lists the managed threads with the runtime running, carrying over what

@@ -1,9 +1,15 @@
 /* Writes a synthetic session for ingest benchmarks: one process, F
  * functions, S distinct stacks (a random tree, depth up to 24), and N
  * samples over two threads at 1 kHz, in the agent's framing and batching
- * (a SAMPLES record per 50 ticks).  Not the agent: just its format.
+ * (a SAMPLES record per 50 ticks).  Not the agent: just its format.  With
+ * a NATIVE percentage, that share of the functions are native functions of
+ * this machine's libc (NATIVE_FRAME: its path and addresses in the file),
+ * for the reader to name from the file's symbols as it would a real
+ * session's.
  *
- *   gen_session DIR SAMPLES [FUNCTIONS [STACKS]] */
+ *   gen_session DIR SAMPLES [FUNCTIONS [STACKS [NATIVE]]] */
+#include <dlfcn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,16 +55,42 @@ static void emit(uint16_t type, struct cs_out *payload)
 	payload->len = 0;
 }
 
+/* Addresses inside libc's functions, as offsets in its file (dladdr's
+ * base is the load bias of a shared library), and its path. */
+static unsigned libc_addresses(uint64_t *out, unsigned max, char *path, size_t pathlen)
+{
+	void *fns[] = {(void *)memcpy, (void *)strlen, (void *)qsort, (void *)printf, (void *)malloc, (void *)free,
+		       (void *)fopen, (void *)fwrite, (void *)strtoul, (void *)snprintf, (void *)calloc, (void *)rand};
+	unsigned n = 0;
+	for (unsigned i = 0; i < sizeof fns / sizeof *fns && n < max; i++) {
+		Dl_info info;
+		if (!dladdr(fns[i], &info) || !info.dli_fname || !strstr(info.dli_fname, "libc"))
+			continue;
+		snprintf(path, pathlen, "%s", info.dli_fname);
+		for (unsigned k = 0; k < 4 && n < max; k++) /* a few instructions in */
+			out[n++] = (uint64_t)((uintptr_t)fns[i] - (uintptr_t)info.dli_fbase) + 4 * k;
+	}
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: gen_session DIR SAMPLES [FUNCTIONS [STACKS]]\n");
+		fprintf(stderr, "usage: gen_session DIR SAMPLES [FUNCTIONS [STACKS [NATIVE]]]\n");
 		return 2;
 	}
 	const char *dir = argv[1];
 	unsigned long samples = strtoul(argv[2], NULL, 10);
 	unsigned functions = argc > 3 ? (unsigned)strtoul(argv[3], NULL, 10) : 2000;
 	unsigned stacks = argc > 4 ? (unsigned)strtoul(argv[4], NULL, 10) : 20000;
+	unsigned native_pct = argc > 5 ? (unsigned)strtoul(argv[5], NULL, 10) : 0;
+	uint64_t addrs[64];
+	char libc[4096] = "";
+	unsigned naddrs = native_pct ? libc_addresses(addrs, 64, libc, sizeof libc) : 0;
+	if (native_pct && !naddrs) {
+		fprintf(stderr, "gen_session: cannot find libc's functions\n");
+		return 1;
+	}
 	char err[512], out[4096];
 	if (cs_session_create(dir, "bench", "gen_session", out, sizeof out, err, sizeof err) < 0 ||
 	    cs_proc_dir_create(dir, 4242, procdir, sizeof procdir, err, sizeof err) < 0) {
@@ -73,14 +105,32 @@ int main(int argc, char **argv)
 	cs_hello_encode(&p, &h);
 	emit(CS_REC_HELLO, &p);
 	char name[64];
+	const char *libc_name = strrchr(libc, '/') ? strrchr(libc, '/') + 1 : libc;
 	for (unsigned f = 0; f < functions; f++) {
+		bool native = f % 100 < native_pct;
 		snprintf(name, sizeof name, "Bench.Namespace.Type%u.Method%u", f / 10, f);
 		struct cs_frame_def d = {16 + f, {name, strlen(name)}, {"bench.dll", 9}};
+		if (native)
+			d = (struct cs_frame_def){16 + f, {"[native]", 8}, {libc_name, strlen(libc_name)}};
 		cs_frame_def_encode(&p, &d);
 		if (p.len > sizeof buf - 256)
 			emit(CS_REC_FRAMES, &p);
 	}
 	emit(CS_REC_FRAMES, &p);
+	if (native_pct) {
+		struct cs_code_path c = {1, {libc, strlen(libc)}};
+		cs_code_path_encode(&p, &c);
+		emit(CS_REC_CODE_PATH, &p);
+		for (unsigned f = 0; f < functions; f++) {
+			if (f % 100 >= native_pct)
+				continue;
+			struct cs_native_frame nf = {16 + f, 1, addrs[f % naddrs], {"", 0}};
+			cs_native_frame_encode(&p, &nf);
+			if (p.len > sizeof buf - 256)
+				emit(CS_REC_NATIVE_FRAME, &p);
+		}
+		emit(CS_REC_NATIVE_FRAME, &p);
+	}
 	srand(1);
 	uint32_t *depth = calloc(stacks + 1, sizeof *depth);
 	for (unsigned s = 1; s <= stacks; s++) {
@@ -115,6 +165,7 @@ int main(int argc, char **argv)
 	emit(CS_REC_SAMPLES, &p);
 	fclose(seg);
 	free(depth);
-	printf("%s: %lu samples, %u functions, %u stacks, %u segments\n", dir, written, functions, stacks, seq);
+	printf("%s: %lu samples, %u functions (%u %% native), %u stacks, %u segments\n", dir, written, functions,
+	       native_pct, stacks, seq);
 	return 0;
 }

@@ -28,16 +28,31 @@ print(n, under)
 EOF
 }
 
+# run NAME SAMPLER WHAT ARGS...: RuntimeWork under record at 1 kHz, its
+# wall-time folded stacks and JSON report as $WORK/NAME.{folded,json}
+run() {
+	local name=$1 sampler=$2 what=$3
+	shift 3
+	expect_status 0 "$sampler: record RuntimeWork $what" -- \
+		clrscope record --sampler "$sampler" --rate 1000 -o "$WORK/$name" -- dotnet "$(app RuntimeWork)" "$@"
+	clrscope report --format collapsed --time wall "$WORK/$name" >"$WORK/$name.folded"
+	clrscope report --format json --time wall "$WORK/$name" >"$WORK/$name.json"
+}
+
+# labelled NAME SAMPLER LEAF PARENT_RE MS SHARE WHERE: the samples whose
+# leaf is LEAF match the MS milliseconds the runtime measured (1 ms each),
+# and SHARE of them sit under a frame matching PARENT_RE; sets $n
+labelled() {
+	local under
+	read -r n under <<<"$(leaf_counts "$WORK/$1.folded" "$3" "$4")"
+	check "n >= 0.7 * m and n <= 1.2 * m" "$2: the $3 samples match the runtime's own time (1 ms each)" n="$n" m="$5"
+	check "u >= $6 * n" "$2: ... and sit under $7" u="$under" n="$n"
+}
+
 for sampler in mixed signal suspend; do
-	expect_status 0 "$sampler: record RuntimeWork compiling 400 methods" -- \
-		clrscope record --sampler "$sampler" --rate 1000 -o "$WORK/jit-$sampler" -- dotnet "$(app RuntimeWork)" jit 400
-	clrscope report --format collapsed --time wall "$WORK/jit-$sampler" >"$WORK/jit-$sampler.folded"
-	clrscope report --format json --time wall "$WORK/jit-$sampler" >"$WORK/jit-$sampler.json"
-	read -r n under <<<"$(leaf_counts "$WORK/jit-$sampler.folded" "[JIT_compilation]" '^Clrscope\.TestApps\.(Compiled\.Work|Driver`1\.Run)')"
-	jit_ms=$(json 'd["processes"][0]["jit"]["total_ms"]' "$WORK/jit-$sampler.json")
-	check "n >= 0.7 * j and n <= 1.2 * j" "$sampler: the [JIT compilation] samples match the JIT's own time (1 ms each)" \
-		n="$n" j="$jit_ms"
-	check "u >= 0.9 * n" "$sampler: ... and sit under the method being compiled" u="$under" n="$n"
+	run "jit-$sampler" "$sampler" "compiling 400 methods" jit 400
+	labelled "jit-$sampler" "$sampler" "[JIT_compilation]" '^Clrscope\.TestApps\.(Compiled\.Work|Driver`1\.Run)' \
+		"$(json 'd["processes"][0]["jit"]["total_ms"]' "$WORK/jit-$sampler.json")" 0.9 "the method being compiled"
 	if [[ $sampler != signal ]]; then # (it has no exact walk for what it cannot unwind)
 		rooted=$(awk '/Program\.Main;Clrscope\.TestApps\.Program\.CompileMany;.*\[JIT_compilation\] [0-9]+$/ {n += $NF} END {print n+0}' "$WORK/jit-$sampler.folded")
 		check "r >= 0.9 * n" "$sampler: ... with their callers down to Main" r="$rooted" n="$n"
@@ -49,14 +64,9 @@ done
 # The suspending sampler cannot walk while a GC holds the runtime
 # suspended: only the signalling samplers see the collecting thread.
 for sampler in mixed signal; do
-	expect_status 0 "$sampler: record RuntimeWork collecting for 2 s" -- \
-		clrscope record --sampler "$sampler" --rate 1000 -o "$WORK/gc-$sampler" -- dotnet "$(app RuntimeWork)" gc 2
-	clrscope report --format collapsed --time wall "$WORK/gc-$sampler" >"$WORK/gc-$sampler.folded"
-	clrscope report --format json --time wall "$WORK/gc-$sampler" >"$WORK/gc-$sampler.json"
-	read -r n under <<<"$(leaf_counts "$WORK/gc-$sampler.folded" "[GC]" 'Program\.CollectFor$')"
-	gc_ms=$(json 'sum(g["duration_ms"] for g in d["processes"][0]["gcs"])' "$WORK/gc-$sampler.json")
-	check "n >= 0.7 * g and n <= 1.2 * g" "$sampler: the [GC] samples match the collections' time (1 ms each)" \
-		n="$n" g="$gc_ms"
-	check "u >= 0.95 * n" "$sampler: ... and sit under the method that called GC.Collect" u="$under" n="$n"
+	run "gc-$sampler" "$sampler" "collecting for 2 s" gc 2
+	labelled "gc-$sampler" "$sampler" "[GC]" 'Program\.CollectFor$' \
+		"$(json 'sum(g["duration_ms"] for g in d["processes"][0]["gcs"])' "$WORK/gc-$sampler.json")" 0.95 \
+		"the method that called GC.Collect"
 done
 finish
