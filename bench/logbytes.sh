@@ -7,10 +7,13 @@
 # WARMUP seconds after the start on (definitions and JIT events are mostly
 # written by then).  Not a test: nothing is asserted.
 #
-#   bench/logbytes.sh [-i ITERATIONS] [-w WARMUP] [BUILD_DIR]
+#   bench/logbytes.sh [-i ITERATIONS] [-w WARMUP] [-e EVENTS] [BUILD_DIR]
 #
 #   -i ITERATIONS  Workload's length (default 600, about 20 s unprofiled)
 #   -w WARMUP      seconds left out of the steady part (default 3)
+#   -e EVENTS      the runtime events recorded beside the samples (default
+#                  none: the goal is the samples'; "all" reads about 100,
+#                  most of it sampled allocations)
 #
 # Prints one row per sampler and part beside the goal (at most 16 bytes
 # per sample in steady state).
@@ -23,9 +26,11 @@ bench_opt() {
 	case $1 in
 	i) bench_uint iterations -i "$2" ;;
 	w) bench_uint warmup -w "$2" ;;
+	e) events=$2 ;;
 	esac
 }
-bench_options "i:w:" "" "$@"
+events=none
+bench_options "i:w:e:" "" "$@"
 set -- "${bench_args[@]}"
 (($# <= 1)) || bench_usage_error "one build directory at most"
 bench_build "${1:-}"
@@ -38,7 +43,7 @@ rate=1000
 measure() {
 	local sampler=$1 session="$work/s-$1" start
 	start=$(date +%s.%N)
-	"$clrscope" record -o "$session" --rate "$rate" --sampler "$sampler" -- \
+	"$clrscope" record -o "$session" --rate "$rate" --sampler "$sampler" --events "$events" -- \
 		dotnet "$workload" "$iterations" >"$work/out-$sampler" 2>"$work/err-$sampler" </dev/null ||
 		{ echo "clrscope record failed:" >&2; cat "$work/err-$sampler" >&2; exit 1; }
 	echo "$sampler whole $("$logstats" "$session" | awk 'NR == 2')" >>"$work/results"
@@ -47,7 +52,7 @@ measure() {
 	rm -rf "$session"
 }
 
-echo "clrscope log size benchmark: Workload $iterations at $rate Hz, steady after $warmup s" >&2
+echo "clrscope log size benchmark: Workload $iterations at $rate Hz, events $events, steady after $warmup s" >&2
 for sampler in mixed suspend signal; do
 	echo "  sampler=$sampler" >&2
 	measure "$sampler"
