@@ -24,6 +24,7 @@ spin = dotnet $spin_dir/Spin.dll 5
 this line has no equals sign
 = no name
 LIST
+chmod 600 "$XDG_CONFIG_HOME/clrscope/apps" # (its lines are commands: it must stay private)
 # (b) a global tool: an apphost in ~/.dotnet/tools
 mkdir -p "$HOME/.dotnet/tools"
 cp "$spin_dir/Spin" "$spin_dir/Spin.dll" "$spin_dir/Spin.runtimeconfig.json" "$HOME/.dotnet/tools/"
@@ -87,6 +88,22 @@ check "ok == 1" "json: sources in order list, tool, dir, desktop" \
 	ok="$(json "int([a['source'] for a in d] == sorted([a['source'] for a in d], key=['list', 'tool', 'dir', 'desktop'].index))" "$WORK/apps.json")"
 
 expect_status 2 "apps with an argument" -- clrscope apps extra
+
+# the list runs what it says: one that others may write (or a symbolic link
+# to such a file) is ignored, with the reason, as the config file would be
+chmod 620 "$list"
+expect_status 1 "a list others may write fails apps" -- clrscope apps
+expect_contains "$ERR" "$list is writable by other users; ignoring it" "and says why"
+[[ -z "$(row spin list)" ]] && pass "none of its apps is listed" || fail "listed from a writable list: $OUT"
+chmod 600 "$list"
+cp "$list" "$WORK/shared-apps" && chmod 666 "$WORK/shared-apps"
+mv "$list" "$WORK/own-apps" && ln -s "$WORK/shared-apps" "$list"
+expect_status 1 "a list linked to a file others may write fails apps" -- clrscope apps
+expect_contains "$ERR" "a symbolic link to a file writable by other users" "and says so"
+rm "$list" && mv "$WORK/own-apps" "$list"
+expect_status 0 "the private list is read again" -- clrscope apps
+expect_contains "$(row spin list)" "dotnet $spin_dir/Spin.dll 5" "list: spin again"
+
 chmod 000 "$XDG_CONFIG_HOME/clrscope/apps"
 if [[ ! -r "$XDG_CONFIG_HOME/clrscope/apps" ]]; then
 	expect_status 1 "an unreadable list fails apps" -- clrscope apps

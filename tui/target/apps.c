@@ -124,15 +124,22 @@ static bool ends_with(const char *s, const char *suffix)
 	return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
-/* Opens a config file: NULL when missing (silently) or unreadable (said on
- * warn, counted in *errors). */
+/* Opens the user's list with the config file's checks (its lines are
+ * commands to run: it must be the user's own and private): NULL when
+ * missing (silently), unreadable or not private (said on warn, counted in
+ * *errors). */
 static FILE *open_config(const char *path, FILE *warn, int *errors)
 {
-	FILE *f = fopen(path, "re");
-	if (!f && errno != ENOENT) {
+	int fd = config_open_private(path, warn);
+	if (fd == -2)
+		return NULL;
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (fd >= 0 && !f) {
 		fprintf(warn, "clrscope: cannot read %s: %s\n", path, strerror(errno));
-		(*errors)++;
+		close(fd);
 	}
+	if (!f)
+		(*errors)++;
 	return f;
 }
 

@@ -216,9 +216,7 @@ static int apply_line(struct config *c, char *s, unsigned line, char *why, size_
 	return -1;
 }
 
-/* Opens path for reading if it is the user's own regular file that no one
- * else may write; -1 (said on warn) otherwise, -2 when it does not exist. */
-static int open_private(const char *path, FILE *warn)
+int config_open_private(const char *path, FILE *warn)
 {
 	struct stat lst, st;
 	if (lstat(path, &lst) < 0) {
@@ -261,7 +259,7 @@ int config_load_file(struct config *c, const char *path, FILE *warn)
 {
 	config_defaults(c);
 	snprintf(c->path, sizeof c->path, "%s", path);
-	int fd = open_private(path, warn);
+	int fd = config_open_private(path, warn);
 	if (fd < 0)
 		return fd == -2 ? 0 : -1;
 	FILE *f = fdopen(fd, "r");

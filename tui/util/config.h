@@ -48,6 +48,11 @@ void config_defaults(struct config *c);
 int config_load(struct config *c, FILE *warn);
 /* The same for the file at path. */
 int config_load_file(struct config *c, const char *path, FILE *warn);
+/* Opens path for reading if it is the user's own regular file that no one
+ * else may write (through a symbolic link too): such files decide what
+ * clrscope runs.  A descriptor; -1 (said on warn) otherwise, -2 when it
+ * does not exist. */
+int config_open_private(const char *path, FILE *warn);
 
 /* Frees app_dirs (and their lines); the other fields stay usable. */
 void config_free(struct config *c);
