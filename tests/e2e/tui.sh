@@ -135,4 +135,35 @@ expect_screen "EXITED 0" 10 "SIGTERM ends it cleanly"
 wait_screen "MODES" 5
 grep -qx "icanon" <<<"$(screen)" && grep -qx "echo" <<<"$(screen)" && pass "and the terminal is restored" ||
 	fail "terminal left raw: $(screen)"
+
+# attaching happens off the screen's thread: a stopped program holds the
+# runtime's answer, and the screen still answers keys meanwhile
+dotnet "$dll" 60 >"$WORK/held.out" 2>&1 &
+held=$!
+CHILDREN+=($held)
+for _ in $(seq 50); do grep -q '^pid ' "$WORK/held.out" && break; sleep 0.1; done
+kill -STOP "$held"
+tm kill-session -t ui
+tm new-session -d -s ui -x 100 -y 30 \
+	"env TERM=xterm-256color $CLRSCOPE_BIN attach -o $WORK/held $held; echo EXITED \$?; sleep 60"
+expect_screen "attaching to pid $held" 10 "attach says it is attaching"
+tm send-keys -t ui '?'
+expect_screen "clrscope help" 3 "the screen answers keys while the runtime holds the attach"
+tm send-keys -t ui x
+kill -CONT "$held"
+expect_screen "attached to pid $held" 20 "the attach completes once the program runs again"
+expect_screen "Worker.Burn" 15 "and its session is shown"
+tm send-keys -t ui d
+expect_screen "detached" 20 "'d' detaches"
+tm send-keys -t ui q
+expect_screen "EXITED 0" 10 "q leaves"
+
+# an attach that fails leaves with the reason
+tm kill-session -t ui
+sleep 300 &
+CHILDREN+=($!)
+tm new-session -d -s ui -x 100 -y 30 \
+	"env TERM=xterm-256color $CLRSCOPE_BIN attach -o $WORK/notnet $!; echo EXITED \$?; sleep 60"
+expect_screen "EXITED 1" 15 "attaching to a program that is not .NET fails"
+expect_contains "$(screen)" "clrscope: " "and says why"
 finish

@@ -116,7 +116,7 @@ bool attacher_process_alive(pid_t pid)
 /* The agent of pid that started at or after not_before_unix_ns: a session
  * recorded into again holds the earlier runs of the same pid too (their
  * directories PID, PID.2, ...). */
-static struct prof_process *agent_since(struct prof_session *s, pid_t pid, uint64_t not_before_unix_ns)
+struct prof_process *attacher_find_hello(struct prof_session *s, pid_t pid, uint64_t not_before_unix_ns)
 {
 	for (size_t i = 0; i < s->nprocs; i++) {
 		struct prof_process *p = s->procs[i];
@@ -132,7 +132,7 @@ struct prof_process *attacher_wait_hello(struct prof_session *s, pid_t pid, uint
 	double deadline = clock_now_s() + timeout;
 	for (;;) {
 		prof_session_update(s, false);
-		struct prof_process *p = agent_since(s, pid, not_before_unix_ns);
+		struct prof_process *p = attacher_find_hello(s, pid, not_before_unix_ns);
 		if (p || clock_now_s() >= deadline || !attacher_process_alive(pid))
 			return p;
 		clock_sleep_ms(20);

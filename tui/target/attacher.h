@@ -21,6 +21,10 @@ int attacher_start(pid_t pid, const char *dir, unsigned rate, const char *events
 /* Whether pid still exists (ours or not). */
 bool attacher_process_alive(pid_t pid);
 
+/* The process of pid's agent that started at or after not_before_unix_ns
+ * in the session as last read, or NULL (it does not wait). */
+struct prof_process *attacher_find_hello(struct prof_session *s, pid_t pid, uint64_t not_before_unix_ns);
+
 /* Waits for the hello of pid's agent that started at or after
  * not_before_unix_ns (attacher_start's asked_unix_ns: the session may hold
  * earlier runs of the same pid) in an open session; NULL on timeout. */

@@ -21,6 +21,7 @@
 #include "agentpath.h"
 #include "apps.h"
 #include "attacher.h"
+#include "attaching.h"
 #include "clock.h"
 #include "commands.h"
 #include "config.h"
@@ -215,29 +216,60 @@ int app_launch(struct app *a, char **argv, const char *dir, const char *events, 
 
 int app_attach(struct app *a, pid_t pid, const char *dir, const char *events)
 {
-	events = events ? events : default_events;
-	char session[PATH_MAX], err[PATH_MAX + 512];
-	uint64_t asked_unix_ns;
-	if (attacher_start(pid, dir, a->rate, events, 0, &asked_unix_ns, session, sizeof session, err, sizeof err) < 0) {
+	if (a->attaching) {
+		app_message(a, true, "still attaching to pid %d", (int)attaching_pid(a->attaching));
+		return -1;
+	}
+	char err[256];
+	a->attaching = attaching_start(pid, dir, a->rate, events ? events : default_events, err, sizeof err);
+	if (!a->attaching) {
 		app_message(a, true, "%s", err);
 		return -1;
 	}
-	if (!a->session || strcmp(a->session->model.dir, session) != 0) {
-		if (app_open_session(a, session, err, sizeof err) < 0) {
-			app_message(a, true, "%s", err);
-			return -1;
+	app_message(a, false, "attaching to pid %d ...", (int)pid);
+	return 0;
+}
+
+/* The attach thread is done: open its session, and wait for the agent's
+ * hello there without waiting here. */
+static void attach_done(struct app *a)
+{
+	struct attach_result r;
+	if (!a->attaching || !attaching_take(a->attaching, &r))
+		return;
+	a->attaching = NULL;
+	char err[PATH_MAX + 512];
+	if (r.rc < 0 || ((!a->session || strcmp(a->session->model.dir, r.session) != 0) &&
+			 app_open_session(a, r.session, err, sizeof err) < 0)) {
+		app_message(a, true, "%s", r.rc < 0 ? r.err : err);
+		if (a->attach_first && !a->session) {
+			a->exit_status = 1; /* 'clrscope attach PID' has nothing to show */
+			a->quit = true;
 		}
+		return;
 	}
+	a->attach_first = false;
+	a->session->state = TARGET_STARTING;
+	a->session->target = r.pid;
+	a->hello_pid = r.pid;
+	a->hello_after_ns = r.asked_unix_ns;
+	app_message(a, false, "attached to pid %d; waiting for its agent", (int)r.pid);
+}
+
+/* The attached agent's hello came: its process is the one shown. */
+static void attach_hello(struct app *a)
+{
 	struct ui_session *s = a->session;
-	struct prof_process *p = attacher_wait_hello(&s->model, pid, asked_unix_ns, 10.0);
-	for (size_t i = 0; p && i < s->model.nprocs; i++)
+	struct prof_process *p = s ? attacher_find_hello(&s->model, a->hello_pid, a->hello_after_ns) : NULL;
+	if (!p)
+		return;
+	for (size_t i = 0; i < s->model.nprocs; i++)
 		if (s->model.procs[i] == p)
 			s->proc = i;
 	s->state = TARGET_RUNNING;
-	s->target = pid;
 	ui_session_process_changed(s);
-	app_message(a, false, p ? "attached to pid %d" : "attached to pid %d; waiting for its agent", (int)pid);
-	return 0;
+	app_message(a, false, "attached to pid %d", (int)a->hello_pid);
+	a->hello_pid = 0;
 }
 
 void app_send_dials(struct app *a, char *const *assignments, int n)
@@ -681,8 +713,10 @@ static void run(struct app *a, int sfd)
 			last_refresh = now;
 			if (ui_session_refresh(a->session))
 				ui_session_update_views(a->session);
-			if (a->session->state == TARGET_STARTING && ui_current(a->session) &&
-			    ui_current(a->session)->have_hello)
+			if (a->session->state == TARGET_STARTING && a->hello_pid)
+				attach_hello(a);
+			else if (a->session->state == TARGET_STARTING && ui_current(a->session) &&
+				 ui_current(a->session)->have_hello)
 				a->session->state = TARGET_RUNNING;
 		}
 		if (!a->session && now - last_targets >= TARGETS_REFRESH_S) {
@@ -693,11 +727,12 @@ static void run(struct app *a, int sfd)
 		if (measure)
 			log_latency(a);
 		measure = false;
-		struct pollfd fds[4] = {{STDIN_FILENO, POLLIN, 0},
+		struct pollfd fds[5] = {{STDIN_FILENO, POLLIN, 0},
 					{sfd, POLLIN, 0},
 					{a->watch_fd, POLLIN, 0},
-					{a->discovery ? discover_fd(a->discovery) : -1, POLLIN, 0}};
-		int n = poll(fds, 4, 250);
+					{a->discovery ? discover_fd(a->discovery) : -1, POLLIN, 0},
+					{a->attaching ? attaching_fd(a->attaching) : -1, POLLIN, 0}};
+		int n = poll(fds, 5, 250);
 		if (n < 0 && errno != EINTR)
 			break;
 		if (n <= 0)
@@ -715,6 +750,8 @@ static void run(struct app *a, int sfd)
 		}
 		if (a->discovery && (fds[3].revents & POLLIN))
 			targets_take(a);
+		if (a->attaching && (fds[4].revents & POLLIN))
+			attach_done(a);
 		if (a->watch_fd >= 0 && (fds[2].revents & POLLIN)) {
 			watch_drain(a->watch_fd);
 			if (a->session && ui_session_refresh(a->session)) {
@@ -744,6 +781,8 @@ static void app_free(struct app *a)
 	app_close_session(a);
 	discover_stop(a->discovery);
 	a->discovery = NULL;
+	attaching_stop(a->attaching);
+	a->attaching = NULL;
 	procs_free(a->targets.procs, a->targets.nprocs);
 	if (a->targets.apps) {
 		apps_free(a->targets.apps);
@@ -805,6 +844,8 @@ int app_main(const struct app_options *o)
 			rc = 1;
 		break;
 	case APP_ATTACH:
+		a.attach_first = true;
+		app_refresh_targets(&a);
 		if (app_attach(&a, o->pid, o->dir, o->events) < 0)
 			rc = 1;
 		break;
@@ -822,6 +863,8 @@ int app_main(const struct app_options *o)
 	run(&a, sfd);
 	prompt_fini();
 	term_restore();
+	if (a.exit_status)
+		fprintf(stderr, "clrscope: %s\n", a.message);
 	/* a program we launched keeps running: say where its session is */
 	if (a.session && a.session->state == TARGET_RUNNING)
 		fprintf(stderr, "clrscope: pid %d keeps running; its session is %s\n", (int)a.session->target,
@@ -833,5 +876,5 @@ int app_main(const struct app_options *o)
 	if (sfd >= 0)
 		close(sfd);
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	return 0;
+	return a.exit_status;
 }

@@ -29,6 +29,11 @@ struct app {
 	struct ui_session *session; /* NULL: the targets screen */
 	struct targets targets;
 	struct discovery *discovery; /* lists the processes off this thread */
+	struct attaching *attaching; /* an attach under way, off this thread */
+	pid_t hello_pid;             /* attached: the agent whose hello is awaited (0: none) ... */
+	uint64_t hello_after_ns;     /* ... started at or after this */
+	bool attach_first;           /* started by 'attach': a failed attach quits */
+	int exit_status;
 	bool discovery_failed;
 	bool quit;
 	bool help;
