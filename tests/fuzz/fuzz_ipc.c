@@ -1,5 +1,5 @@
 /* libFuzzer target for what the diagnostics IPC client reads
- * (tui/target/ipc.c, procs.c): the runtime's replies, ProcessInfo payloads,
+ * (tui/target/ipccodec.c, diagsocket.c): the runtime's replies, ProcessInfo payloads,
  * protocol strings, the advertise message of a connect port, and the /proc
  * text it looks at (stat, environ, maps).  Every decoder must stay inside
  * its buffer and return UTF-8; encoders must decode back to what they were

@@ -1,5 +1,8 @@
 #include "text.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+
 #include <stdbool.h>
 #include <string.h>
 
@@ -63,4 +66,14 @@ char *text_sanitize(char *s)
 	}
 	*w = 0;
 	return s;
+}
+
+void text_format(char *out, size_t n, const char *fmt, ...)
+{
+	if (!out || !n)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(out, n, fmt, ap);
+	va_end(ap);
 }
