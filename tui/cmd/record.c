@@ -14,7 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agentpath.h"
 #include "clock.h"
 #include "cmd.h"
 #include "config.h"
@@ -77,21 +76,6 @@ void cmd_record_usage(FILE *f)
 		   "                      is ready (off by default: see clrscope(1), CAVEATS)\n"
 		   "  -h, --help          show this help\n",
 		CS_RATE_MIN, CS_RATE_MAX, CS_RATE_DEFAULT);
-}
-
-static char *join_args(char *const *argv)
-{
-	size_t n = 1;
-	for (size_t i = 0; argv[i]; i++)
-		n += strlen(argv[i]) + 1;
-	char *s = xmalloc(n);
-	s[0] = 0;
-	for (size_t i = 0; argv[i]; i++) {
-		if (i)
-			strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
 }
 
 /* What the profiled program's exit looks like as our own status. */
@@ -448,16 +432,7 @@ int cmd_record(int argc, char **argv)
 	char **command = argv + optind;
 
 	char agent[PATH_MAX], err[PATH_MAX + 256], session[PATH_MAX];
-	if (agent_path_find(agent, sizeof agent, err, sizeof err) < 0) {
-		cmd_error("%s", err);
-		return 1;
-	}
-	char *joined = join_args(command);
-	int rc = cs_session_create(dir, command[0], joined, session, sizeof session, err, sizeof err);
-	free(joined);
-	if (rc == 0 && max_size)
-		rc = cs_session_set_max_size(session, max_size, err, sizeof err);
-	if (rc < 0) {
+	if (launch_prepare(command, dir, max_size, agent, sizeof agent, session, sizeof session, err, sizeof err) < 0) {
 		cmd_error("%s", err);
 		return 1;
 	}

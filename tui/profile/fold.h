@@ -20,8 +20,16 @@ static inline bool fold_id_ok(const struct prof_process *p, uint64_t id)
 	return id < ID_LIMIT && id <= 2 * (p->reader.bytes + p->status.dropped_bytes) + ID_SLACK;
 }
 
+/* How far a definition's id may run ahead of the ids defined so far: the
+ * agent numbers frames and stacks in order and defines each before its
+ * first use (one it could not write is written again before the next use),
+ * so a jump past this is damage, which must not grow a table to a forged
+ * id (tens of megabytes per forged byte, and every update walking them). */
+#define ID_GAP 65536u
+
 void fold_note_time(struct prof_process *p, uint64_t t);
-/* Frame id's slot, the table grown as needed (id checked by the caller). */
+/* Frame id's slot, the table grown as needed (id checked with fold_id_ok by
+ * the caller); NULL, damage, for an id ID_GAP past the frames so far. */
 struct prof_frame *fold_frame(struct prof_process *p, uint64_t id);
 void fold_calls(struct prof_process *p, const struct cs_record *rec);
 void fold_heap(struct prof_process *p, const struct cs_record *rec);

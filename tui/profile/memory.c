@@ -29,11 +29,11 @@ void fold_calls(struct prof_process *p, const struct cs_record *rec)
 	p->instr.too_deep = h.too_deep;
 	struct cs_call_entry e;
 	while (cs_next_call_entry(&in, &e)) {
-		if (!fold_id_ok(p, e.frame)) {
+		struct prof_frame *f = fold_id_ok(p, e.frame) ? fold_frame(p, e.frame) : NULL;
+		if (!f) {
 			p->bad_records++;
 			return;
 		}
-		struct prof_frame *f = fold_frame(p, e.frame);
 		if (f->calls_record != record) {
 			f->calls_record = record;
 			f->calls = f->inclusive_ns = f->exclusive_ns = 0;

@@ -216,6 +216,8 @@ static uint32_t intern_function(struct prof_process *p, struct cs_str name, stru
 
 struct prof_frame *fold_frame(struct prof_process *p, uint64_t id)
 {
+	if (id >= p->nframes + ID_GAP)
+		return NULL;
 	size_t cap = p->nframes;
 	xgrow(&p->frames, &cap, id + 1, sizeof *p->frames);
 	for (size_t i = p->nframes; i < cap; i++)
@@ -234,7 +236,12 @@ static void fold_frames(struct prof_process *p, const struct cs_record *rec)
 			p->bad_records++;
 			return;
 		}
-		fold_frame(p, f.id)->function = intern_function(p, f.name, f.module);
+		struct prof_frame *fr = fold_frame(p, f.id);
+		if (!fr) {
+			p->bad_records++;
+			return;
+		}
+		fr->function = intern_function(p, f.name, f.module);
 	}
 	if (cs_list_bad(&l))
 		p->bad_records++;
@@ -461,7 +468,7 @@ static void fold_thread_cpu(struct prof_process *p, const struct cs_record *rec)
 		return;
 	}
 	while (cs_next_thread_cpu(&l, &e)) {
-		if (!fold_id_ok(p, e.thread_ref)) {
+		if (!fold_id_ok(p, e.thread_ref) || e.thread_ref >= p->nthreads + ID_GAP) {
 			p->bad_records++;
 			return;
 		}
@@ -529,6 +536,10 @@ static void fold_frame_code(struct prof_process *p, const struct cs_record *rec)
 			return;
 		}
 		struct prof_frame *f = fold_frame(p, c.frame);
+		if (!f) {
+			p->bad_records++;
+			return;
+		}
 		f->token = c.token;
 		f->code_path = code_path;
 	}
@@ -545,7 +556,8 @@ static void fold_native_frames(struct prof_process *p, const struct cs_record *r
 	cs_list_init(&l, rec->payload, rec->len);
 	while (cs_next_native_frame(&l, &nf)) {
 		uint32_t code_path = code_path_of(p, nf.path_ref);
-		if (!fold_id_ok(p, nf.frame) || !code_path) {
+		struct prof_frame *fr = fold_id_ok(p, nf.frame) && code_path ? fold_frame(p, nf.frame) : NULL;
+		if (!fr) {
 			p->bad_records++; /* (its CODE_PATH comes first) */
 			return;
 		}
@@ -557,8 +569,7 @@ static void fold_native_frames(struct prof_process *p, const struct cs_record *r
 		char name[512];
 		natsym_name(p->natsym, path, nf.file_address, (const uint8_t *)nf.build_id.p, nf.build_id.len, name,
 			    sizeof name);
-		fold_frame(p, nf.frame)->function =
-			intern_function(p, (struct cs_str){name, strlen(name)}, (struct cs_str){file, strlen(file)});
+		fr->function = intern_function(p, (struct cs_str){name, strlen(name)}, (struct cs_str){file, strlen(file)});
 	}
 	if (cs_list_bad(&l))
 		p->bad_records++;
@@ -570,11 +581,10 @@ static void fold_stack_il(struct prof_process *p, const struct cs_record *rec)
 	struct cs_stack_il si;
 	cs_list_init(&l, rec->payload, rec->len);
 	while (cs_next_stack_il(&l, &si)) {
-		if (!fold_id_ok(p, si.stack) || si.il_offset == UINT32_MAX) {
-			p->bad_records++;
+		if (!fold_id_ok(p, si.stack) || si.stack >= p->nstacks || si.il_offset == UINT32_MAX) {
+			p->bad_records++; /* (the agent writes a stack before its IL offset) */
 			return;
 		}
-		ensure_stack(p, si.stack);
 		p->stacks[si.stack].il_plus1 = si.il_offset + 1;
 		p->have_lines = true;
 	}
@@ -588,7 +598,8 @@ static void fold_stacks(struct prof_process *p, const struct cs_record *rec)
 	struct cs_stack_def s;
 	cs_list_init(&l, rec->payload, rec->len);
 	while (cs_next_stack_def(&l, &s)) {
-		if (!fold_id_ok(p, s.id) || !fold_id_ok(p, s.parent) || !fold_id_ok(p, s.frame) || s.parent == s.id) {
+		if (!fold_id_ok(p, s.id) || !fold_id_ok(p, s.parent) || !fold_id_ok(p, s.frame) || s.parent == s.id ||
+		    s.id >= p->nstacks + ID_GAP) {
 			p->bad_records++;
 			return;
 		}
@@ -611,14 +622,24 @@ static void fold_stacks(struct prof_process *p, const struct cs_record *rec)
 static void count_second(struct prof_process *p, uint64_t time_us, uint64_t n)
 {
 	uint64_t sec = time_us / 1000000u;
-	if (sec >= 1u << 24)
-		return; /* half a year: damage */
+	if (sec >= 1u << 24 || sec > p->nseconds + 86400)
+		return; /* half a year, or a day past the latest tick: damage */
 	size_t cap = p->nseconds;
 	xgrow(&p->per_second, &cap, sec + 1, sizeof *p->per_second);
 	if (sec + 1 > p->nseconds)
 		p->nseconds = sec + 1;
 	(void)cap;
 	p->per_second[sec] += n;
+}
+
+/* A sample names a stack the log defined before it (the agent writes
+ * definitions first, and again after a drop) and a thread near those it
+ * has seen (its THREAD record may have been dropped, and comes again
+ * later): anything else is damage (see ID_GAP). */
+static bool sample_ids_ok(const struct prof_process *p, uint64_t thread, uint64_t stack)
+{
+	return fold_id_ok(p, stack) && fold_id_ok(p, thread) && (stack == 0 || stack < p->nstacks) &&
+	       thread < p->nthreads + ID_GAP;
 }
 
 static void fold_samples(struct prof_process *p, const struct cs_record *rec)
@@ -637,7 +658,7 @@ static void fold_samples(struct prof_process *p, const struct cs_record *rec)
 		bool off_cpu;
 		bool in_window = t.time_us >= f->from_us && (!f->to_us || t.time_us < f->to_us);
 		while (cs_next_sample_state(&l, &thread, &stack, &off_cpu)) {
-			if (!fold_id_ok(p, stack) || !fold_id_ok(p, thread)) {
+			if (!sample_ids_ok(p, thread, stack)) {
 				p->bad_records++;
 				continue;
 			}
@@ -717,7 +738,7 @@ static void fold_holds(struct prof_process *p, const struct cs_record *rec)
 	cs_list_init(&l, rec->payload, rec->len);
 	uint64_t rate = p->current_rate_hz ? p->current_rate_hz : p->rate_hz ? p->rate_hz : CS_RATE_DEFAULT;
 	while (cs_next_hold(&l, &h)) {
-		if (!fold_id_ok(p, h.stack_id) || !fold_id_ok(p, h.thread_ref)) {
+		if (!sample_ids_ok(p, h.thread_ref, h.stack_id)) {
 			p->bad_records++;
 			continue;
 		}
@@ -1029,7 +1050,8 @@ static void fold(struct prof_process *p, const struct cs_record *rec)
 	}
 	case CS_REC_THREAD: {
 		struct cs_thread t;
-		if (!cs_thread_decode(rec->payload, rec->len, &t) || !fold_id_ok(p, t.ref)) {
+		if (!cs_thread_decode(rec->payload, rec->len, &t) || !fold_id_ok(p, t.ref) ||
+		    t.ref >= p->nthreads + ID_GAP) {
 			p->bad_records++;
 			return;
 		}

@@ -9,7 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "agentpath.h"
 #include "session.h"
+#include "sessionlimits.h"
 #include "xalloc.h"
 
 extern char **environ;
@@ -181,4 +183,26 @@ pid_t launch_spawn(const struct launch_request *r, const sigset_t *child_mask, c
 		return -1;
 	}
 	return pid;
+}
+
+int launch_prepare(char *const *argv, const char *dir, uint64_t max_size, char *agent, size_t agent_n, char *session,
+		   size_t session_n, char *err, size_t errlen)
+{
+	if (agent_path_find(agent, agent_n, err, errlen) < 0)
+		return -1;
+	size_t len = 1;
+	for (size_t i = 0; argv[i]; i++)
+		len += strlen(argv[i]) + 1;
+	char *joined = xmalloc(len);
+	joined[0] = 0;
+	for (size_t i = 0; argv[i]; i++) {
+		if (i)
+			strcat(joined, " ");
+		strcat(joined, argv[i]);
+	}
+	int rc = cs_session_create(dir, argv[0], joined, session, session_n, err, errlen);
+	free(joined);
+	if (rc == 0 && max_size)
+		rc = cs_session_set_max_size(session, max_size, err, errlen);
+	return rc;
 }

@@ -24,6 +24,14 @@ struct launch_request {
 	bool heap_snapshots;         /* heap snapshots by a forced GC (background GC off) */
 };
 
+/* The first steps of a launch, one sequence for 'record' and the terminal
+ * UI: the agent found (agent: its absolute path) and a session made for the
+ * command (named after argv[0], holding the whole command line; in dir, or
+ * a new one under the default root; max_size caps it, 0: the default
+ * share of the free space).  -1 with err when either cannot be had. */
+int launch_prepare(char *const *argv, const char *dir, uint64_t max_size, char *agent, size_t agent_n, char *session,
+		   size_t session_n, char *err, size_t errlen);
+
 /* Builds the environment for the target: ours, less any profiler variables
  * that would override or disable clrscope's, plus clrscope's.  Free with
  * launch_env_free. */

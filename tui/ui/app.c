@@ -18,7 +18,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "agentpath.h"
 #include "apps.h"
 #include "attacher.h"
 #include "attaching.h"
@@ -170,22 +169,7 @@ int app_launch(struct app *a, char **argv, const char *dir, const char *events, 
 {
 	events = events ? events : default_events;
 	char agent[PATH_MAX], session[PATH_MAX], err[PATH_MAX + 256];
-	if (agent_path_find(agent, sizeof agent, err, sizeof err) < 0) {
-		app_message(a, true, "%s", err);
-		return -1;
-	}
-	size_t len = 1;
-	for (int i = 0; argv[i]; i++)
-		len += strlen(argv[i]) + 1;
-	char *joined = xcalloc(1, len);
-	for (int i = 0; argv[i]; i++) {
-		if (i)
-			strcat(joined, " ");
-		strcat(joined, argv[i]);
-	}
-	int rc = cs_session_create(dir, argv[0], joined, session, sizeof session, err, sizeof err);
-	free(joined);
-	if (rc < 0) {
+	if (launch_prepare(argv, dir, 0, agent, sizeof agent, session, sizeof session, err, sizeof err) < 0) {
 		app_message(a, true, "%s", err);
 		return -1;
 	}
