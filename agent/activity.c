@@ -17,7 +17,6 @@
 
 #define ACT_THREADS 512 /* a power of two */
 #define ACT_PROBE 16    /* entries a thread's id may sit past its hash */
-#define ACT_FN_MASK ((UINT64_C(1) << 56) - 1)
 
 struct act_entry {
 	_Atomic uint32_t tid;   /* 0: free */

@@ -32,9 +32,11 @@ static inline enum act_kind act_word_kind(uint64_t word)
 	return (enum act_kind)(word >> 56);
 }
 
+#define ACT_FN_MASK ((UINT64_C(1) << 56) - 1) /* a word's FunctionID bits */
+
 static inline FunctionID act_word_function(uint64_t word)
 {
-	return (FunctionID)(word & ((UINT64_C(1) << 56) - 1));
+	return (FunctionID)(word & ACT_FN_MASK);
 }
 
 /* The calling thread begins or ends an activity (runtime callbacks).  An

@@ -31,8 +31,7 @@
 #define SIG_THREADS 512
 #define SIG_RING 2 /* captures are collected every tick, one signal in flight at most */
 #define STACK_COPY CODEMAP_COPY_MAX /* deep enough for hundreds of frames */
-#define REFRESH_EVERY_NS 10000000ull  /* the thread list, when threads came or went: short-lived threads matter */
-#define REFRESH_ANYWAY_NS 1000000000ull /* ... and in any case */
+#define REFRESH_EVERY_NS 10000000ull  /* the thread list at most (when due): short-lived threads matter */
 #define CODE_FLUSH_NS 10000000000ull  /* code may be unloaded: forget what is where */
 
 struct capture {
@@ -68,7 +67,7 @@ static struct {
 	pid_t pid;
 	bool installed;
 	uint64_t last_refresh_ns, last_flush_ns;
-	uint64_t refreshed_changes; /* still_list_changes() at the last refresh */
+	struct still_listing listing; /* the last refresh of the thread list */
 	_Atomic uint64_t handled, overflowed;
 	struct sig_stats stats;
 } g;
@@ -438,11 +437,10 @@ uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint64_t *addrs, ui
 	uint64_t now = agent_mono_ns();
 	/* the runtime's list only when threads came or went (asking takes the
 	 * lock a GC holds for its whole length), never during a GC */
-	uint64_t changes = still_list_changes();
 	if (now - g.last_refresh_ns >= REFRESH_EVERY_NS && !activity_in_gc_suspension() &&
-	    (changes != g.refreshed_changes || now - g.last_refresh_ns >= REFRESH_ANYWAY_NS || !g.nslots)) {
+	    (!g.nslots || still_list_due(&g.listing, now))) {
 		g.last_refresh_ns = now;
-		g.refreshed_changes = changes;
+		still_list_taken(&g.listing, still_list_changes(), now);
 		refresh_threads();
 	}
 	/* 1. what the handlers caught since the last tick */

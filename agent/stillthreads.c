@@ -37,11 +37,23 @@ static struct {
 #define LIST_REFRESH_NS 1000000000ull
 
 static _Atomic uint64_t list_changes;
-static uint64_t listed_changes, listed_ns;
+static struct still_listing survey_listing;
 
 void still_list_changed(void)
 {
 	atomic_fetch_add_explicit(&list_changes, 1, memory_order_relaxed);
+}
+
+bool still_list_due(const struct still_listing *l, uint64_t now_ns)
+{
+	return atomic_load_explicit(&list_changes, memory_order_relaxed) != l->changes ||
+	       now_ns - l->at_ns >= LIST_REFRESH_NS;
+}
+
+void still_list_taken(struct still_listing *l, uint64_t changes, uint64_t now_ns)
+{
+	l->changes = changes;
+	l->at_ns = now_ns;
 }
 
 uint64_t still_list_changes(void)
@@ -112,8 +124,7 @@ int still_survey(void)
 	 * GC, which holds the runtime's list (asking would wait for the GC's
 	 * end, and the ticks meanwhile would be lost), in any case */
 	uint64_t changes = still_list_changes(), now = agent_mono_ns();
-	bool same_threads = st.n && (activity_in_gc_suspension() ||
-				     (changes == listed_changes && now - listed_ns < LIST_REFRESH_NS));
+	bool same_threads = st.n && (activity_in_gc_suspension() || !still_list_due(&survey_listing, now));
 	uint32_t n = 0;
 	if (same_threads) {
 		for (; n < st.n; n++)
@@ -131,8 +142,7 @@ int still_survey(void)
 			st.next[n++] = (struct still_thread){.thread = tid};
 		threads->vtbl->Release(threads);
 		qsort(st.next, n, sizeof *st.next, by_thread);
-		listed_changes = changes;
-		listed_ns = now;
+		still_list_taken(&survey_listing, changes, now);
 	}
 
 	int moved = 0;

@@ -247,6 +247,13 @@ static void fold_frames(struct prof_process *p, const struct cs_record *rec)
 		p->bad_records++;
 }
 
+/* A thread reference near those seen (a THREAD record may have been
+ * dropped, and comes again later): anything else is damage (see ID_GAP). */
+static bool thread_ref_ok(const struct prof_process *p, uint64_t ref)
+{
+	return fold_id_ok(p, ref) && ref < p->nthreads + ID_GAP;
+}
+
 static void ensure_stack(struct prof_process *p, uint64_t id)
 {
 	xgrow(&p->stacks, &p->nstacks, id + 1, sizeof *p->stacks);
@@ -468,7 +475,7 @@ static void fold_thread_cpu(struct prof_process *p, const struct cs_record *rec)
 		return;
 	}
 	while (cs_next_thread_cpu(&l, &e)) {
-		if (!fold_id_ok(p, e.thread_ref) || e.thread_ref >= p->nthreads + ID_GAP) {
+		if (!thread_ref_ok(p, e.thread_ref)) {
 			p->bad_records++;
 			return;
 		}
@@ -633,13 +640,10 @@ static void count_second(struct prof_process *p, uint64_t time_us, uint64_t n)
 }
 
 /* A sample names a stack the log defined before it (the agent writes
- * definitions first, and again after a drop) and a thread near those it
- * has seen (its THREAD record may have been dropped, and comes again
- * later): anything else is damage (see ID_GAP). */
+ * definitions first, and again after a drop) and a thread near those seen. */
 static bool sample_ids_ok(const struct prof_process *p, uint64_t thread, uint64_t stack)
 {
-	return fold_id_ok(p, stack) && fold_id_ok(p, thread) && (stack == 0 || stack < p->nstacks) &&
-	       thread < p->nthreads + ID_GAP;
+	return fold_id_ok(p, stack) && (stack == 0 || stack < p->nstacks) && thread_ref_ok(p, thread);
 }
 
 static void fold_samples(struct prof_process *p, const struct cs_record *rec)
@@ -1050,8 +1054,7 @@ static void fold(struct prof_process *p, const struct cs_record *rec)
 	}
 	case CS_REC_THREAD: {
 		struct cs_thread t;
-		if (!cs_thread_decode(rec->payload, rec->len, &t) || !fold_id_ok(p, t.ref) ||
-		    t.ref >= p->nthreads + ID_GAP) {
+		if (!cs_thread_decode(rec->payload, rec->len, &t) || !thread_ref_ok(p, t.ref)) {
 			p->bad_records++;
 			return;
 		}

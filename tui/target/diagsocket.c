@@ -20,8 +20,6 @@
 #include "text.h"
 #include "xalloc.h"
 
-#define set_err text_format
-
 int ipc_parse_stat_starttime(const char *stat, size_t len, uint64_t *starttime)
 {
 	/* pid (comm) state ppid ... : comm may hold spaces and ")", so start
@@ -132,20 +130,20 @@ static int target_open(pid_t pid, struct target *t, char *err, size_t errlen)
 	t->pid = pid;
 	t->nspid = pid;
 	if (pid <= 0) {
-		set_err(err, errlen, "%d is not a process id", (int)pid);
+		text_format(err, errlen, "%d is not a process id", (int)pid);
 		return IPC_ERR_ARGS;
 	}
 	char path[64];
 	struct stat st;
 	snprintf(path, sizeof path, "/proc/%d", (int)pid);
 	if (stat(path, &st) < 0) {
-		set_err(err, errlen, "no process %d is running (see 'clrscope ps' for your .NET processes)", (int)pid);
+		text_format(err, errlen, "no process %d is running (see 'clrscope ps' for your .NET processes)", (int)pid);
 		return IPC_ERR_NO_PROCESS;
 	}
 	size_t len;
 	char *status = proc_read(pid, "status", &len);
 	if (!status) {
-		set_err(err, errlen, "no process %d is running (see 'clrscope ps' for your .NET processes)", (int)pid);
+		text_format(err, errlen, "no process %d is running (see 'clrscope ps' for your .NET processes)", (int)pid);
 		return IPC_ERR_NO_PROCESS;
 	}
 	char *line = strstr(status, "Name:\t");
@@ -162,14 +160,14 @@ static int target_open(pid_t pid, struct target *t, char *err, size_t errlen)
 	}
 	free(status);
 	if (tgid != pid) {
-		set_err(err, errlen, "%d is a thread of process %ld, not a process: use %ld", (int)pid, tgid, tgid);
+		text_format(err, errlen, "%d is a thread of process %ld, not a process: use %ld", (int)pid, tgid, tgid);
 		return IPC_ERR_NO_PROCESS;
 	}
 	t->uid = st.st_uid;
 	uid_t me = geteuid();
 	if (st.st_uid != me && me != 0) {
 		char name[64];
-		set_err(err, errlen,
+		text_format(err, errlen,
 			"process %d (%s) belongs to %s, not to you: clrscope can only reach your own processes "
 			"(run it as that user)",
 			(int)pid, t->comm, user_name(st.st_uid, name, sizeof name));
@@ -179,10 +177,10 @@ static int target_open(pid_t pid, struct target *t, char *err, size_t errlen)
 	if (!t->env) {
 		int e = errno;
 		if (e == ENOENT || e == ESRCH) {
-			set_err(err, errlen, "process %d exited", (int)pid);
+			text_format(err, errlen, "process %d exited", (int)pid);
 			return IPC_ERR_NO_PROCESS;
 		}
-		set_err(err, errlen,
+		text_format(err, errlen,
 			"cannot read the environment of process %d (%s): %s; it runs with other privileges "
 			"(setuid or not dumpable), so clrscope cannot reach it",
 			(int)pid, t->comm, strerror(e));
@@ -297,13 +295,13 @@ int ipc_find_socket_owned(pid_t pid, char *path, size_t n, uid_t *owner, char *e
 	size_t mlen = 0;
 	char *maps = proc_read(pid, "maps", &mlen);
 	if (!maps && (errno == EACCES || errno == EPERM)) {
-		set_err(err, errlen, "cannot read the memory map of process %d (%s): %s; it runs with other privileges",
+		text_format(err, errlen, "cannot read the memory map of process %d (%s): %s; it runs with other privileges",
 			(int)pid, t.comm, strerror(errno));
 		target_free(&t);
 		return IPC_ERR_OTHER_USER;
 	}
 	if (!maps) {
-		set_err(err, errlen, "process %d exited", (int)pid);
+		text_format(err, errlen, "process %d exited", (int)pid);
 		target_free(&t);
 		return IPC_ERR_NO_PROCESS;
 	}
@@ -312,13 +310,13 @@ int ipc_find_socket_owned(pid_t pid, char *path, size_t n, uid_t *owner, char *e
 	char off[128];
 	const char *disabled = proc_diagnostics_off(t.env, t.envlen, false, off, sizeof off);
 	if (!coreclr) {
-		set_err(err, errlen,
+		text_format(err, errlen,
 			"process %d (%s) is not a .NET program: it has no CoreCLR (libcoreclr.so) loaded and no "
 			"diagnostics socket%s (see 'clrscope ps' for your .NET processes)",
 			(int)pid, t.comm, ignored);
 		rc = IPC_ERR_NOT_DOTNET;
 	} else if (disabled) {
-		set_err(err, errlen,
+		text_format(err, errlen,
 			"the .NET process %d (%s) runs with its diagnostics turned off (%s in its environment): "
 			"restart it without that setting to profile it",
 			(int)pid, t.comm, disabled);
@@ -326,7 +324,7 @@ int ipc_find_socket_owned(pid_t pid, char *path, size_t n, uid_t *owner, char *e
 	} else {
 		char why[PATH_MAX + 256] = "";
 		if (t.elsewhere && (dir_errno == EACCES || dir_errno == EPERM)) {
-			set_err(err, errlen,
+			text_format(err, errlen,
 				"the .NET process %d (%s) runs in another mount namespace (a container?) and its "
 				"TMPDIR cannot be reached through /proc/%d/root (%s): run clrscope inside that "
 				"container, or with the right to trace the process",
@@ -341,7 +339,7 @@ int ipc_find_socket_owned(pid_t pid, char *path, size_t n, uid_t *owner, char *e
 				 stale == 1 ? "" : "s", (int)pid, ignored);
 		else
 			snprintf(why, sizeof why, "%s", ignored);
-		set_err(err, errlen,
+		text_format(err, errlen,
 			"the .NET process %d (%s) has no diagnostics socket dotnet-diagnostic-%ld-%llu-socket in "
 			"%s%s%s: it may still be starting, or the socket was deleted (by a /tmp cleaner?); "
 			"restarting the program makes a new one",

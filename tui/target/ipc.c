@@ -20,8 +20,6 @@
 #include "text.h"
 #include "xalloc.h"
 
-#define set_err text_format
-
 static int g_timeout_ms = IPC_DEFAULT_TIMEOUT_MS;
 
 void ipc_set_timeout(int ms)
@@ -64,14 +62,14 @@ static int send_all(int fd, const uint8_t *buf, size_t len, long long deadline, 
 	while (len) {
 		int w = wait_fd(fd, POLLOUT, deadline);
 		if (w == 0) {
-			set_err(err, errlen, "timed out sending to the runtime");
+			text_format(err, errlen, "timed out sending to the runtime");
 			return IPC_ERR_TIMEOUT;
 		}
 		ssize_t n = w < 0 ? -1 : send(fd, buf, len, MSG_NOSIGNAL);
 		if (n < 0) {
 			if (errno == EINTR || errno == EAGAIN)
 				continue;
-			set_err(err, errlen, "cannot send to the runtime: %s", strerror(errno));
+			text_format(err, errlen, "cannot send to the runtime: %s", strerror(errno));
 			return IPC_ERR_IO;
 		}
 		buf += n;
@@ -88,7 +86,7 @@ static int recv_all(int fd, uint8_t *buf, size_t len, long long deadline, size_t
 	while (*got < len) {
 		int w = wait_fd(fd, POLLIN, deadline);
 		if (w == 0) {
-			set_err(err, errlen, "the runtime did not answer in time (is the process stopped, e.g. by "
+			text_format(err, errlen, "the runtime did not answer in time (is the process stopped, e.g. by "
 					     "a debugger or SIGSTOP?)");
 			return IPC_ERR_TIMEOUT;
 		}
@@ -96,11 +94,11 @@ static int recv_all(int fd, uint8_t *buf, size_t len, long long deadline, size_t
 		if (n < 0) {
 			if (errno == EINTR || errno == EAGAIN)
 				continue;
-			set_err(err, errlen, "cannot read the runtime's answer: %s", strerror(errno));
+			text_format(err, errlen, "cannot read the runtime's answer: %s", strerror(errno));
 			return IPC_ERR_IO;
 		}
 		if (n == 0) {
-			set_err(err, errlen, "the runtime closed the connection %s", *got ? "in the middle of its answer"
+			text_format(err, errlen, "the runtime closed the connection %s", *got ? "in the middle of its answer"
 											   : "without answering");
 			return IPC_ERR_PROTOCOL;
 		}
@@ -121,14 +119,14 @@ static int connect_socket(const char *path, long long deadline, char *err, size_
 		const char *slash = strrchr(path, '/');
 		char dir[PATH_MAX + 64];
 		if (!slash || (size_t)(slash - path) >= sizeof dir) {
-			set_err(err, errlen, "socket path too long: %s", path);
+			text_format(err, errlen, "socket path too long: %s", path);
 			return IPC_ERR_ARGS;
 		}
 		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
 		dirfd_ = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (dirfd_ < 0 || (size_t)snprintf(sa.sun_path, sizeof sa.sun_path, "/proc/self/fd/%d/%s", dirfd_,
 						   slash + 1) >= sizeof sa.sun_path) {
-			set_err(err, errlen, "cannot reach %s: %s", path, dirfd_ < 0 ? strerror(errno) : "name too long");
+			text_format(err, errlen, "cannot reach %s: %s", path, dirfd_ < 0 ? strerror(errno) : "name too long");
 			if (dirfd_ >= 0)
 				close(dirfd_);
 			return IPC_ERR_ARGS;
@@ -136,7 +134,7 @@ static int connect_socket(const char *path, long long deadline, char *err, size_
 	}
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
-		set_err(err, errlen, "cannot make a socket: %s", strerror(errno));
+		text_format(err, errlen, "cannot make a socket: %s", strerror(errno));
 		if (dirfd_ >= 0)
 			close(dirfd_);
 		return IPC_ERR_IO;
@@ -162,18 +160,18 @@ static int connect_socket(const char *path, long long deadline, char *err, size_
 			e = w == 0 ? ETIMEDOUT : soerr ? soerr : errno;
 		}
 		if (e == ECONNREFUSED)
-			set_err(err, errlen,
+			text_format(err, errlen,
 				"nothing listens on %s: the process is exiting or the socket is stale", path);
 		else if (e == ENOENT)
-			set_err(err, errlen, "the diagnostics socket %s disappeared (did the process exit?)", path);
+			text_format(err, errlen, "the diagnostics socket %s disappeared (did the process exit?)", path);
 		else if (e == EACCES || e == EPERM)
-			set_err(err, errlen, "not allowed to connect to %s (%s): it belongs to another user", path,
+			text_format(err, errlen, "not allowed to connect to %s (%s): it belongs to another user", path,
 				strerror(e));
 		else if (e == EAGAIN || e == ETIMEDOUT)
-			set_err(err, errlen, "timed out connecting to %s: the runtime is not accepting connections",
+			text_format(err, errlen, "timed out connecting to %s: the runtime is not accepting connections",
 				path);
 		else
-			set_err(err, errlen, "cannot connect to %s: %s", path, strerror(e));
+			text_format(err, errlen, "cannot connect to %s: %s", path, strerror(e));
 		rc = e == EACCES || e == EPERM ? IPC_ERR_OTHER_USER
 		     : e == ENOENT		 ? IPC_ERR_NO_SOCKET
 		     : e == EAGAIN || e == ETIMEDOUT ? IPC_ERR_TIMEOUT
@@ -197,11 +195,11 @@ static int check_peer(int fd, const char *path, pid_t pid, uid_t uid, char *err,
 	struct ucred cred;
 	socklen_t len = sizeof cred;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
-		set_err(err, errlen, "cannot tell who serves %s: %s", path, strerror(errno));
+		text_format(err, errlen, "cannot tell who serves %s: %s", path, strerror(errno));
 		return IPC_ERR_IO;
 	}
 	if (cred.pid != pid || cred.uid != uid) {
-		set_err(err, errlen,
+		text_format(err, errlen,
 			"%s is served by process %d of uid %u, not by process %d of uid %u: not its runtime, so "
 			"clrscope does not trust it (remove the socket if it is stale)",
 			path, (int)cred.pid, (unsigned)cred.uid, (int)pid, (unsigned)uid);
@@ -228,7 +226,7 @@ static int exchange(int fd, const uint8_t *req, size_t reqlen, long long deadlin
 	uint8_t set, id;
 	char why[128];
 	if (ipc_decode_header(header, sizeof header, &size, &set, &id, why, sizeof why) < 0) {
-		set_err(err, errlen, "the runtime's answer is not the diagnostics protocol: %s", why);
+		text_format(err, errlen, "the runtime's answer is not the diagnostics protocol: %s", why);
 		return IPC_ERR_PROTOCOL;
 	}
 	uint8_t *buf = xmalloc(size);
@@ -268,7 +266,7 @@ static int transact(const char *socket_path, pid_t pid, uid_t uid, const uint8_t
 	char why[128];
 	int k = ipc_decode_reply(*buf, len, r, why, sizeof why);
 	if (k < 0) {
-		set_err(err, errlen, "the runtime's answer is not the diagnostics protocol: %s", why);
+		text_format(err, errlen, "the runtime's answer is not the diagnostics protocol: %s", why);
 		return IPC_ERR_PROTOCOL;
 	}
 	if (k == 1) {
@@ -277,7 +275,7 @@ static int transact(const char *socket_path, pid_t pid, uid_t uid, const uint8_t
 			hr = HR(0x80004005u);
 		char words[256];
 		ipc_hresult_describe(r->hresult, words, sizeof words);
-		set_err(err, errlen, "the runtime refused: %s", words);
+		text_format(err, errlen, "the runtime refused: %s", words);
 		return hr;
 	}
 	return 0;
@@ -306,7 +304,7 @@ int ipc_process_info(pid_t pid, int timeout_ms, struct ipc_process_info *out, ch
 			rc = IPC_ERR_PROTOCOL;
 		free(buf);
 		if (rc != 0)
-			set_err(err, errlen, "process %d did not tell about itself: %s", (int)pid, why);
+			text_format(err, errlen, "process %d did not tell about itself: %s", (int)pid, why);
 		return rc;
 	}
 	return IPC_ERR_PROTOCOL; /* not reached */
@@ -336,7 +334,7 @@ int ipc_attach_profiler(pid_t pid, uint32_t attach_timeout_ms, const uint8_t cls
 						client_data, client_data_len);
 	if (!len) {
 		free(req);
-		set_err(err, errlen, "the profiler path and client data (%u bytes) do not fit in one %d-byte message",
+		text_format(err, errlen, "the profiler path and client data (%u bytes) do not fit in one %d-byte message",
 			(unsigned)client_data_len, IPC_MAX_MESSAGE);
 		return IPC_ERR_ARGS;
 	}
@@ -365,7 +363,7 @@ int ipc_attach_profiler(pid_t pid, uint32_t attach_timeout_ms, const uint8_t cls
 	}
 	free(buf);
 	if (rc != 0)
-		set_err(err, errlen, "process %d did not load the profiler %s: %s%s", (int)pid, profiler_path, why,
+		text_format(err, errlen, "process %d did not load the profiler %s: %s%s", (int)pid, profiler_path, why,
 			IPC_IS_HRESULT(rc) && !attach_own_hresult(rc)
 				? " (the runtime passes on what the profiler's InitializeForAttach returns: see its log)"
 				: "");
@@ -378,7 +376,7 @@ int ipc_resume_runtime(const char *socket_path, pid_t pid, char *err, size_t err
 	struct stat st;
 	snprintf(proc, sizeof proc, "/proc/%d", (int)pid);
 	if (stat(proc, &st) < 0) {
-		set_err(err, errlen, "no process %d is running", (int)pid);
+		text_format(err, errlen, "no process %d is running", (int)pid);
 		return IPC_ERR_NO_PROCESS;
 	}
 	uint8_t req[IPC_HEADER_SIZE], *buf;
@@ -388,7 +386,7 @@ int ipc_resume_runtime(const char *socket_path, pid_t pid, char *err, size_t err
 	int rc = transact(socket_path, pid, st.st_uid, req, sizeof req, g_timeout_ms, &buf, &r, why, sizeof why);
 	free(buf);
 	if (rc != 0)
-		set_err(err, errlen, "cannot resume the runtime at %s: %s", socket_path, why);
+		text_format(err, errlen, "cannot resume the runtime at %s: %s", socket_path, why);
 	return rc;
 }
 
@@ -398,7 +396,7 @@ int ipc_port_listen(const char *path, char *err, size_t errlen)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	if (strlen(path) >= sizeof sa.sun_path) {
-		set_err(err, errlen, "diagnostic port path too long (%zu bytes, at most %zu): %s", strlen(path),
+		text_format(err, errlen, "diagnostic port path too long (%zu bytes, at most %zu): %s", strlen(path),
 			sizeof sa.sun_path - 1, path);
 		return IPC_ERR_ARGS;
 	}
@@ -406,14 +404,14 @@ int ipc_port_listen(const char *path, char *err, size_t errlen)
 	struct stat st;
 	if (lstat(path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode)) {
-			set_err(err, errlen, "%s exists and is not a socket: choose another path", path);
+			text_format(err, errlen, "%s exists and is not a socket: choose another path", path);
 			return IPC_ERR_ARGS;
 		}
 		unlink(path);
 	}
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
-		set_err(err, errlen, "cannot make a socket: %s", strerror(errno));
+		text_format(err, errlen, "cannot make a socket: %s", strerror(errno));
 		return IPC_ERR_IO;
 	}
 	mode_t old = umask(0177); /* the socket file is made 0600 */
@@ -423,7 +421,7 @@ int ipc_port_listen(const char *path, char *err, size_t errlen)
 	if (b < 0 || listen(fd, 8) < 0) {
 		if (b == 0)
 			e = errno;
-		set_err(err, errlen, "cannot listen on %s: %s", path, strerror(e));
+		text_format(err, errlen, "cannot listen on %s: %s", path, strerror(e));
 		close(fd);
 		return IPC_ERR_IO;
 	}
@@ -437,7 +435,7 @@ int ipc_port_accept(int listen_fd, int timeout_ms, struct ipc_advertise *adv, ch
 	for (;;) {
 		int w = wait_fd(listen_fd, POLLIN, deadline);
 		if (w == 0) {
-			set_err(err, errlen, "the runtime did not connect to the diagnostic port within %d ms",
+			text_format(err, errlen, "the runtime did not connect to the diagnostic port within %d ms",
 				timeout_ms > 0 ? timeout_ms : g_timeout_ms);
 			return IPC_ERR_TIMEOUT;
 		}
@@ -445,7 +443,7 @@ int ipc_port_accept(int listen_fd, int timeout_ms, struct ipc_advertise *adv, ch
 		if (fd >= 0)
 			break;
 		if (errno != EINTR && errno != EAGAIN && errno != ECONNABORTED) {
-			set_err(err, errlen, "cannot accept on the diagnostic port: %s", strerror(errno));
+			text_format(err, errlen, "cannot accept on the diagnostic port: %s", strerror(errno));
 			return IPC_ERR_IO;
 		}
 	}
@@ -459,7 +457,7 @@ int ipc_port_accept(int listen_fd, int timeout_ms, struct ipc_advertise *adv, ch
 		rc = IPC_ERR_PROTOCOL;
 	}
 	if (rc < 0) {
-		set_err(err, errlen, "bad greeting on the diagnostic port: %s", why);
+		text_format(err, errlen, "bad greeting on the diagnostic port: %s", why);
 		close(fd);
 		return rc;
 	}
@@ -488,7 +486,7 @@ int ipc_resume_runtime_fd(int fd, char *err, size_t errlen)
 	}
 	free(buf);
 	if (rc != 0)
-		set_err(err, errlen, "cannot resume the runtime: %s", why);
+		text_format(err, errlen, "cannot resume the runtime: %s", why);
 	return rc;
 }
 

@@ -15,8 +15,6 @@
 #include "utf16.h"
 #include "xalloc.h"
 
-#define set_err text_format
-
 /* ---- little-endian ---- */
 
 static void put_u16(uint8_t *p, uint16_t v)
@@ -121,16 +119,16 @@ int ipc_decode_header(const uint8_t *buf, size_t len, uint16_t *size, uint8_t *c
 		      char *err, size_t errlen)
 {
 	if (len < IPC_HEADER_SIZE) {
-		set_err(err, errlen, "truncated header (%zu of %d bytes)", len, IPC_HEADER_SIZE);
+		text_format(err, errlen, "truncated header (%zu of %d bytes)", len, IPC_HEADER_SIZE);
 		return -1;
 	}
 	if (memcmp(buf, IPC_MAGIC, IPC_MAGIC_SIZE) != 0) {
-		set_err(err, errlen, "not a diagnostics IPC message (bad magic)");
+		text_format(err, errlen, "not a diagnostics IPC message (bad magic)");
 		return -1;
 	}
 	uint16_t sz = get_u16(buf + 14);
 	if (sz < IPC_HEADER_SIZE) {
-		set_err(err, errlen, "bad message size %u in the header", (unsigned)sz);
+		text_format(err, errlen, "bad message size %u in the header", (unsigned)sz);
 		return -1;
 	}
 	*size = sz;
@@ -145,26 +143,26 @@ int ipc_decode_reply(const uint8_t *buf, size_t len, struct ipc_reply *r, char *
 	if (ipc_decode_header(buf, len, &r->size, &r->command_set, &r->command_id, err, errlen) < 0)
 		return -1;
 	if (len < r->size) {
-		set_err(err, errlen, "truncated reply (%zu of %u bytes)", len, (unsigned)r->size);
+		text_format(err, errlen, "truncated reply (%zu of %u bytes)", len, (unsigned)r->size);
 		return -1;
 	}
 	r->payload = buf + IPC_HEADER_SIZE;
 	r->payload_len = r->size - IPC_HEADER_SIZE;
 	if (r->command_set != IPC_SET_SERVER) {
-		set_err(err, errlen, "unexpected reply (command set 0x%02X, id 0x%02X)", r->command_set,
+		text_format(err, errlen, "unexpected reply (command set 0x%02X, id 0x%02X)", r->command_set,
 			r->command_id);
 		return -1;
 	}
 	if (r->command_id == IPC_SERVER_ERROR) {
 		if (r->payload_len < 4) {
-			set_err(err, errlen, "error reply without its HRESULT (%zu payload bytes)", r->payload_len);
+			text_format(err, errlen, "error reply without its HRESULT (%zu payload bytes)", r->payload_len);
 			return -1;
 		}
 		r->hresult = (int32_t)get_u32(r->payload);
 		return 1;
 	}
 	if (r->command_id != IPC_SERVER_OK) {
-		set_err(err, errlen, "unexpected reply id 0x%02X", r->command_id);
+		text_format(err, errlen, "unexpected reply id 0x%02X", r->command_id);
 		return -1;
 	}
 	if (r->payload_len >= 4)
@@ -211,7 +209,7 @@ int ipc_decode_process_info(const uint8_t *payload, size_t len, bool v2, struct 
 {
 	memset(out, 0, sizeof *out);
 	if (len < 8 + 16) {
-		set_err(err, errlen, "truncated process information (%zu bytes)", len);
+		text_format(err, errlen, "truncated process information (%zu bytes)", len);
 		return -1;
 	}
 	out->pid = get_u64(payload);
@@ -224,7 +222,7 @@ int ipc_decode_process_info(const uint8_t *payload, size_t len, bool v2, struct 
 					    "runtime version"};
 	for (size_t i = 0; i < nfields; i++) {
 		if (ipc_decode_string(&p, &n, fields[i]) < 0) {
-			set_err(err, errlen, "truncated process information (in the %s)", names[i]);
+			text_format(err, errlen, "truncated process information (in the %s)", names[i]);
 			ipc_process_info_free(out);
 			return -1;
 		}

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include <unistd.h>
 
 #include "attacher.h"
+#include "quietthread.h"
 #include "xalloc.h"
 
 struct attaching {
@@ -59,18 +59,12 @@ struct attaching *attaching_start(pid_t pid, const char *dir, unsigned rate, con
 	a->events = events ? xstrdup(events) : NULL;
 	a->rate = rate;
 	a->result.pid = pid;
-	/* the UI's signals stay with the UI's signalfd */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	int rc = pthread_create(&a->thread, NULL, attaching_main, a);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int rc = quiet_thread_start(&a->thread, attaching_main, a, "clrscope-attach");
 	if (rc != 0) {
 		snprintf(err, errlen, "cannot start a thread to attach with: %s", strerror(rc));
 		attaching_free(a);
 		return NULL;
 	}
-	pthread_setname_np(a->thread, "clrscope-attach");
 	return a;
 }
 

@@ -4,13 +4,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "quietthread.h"
 #include "xalloc.h"
 
 struct discovery {
@@ -63,12 +63,7 @@ struct discovery *discover_start(char *err, size_t errlen)
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_cond_init(&d->wake, NULL);
 	d->requested = true;
-	/* the UI's signals stay with the UI's signalfd */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	int rc = pthread_create(&d->thread, NULL, discover_main, d);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int rc = quiet_thread_start(&d->thread, discover_main, d, "clrscope-procs");
 	if (rc != 0) {
 		snprintf(err, errlen, "cannot start the process list thread: %s", strerror(rc));
 		close(d->pipe[0]);
@@ -78,7 +73,6 @@ struct discovery *discover_start(char *err, size_t errlen)
 		free(d);
 		return NULL;
 	}
-	pthread_setname_np(d->thread, "clrscope-procs");
 	return d;
 }
 
