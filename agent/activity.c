@@ -8,7 +8,7 @@
  * words before the depth that publishes them, so a reader never sees a
  * word that was not written; it may see one activity late or early, which
  * is one sample's label. */
-#include "activity.h"
+#include "agent/activity.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "agent.h"
+#include "agent/agent.h"
 
 enum act_kind { ACT_JIT = 1, ACT_TYPE_LOAD = 2, ACT_GC = 3 };
 

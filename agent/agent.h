@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "corprof.h"
+#include "agent/corprof.h"
 
 #define AGENT_HIDDEN __attribute__((visibility("hidden")))
 

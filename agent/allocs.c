@@ -1,16 +1,16 @@
-#include "allocs.h"
+#include "agent/allocs.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "classcount.h"
-#include "events.h"
-#include "logfmt.h"
-#include "logwriter.h"
-#include "records.h"
-#include "symbols.h"
+#include "agent/classcount.h"
+#include "agent/events.h"
+#include "agent/logwriter.h"
+#include "agent/symbols.h"
+#include "common/logfmt.h"
+#include "common/records.h"
 
 #define TABLE_SLOTS (16u * 1024u)
 #define OBJECT_ALIGN 8u

@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "agent.h"
+#include "agent/agent.h"
 
 int allocs_configure(bool on, char *why, size_t whylen) AGENT_HIDDEN;
 bool allocs_configured(void) AGENT_HIDDEN;

@@ -1,4 +1,4 @@
-#include "classcount.h"
+#include "agent/classcount.h"
 
 #include <stdlib.h>
 #include <string.h>

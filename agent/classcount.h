@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "agent.h"
+#include "agent/agent.h"
 
 struct cc_slot {
 	_Atomic uintptr_t cls; /* 0: free */

@@ -1,6 +1,6 @@
-#include "codemap.h"
+#include "agent/codemap.h"
 
-#include "r2r.h"
+#include "agent/r2r.h"
 
 #include <errno.h>
 #include <link.h>

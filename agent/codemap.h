@@ -10,9 +10,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "agent.h"
-#include "ehframe.h"
-#include "x64frame.h"
+#include "agent/agent.h"
+#include "agent/ehframe.h"
+#include "agent/x64frame.h"
 
 struct code_body {
 	uint64_t start, end;

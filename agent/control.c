@@ -1,4 +1,4 @@
-#include "control.h"
+#include "agent/control.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,17 +12,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "allocs.h"
-#include "events.h"
-#include "heapsnap.h"
-#include "instrument.h"
-#include "logwriter.h"
-#include "records.h"
-#include "sampler.h"
-#include "session.h"
-#include "sizecap.h"
+#include "agent/allocs.h"
+#include "agent/events.h"
+#include "agent/heapsnap.h"
+#include "agent/instrument.h"
+#include "agent/logwriter.h"
+#include "agent/sampler.h"
+#include "agent/sizecap.h"
+#include "common/records.h"
+#include "common/session.h"
 
-#include "namedevent.h"
+#include "common/namedevent.h"
 
 #define WAIT_SLICE_MS 250
 #define HEALTH_EVERY_MS 1000

@@ -5,8 +5,8 @@
 #ifndef CLRSCOPE_AGENT_CONTROL_H
 #define CLRSCOPE_AGENT_CONTROL_H
 
-#include "agent.h"
-#include "dials.h"
+#include "agent/agent.h"
+#include "common/dials.h"
 
 /* Creates the semaphore (its name goes to g_agent.control_name) and writes
  * the initial dials file. */

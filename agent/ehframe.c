@@ -1,8 +1,8 @@
-#include "ehframe.h"
+#include "agent/ehframe.h"
 
 #include <string.h>
 
-#include "wire.h"
+#include "common/wire.h"
 
 #define EH_REG_RA 16
 #define STATE_STACK 8

@@ -1,14 +1,14 @@
-#include "eventpipe.h"
+#include "agent/eventpipe.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "dials.h"
-#include "gcstream.h"
-#include "instrument.h"
-#include "runtimeevents.h"
+#include "agent/gcstream.h"
+#include "agent/instrument.h"
+#include "agent/runtimeevents.h"
+#include "common/dials.h"
 
 /* Microsoft-Windows-DotNETRuntime keywords (ClrEtwAll.man) */
 #define KW_GC UINT64_C(0x1)

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "agent.h"
+#include "agent/agent.h"
 
 /* The kinds (CS_EV_*) that only the event stream can deliver. */
 #define EVENTPIPE_ONLY_KINDS (CS_EV_CONTENTION | CS_EV_WAITS | CS_EV_THREADPOOL | CS_EV_ALLOCSAMPLES)

@@ -1,4 +1,4 @@
-#include "events.h"
+#include "agent/events.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -6,18 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "activity.h"
-#include "dials.h"
-#include "eventpipe.h"
-#include "evqueue.h"
-#include "excmessage.h"
-#include "heapsnap.h"
-#include "logfmt.h"
-#include "logwriter.h"
-#include "records.h"
-#include "stackwalk.h"
-#include "stillthreads.h"
-#include "utf16.h"
+#include "agent/activity.h"
+#include "agent/eventpipe.h"
+#include "agent/evqueue.h"
+#include "agent/excmessage.h"
+#include "agent/heapsnap.h"
+#include "agent/logwriter.h"
+#include "agent/stackwalk.h"
+#include "agent/stillthreads.h"
+#include "common/dials.h"
+#include "common/logfmt.h"
+#include "common/records.h"
+#include "common/utf16.h"
 
 static _Atomic uint32_t enabled_kinds;
 

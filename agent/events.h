@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "agent.h"
-#include "symbols.h"
+#include "agent/agent.h"
+#include "agent/symbols.h"
 
 /* Asks the runtime for the callbacks of kinds (CS_EV_* bits) plus stack
  * snapshots.  Returns the kinds in effect; when some could not be changed

@@ -1,4 +1,4 @@
-#include "evqueue.h"
+#include "agent/evqueue.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

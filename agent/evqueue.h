@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "agent.h"
+#include "agent/agent.h"
 
 #define EVQ_MAX_FRAMES 64
 #define EVQ_MAX_TEXT 512

@@ -1,10 +1,10 @@
-#include "excmessage.h"
+#include "agent/excmessage.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 
-#include "utf16.h"
+#include "common/utf16.h"
 
 #define UNITS_MAX 256  /* UTF-16 units of a message looked at */
 #define FIELDS_MAX 128 /* System.Exception has about twenty */

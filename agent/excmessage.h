@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "agent.h"
+#include "agent/agent.h"
 
 #define EXC_MESSAGE_MAX 256 /* bytes kept of a message, its NUL included */
 

@@ -1,11 +1,11 @@
-#include "gcstream.h"
+#include "agent/gcstream.h"
 
 #include <pthread.h>
 #include <string.h>
 
-#include "logfmt.h"
-#include "logwriter.h"
-#include "records.h"
+#include "agent/logwriter.h"
+#include "common/logfmt.h"
+#include "common/records.h"
 
 /* A background GC stays open while foreground GCs start and end inside it;
  * more than that at once means events went missing. */

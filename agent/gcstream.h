@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "agent.h"
+#include "agent/agent.h"
 
 struct gcs_heap_stats {
 	uint64_t gen_bytes[5]; /* 0, 1, 2, large, pinned object heaps */

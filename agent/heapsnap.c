@@ -1,4 +1,4 @@
-#include "heapsnap.h"
+#include "agent/heapsnap.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -8,12 +8,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "classcount.h"
-#include "events.h"
-#include "logfmt.h"
-#include "logwriter.h"
-#include "records.h"
-#include "symbols.h"
+#include "agent/classcount.h"
+#include "agent/events.h"
+#include "agent/logwriter.h"
+#include "agent/symbols.h"
+#include "common/logfmt.h"
+#include "common/records.h"
 
 #define TABLE_SLOTS (64u * 1024u)
 #define OBJECT_ALIGN 8u /* the GC's allocation alignment on 64-bit */

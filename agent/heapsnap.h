@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "agent.h"
+#include "agent/agent.h"
 
 /* Startup: which walk this process gets.  gc_walk: --heap-snapshots;
  * attached: loaded by an attach (where the gc walk may still turn

@@ -1,4 +1,4 @@
-#include "idmap.h"
+#include "agent/idmap.h"
 
 #include <stdlib.h>
 

@@ -1,11 +1,11 @@
-#include "ilmap.h"
+#include "agent/ilmap.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "codemap.h"
-#include "records.h"
-#include "x64frame.h"
+#include "agent/codemap.h"
+#include "agent/x64frame.h"
+#include "common/records.h"
 
 #define BODIES 8192 /* power of two */
 #define PROBES 16

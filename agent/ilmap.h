@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "agent.h"
+#include "agent/agent.h"
 
 #define ILMAP_NONE UINT32_MAX
 

@@ -1,4 +1,4 @@
-#include "instrument.h"
+#include "agent/instrument.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "logfmt.h"
-#include "logwriter.h"
-#include "records.h"
+#include "agent/logwriter.h"
+#include "common/logfmt.h"
+#include "common/records.h"
 
 #define PATTERNS_MAX 64
 #define PATTERN_LEN 512

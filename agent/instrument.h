@@ -15,8 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "agent.h"
-#include "symbols.h"
+#include "agent/agent.h"
+#include "agent/symbols.h"
 
 /* Patterns, one per line ("Ns.Type.*", "*.Method", exact names).  Returns
  * -1 with why when they cannot be used.  Nothing is hooked without them. */

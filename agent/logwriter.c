@@ -1,4 +1,4 @@
-#include "logwriter.h"
+#include "agent/logwriter.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,10 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "evqueue.h"
-#include "logfmt.h"
-#include "session.h"
-#include "sizecap.h"
+#include "agent/evqueue.h"
+#include "agent/sizecap.h"
+#include "common/logfmt.h"
+#include "common/session.h"
 
 #define LW_BUFFER_BYTES (2u << 20)
 #define LW_FLUSH_THRESHOLD (256u << 10)

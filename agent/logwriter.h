@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "agent.h"
-#include "records.h"
+#include "agent/agent.h"
+#include "common/records.h"
 
 /* Counters other modules contribute to the periodic STATUS record. */
 struct lw_sampler_stats {

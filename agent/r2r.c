@@ -1,6 +1,6 @@
-#include "r2r.h"
+#include "agent/r2r.h"
 
-#include "wire.h"
+#include "common/wire.h"
 
 #define RTR_SIGNATURE 0x00525452u /* "RTR" */
 #define RTR_SECTION_RUNTIME_FUNCTIONS 102u

@@ -1,20 +1,20 @@
-#include "runtimeevents.h"
+#include "agent/runtimeevents.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "activity.h"
-#include "dials.h"
-#include "eventpipe.h"
-#include "evqueue.h"
-#include "gcstream.h"
-#include "logfmt.h"
-#include "logwriter.h"
-#include "records.h"
-#include "stackwalk.h"
-#include "utf16.h"
-#include "wire.h"
+#include "agent/activity.h"
+#include "agent/eventpipe.h"
+#include "agent/evqueue.h"
+#include "agent/gcstream.h"
+#include "agent/logwriter.h"
+#include "agent/stackwalk.h"
+#include "common/dials.h"
+#include "common/logfmt.h"
+#include "common/records.h"
+#include "common/utf16.h"
+#include "common/wire.h"
 
 /* Microsoft-Windows-DotNETRuntime event ids (ClrEtwAll.man) */
 enum {

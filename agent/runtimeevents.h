@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "agent.h"
+#include "agent/agent.h"
 
 /* One event of Microsoft-Windows-DotNETRuntime, by id; the kinds not
  * delivered now (eventpipe_covers) are ignored. */

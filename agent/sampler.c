@@ -1,4 +1,4 @@
-#include "sampler.h"
+#include "agent/sampler.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -9,20 +9,20 @@
 #include <sys/prctl.h>
 #include <time.h>
 
-#include "logfmt.h"
-#include "logwriter.h"
-#include "activity.h"
-#include "allocs.h"
-#include "events.h"
-#include "heapsnap.h"
-#include "instrument.h"
-#include "records.h"
-#include "sigsampler.h"
-#include "stackwalk.h"
-#include "stillthreads.h"
-#include "symbols.h"
-#include "unwind.h"
-#include "codemap.h"
+#include "agent/activity.h"
+#include "agent/allocs.h"
+#include "agent/codemap.h"
+#include "agent/events.h"
+#include "agent/heapsnap.h"
+#include "agent/instrument.h"
+#include "agent/logwriter.h"
+#include "agent/sigsampler.h"
+#include "agent/stackwalk.h"
+#include "agent/stillthreads.h"
+#include "agent/symbols.h"
+#include "agent/unwind.h"
+#include "common/logfmt.h"
+#include "common/records.h"
 
 #define MAX_THREADS 2048
 #define MAX_DEPTH 1024

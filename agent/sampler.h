@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "agent.h"
+#include "agent/agent.h"
 
 /* Starts the sampler thread; with sampling off it only passes runtime
  * events on (events.c) until sampling is switched on. */

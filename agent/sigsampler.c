@@ -11,7 +11,7 @@
  * is async-signal-safe: no locks, no allocation, no runtime calls, errno
  * kept, one system call.  A thread gets at most one signal in flight, and
  * only while the handler is still ours. */
-#include "sigsampler.h"
+#include "agent/sigsampler.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -24,9 +24,9 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "codemap.h"
-#include "stillthreads.h"
-#include "unwind.h"
+#include "agent/codemap.h"
+#include "agent/stillthreads.h"
+#include "agent/unwind.h"
 
 #define SIG_THREADS 512
 #define SIG_RING 2 /* captures are collected every tick, one signal in flight at most */

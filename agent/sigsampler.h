@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "activity.h"
-#include "agent.h"
+#include "agent/activity.h"
+#include "agent/agent.h"
 
 /* Where a thread sits in a system call: the address after its syscall
  * instruction, its stack pointer and first argument, as the kernel reports

@@ -1,10 +1,10 @@
 /* The session's size cap (see sizecap.h). */
-#include "sizecap.h"
+#include "agent/sizecap.h"
 
 #include <stdatomic.h>
 #include <unistd.h>
 
-#include "sessionlimits.h"
+#include "common/sessionlimits.h"
 
 #define RESCAN_NS 1000000000ull
 

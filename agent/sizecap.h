@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "agent.h"
+#include "agent/agent.h"
 
 /* Takes session_fd (closed by sizecap_stop); max 0: no cap. */
 void sizecap_start(int session_fd, uint64_t max) AGENT_HIDDEN;

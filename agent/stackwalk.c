@@ -1,4 +1,4 @@
-#include "stackwalk.h"
+#include "agent/stackwalk.h"
 
 HRESULT walk_frame(FunctionID fn, UINT_PTR ip, COR_PRF_FRAME_INFO frame, ULONG32 context_size, BYTE context[],
 		   void *client)

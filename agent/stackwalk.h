@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "agent.h"
+#include "agent/agent.h"
 
 struct walk {
 	FunctionID *frames; /* innermost first, as the runtime reports them */

@@ -1,4 +1,4 @@
-#include "stillthreads.h"
+#include "agent/stillthreads.h"
 
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "activity.h"
+#include "agent/activity.h"
 
 #define STILL_MAX 2048
 

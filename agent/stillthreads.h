@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "agent.h"
-#include "sigsampler.h"
+#include "agent/agent.h"
+#include "agent/sigsampler.h"
 
 struct still_thread {
 	ThreadID thread;

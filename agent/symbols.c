@@ -1,17 +1,17 @@
-#include "symbols.h"
+#include "agent/symbols.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "codemap.h"
-#include "idmap.h"
-#include "ilmap.h"
-#include "logwriter.h"
-#include "records.h"
-#include "stillthreads.h"
-#include "utf16.h"
+#include "agent/codemap.h"
+#include "agent/idmap.h"
+#include "agent/ilmap.h"
+#include "agent/logwriter.h"
+#include "agent/stillthreads.h"
+#include "common/records.h"
+#include "common/utf16.h"
 
 #define NAME_MAX_UTF8 1024
 #define NESTING_MAX 16

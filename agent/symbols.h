@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "activity.h"
-#include "agent.h"
-#include "wire.h"
+#include "agent/activity.h"
+#include "agent/agent.h"
+#include "common/wire.h"
 
 /* The tables (frames, stacks, class names) are bounded: one that reaches
  * the cap makes a new id space (a MESSAGE says so): the maps are emptied

@@ -1,9 +1,9 @@
-#include "unwind.h"
+#include "agent/unwind.h"
 
 #include <string.h>
 
-#include "codemap.h"
-#include "x64frame.h"
+#include "agent/codemap.h"
+#include "agent/x64frame.h"
 
 #define EPILOG_BYTES 48
 

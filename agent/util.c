@@ -7,10 +7,10 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "logwriter.h"
-#include "records.h"
-#include "session.h"
+#include "agent/agent.h"
+#include "agent/logwriter.h"
+#include "common/records.h"
+#include "common/session.h"
 
 struct agent g_agent = {.lock_fd = -1};
 

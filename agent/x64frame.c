@@ -1,8 +1,8 @@
-#include "x64frame.h"
+#include "agent/x64frame.h"
 
 #include <string.h>
 
-#include "wire.h"
+#include "common/wire.h"
 
 /* Register numbers in the x64 encoding (REX.B adds 8). */
 #define REG_RAX 0

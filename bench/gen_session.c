@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "logfmt.h"
-#include "records.h"
-#include "session.h"
+#include "common/logfmt.h"
+#include "common/records.h"
+#include "common/session.h"
 
 static FILE *seg;
 static uint32_t seq;

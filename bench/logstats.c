@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "logfmt.h"
-#include "records.h"
-#include "session.h"
+#include "common/logfmt.h"
+#include "common/records.h"
+#include "common/session.h"
 
 struct stats {
 	uint32_t pid;

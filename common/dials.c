@@ -1,4 +1,4 @@
-#include "dials.h"
+#include "common/dials.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "session.h"
+#include "common/session.h"
 
 #define DIALS_FILE_MAX 4096
 

@@ -1,4 +1,4 @@
-#include "logfmt.h"
+#include "common/logfmt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "session.h"
+#include "common/session.h"
 
 /* ---- CRC32C (Castagnoli), slicing by 8 ---- */
 

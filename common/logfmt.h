@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "wire.h"
+#include "common/wire.h"
 
 #define CS_SEG_MAGIC "CLRSCOPE"
 #define CS_FORMAT_MAJOR 1

@@ -1,4 +1,4 @@
-#include "namedevent.h"
+#include "common/namedevent.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "records.h"
+#include "common/records.h"
 
 static void put_cs_str(struct cs_out *o, struct cs_str s)
 {

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "wire.h"
+#include "common/wire.h"
 
 enum cs_record_type {
 	CS_REC_HELLO = 1,   /* the agent introduces itself; first record of a process */

@@ -1,5 +1,5 @@
-#include "session.h"
-#include "sessionlimits.h"
+#include "common/session.h"
+#include "common/sessionlimits.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "logfmt.h"
+#include "common/logfmt.h"
 
 static const char *file_kind(mode_t mode)
 {

@@ -1,5 +1,5 @@
 /* A session's size cap and closed mark (see sessionlimits.h). */
-#include "sessionlimits.h"
+#include "common/sessionlimits.h"
 
 #include <dirent.h>
 #include <stdbool.h>
@@ -13,7 +13,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "session.h"
+#include "common/session.h"
 
 uint64_t cs_default_max_size(const char *path)
 {

@@ -1,4 +1,4 @@
-#include "utf16.h"
+#include "common/utf16.h"
 
 static size_t put_utf8(uint32_t cp, char *out, size_t room)
 {

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "commands.h"
+#include "cmd/cmd.h"
+#include "ui/commands.h"
 
 static const struct command commands[] = {
 	{"launch", cmd_launch, cmd_launch_usage, "start a .NET program and watch it live (terminal UI)"},

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "dials.h"
+#include "common/dials.h"
+#include "common/session.h"
 #include "fuzz_tmp.h"
-#include "session.h"
+#include "util/config.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

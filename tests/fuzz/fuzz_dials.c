@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dials.h"
-#include "session.h"
+#include "common/dials.h"
+#include "common/session.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

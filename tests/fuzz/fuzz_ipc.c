@@ -1,5 +1,5 @@
 /* libFuzzer target for what the diagnostics IPC client reads
- * (tui/target/ipccodec.c, diagsocket.c): the runtime's replies, ProcessInfo payloads,
+ * (tui/live/ipccodec.c, diagsocket.c): the runtime's replies, ProcessInfo payloads,
  * protocol strings, the advertise message of a connect port, and the /proc
  * text it looks at (stat, environ, maps).  Every decoder must stay inside
  * its buffer and return UTF-8; encoders must decode back to what they were
@@ -17,10 +17,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "ipc.h"
-#include "text.h"
-#include "procs.h"
+#include "live/ipc.h"
+#include "live/procs.h"
 #include "utf8_check.h"
+#include "util/text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
 #include "fuzz_session.h"
-#include "json.h"
 #include "json_check.h"
-#include "profile.h"
+#include "profile/export.h"
+#include "profile/profile.h"
 #include "utf8_check.h"
+#include "util/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -34,7 +34,7 @@ static void must_be_json(const char *text, size_t len, const char *what)
 	abort();
 }
 
-static void check_export(struct prof_session *s, enum export_format format, const char *what)
+static void check_export(struct prof_recording *s, enum export_format format, const char *what)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -51,14 +51,14 @@ static void check_export(struct prof_session *s, enum export_format format, cons
 static void check_session(uint8_t mode, const uint8_t *data, size_t size)
 {
 	const char *dir = fuzz_session_write(mode, data, size);
-	struct prof_session s;
+	struct prof_recording s;
 	char err[256];
-	if (prof_session_open(&s, dir, err, sizeof err) != 0)
+	if (prof_recording_open(&s, dir, err, sizeof err) != 0)
 		abort();
-	prof_session_update(&s, true);
+	prof_recording_update(&s, true);
 	check_export(&s, EXPORT_JSON, "the JSON report");
 	check_export(&s, EXPORT_SPEEDSCOPE, "the speedscope export");
-	prof_session_free(&s);
+	prof_recording_free(&s);
 }
 
 static void check_string(const uint8_t *data, size_t size)

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metadata.h"
-#include "pdb.h"
-#include "pe.h"
+#include "pdb/metadata.h"
+#include "pdb/pdb.h"
+#include "pdb/pe.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,9 +11,9 @@
 #include <zlib.h>
 
 #include "fuzz_session.h"
-#include "pprof.h"
-#include "profile.h"
 #include "profile.pb-c.h"
+#include "profile/pprof.h"
+#include "profile/profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -55,7 +55,7 @@ static int64_t label_num(const Perftools__Profiles__Profile *pr, const Perftools
 }
 
 /* Each sample against the model entry it came from, in the same order. */
-static void compare(const struct prof_session *s, const Perftools__Profiles__Profile *pr)
+static void compare(const struct prof_recording *s, const Perftools__Profiles__Profile *pr)
 {
 	if (pr->n_string_table == 0 || pr->string_table[0][0])
 		mismatch("string_table[0] is not \"\"");
@@ -100,7 +100,7 @@ static void compare(const struct prof_session *s, const Perftools__Profiles__Pro
 		mismatch("more samples than the model has");
 }
 
-static void check_gzip(const struct prof_session *s, const uint8_t *raw, size_t rawlen)
+static void check_gzip(const struct prof_recording *s, const uint8_t *raw, size_t rawlen)
 {
 	char *gz = NULL;
 	size_t gzlen = 0;
@@ -130,13 +130,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size == 0)
 		return 0;
 	const char *dir = fuzz_session_write(data[0], data + 1, size - 1);
-	struct prof_session s;
+	struct prof_recording s;
 	char err[256];
-	if (prof_session_open(&s, dir, err, sizeof err) != 0)
+	if (prof_recording_open(&s, dir, err, sizeof err) != 0)
 		abort();
 	s.by_thread = true;
-	prof_session_update(&s, false);
-	prof_session_update(&s, true);
+	prof_recording_update(&s, false);
+	prof_recording_update(&s, true);
 	uint8_t *buf;
 	size_t len;
 	if (pprof_encode(&s, 0, &buf, &len, err, sizeof err) < 0)
@@ -148,6 +148,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	perftools__profiles__profile__free_unpacked(pr, NULL);
 	check_gzip(&s, buf, len);
 	free(buf);
-	prof_session_free(&s);
+	prof_recording_free(&s);
 	return 0;
 }

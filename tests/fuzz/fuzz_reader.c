@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
 #include "fuzz_session.h"
-#include "profile.h"
+#include "profile/export.h"
+#include "profile/profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -51,12 +51,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size == 0)
 		return 0;
 	const char *dir = fuzz_session_write(data[0], data + 1, size - 1);
-	struct prof_session s;
+	struct prof_recording s;
 	char err[256];
-	if (prof_session_open(&s, dir, err, sizeof err) != 0)
+	if (prof_recording_open(&s, dir, err, sizeof err) != 0)
 		abort(); /* the segment exists: it must open */
-	prof_session_update(&s, false);
-	prof_session_update(&s, true);
+	prof_recording_update(&s, false);
+	prof_recording_update(&s, true);
 	FILE *sink = fopen("/dev/null", "w");
 	if (!sink)
 		abort();
@@ -77,6 +77,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fclose(mem);
 	check_collapsed(text, len);
 	free(text);
-	prof_session_free(&s);
+	prof_recording_free(&s);
 	return 0;
 }

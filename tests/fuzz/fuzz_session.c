@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "common/logfmt.h"
 #include "fuzz_tmp.h"
-#include "logfmt.h"
 
 static char seg_path[4096 + 32];
 

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "text.h"
 #include "utf8_check.h"
+#include "util/text.h"
 
 /* Deep enough for any report; bounded so that hostile text cannot
  * exhaust the stack. */

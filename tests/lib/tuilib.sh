@@ -22,13 +22,14 @@ tui_stop() {
 }
 trap 'tui_stop; tm kill-server 2>/dev/null || true; cleanup' EXIT
 
-# tui_start COMMAND: runs COMMAND (a shell line) in a fresh 100x30 window
+# tui_start COMMAND [COLUMNS]: runs COMMAND (a shell line) in a fresh window
+# of 30 lines and 100 columns (or COLUMNS)
 # named ui, then prints "EXITED status" and waits, so that the last screen
 # and the status can be read. A UI killed by a signal leaves the terminal
 # raw (no CR on newline), hence stty sane and the explicit \r\n.
 tui_start() {
 	tui_stop
-	tm new-session -d -s ui -x 100 -y 30 "export TERM=xterm-256color; $1; s=\$?; stty sane; printf '\\r\\nEXITED %s\\r\\n' \$s; sleep 120"
+	tm new-session -d -s ui -x "${2:-100}" -y 30 "export TERM=xterm-256color; $1; s=\$?; stty sane; printf '\\r\\nEXITED %s\\r\\n' \$s; sleep 120"
 }
 screen() { tm capture-pane -p -t ui; }
 # wait_screen TEXT SECONDS: until the screen shows TEXT

@@ -2,7 +2,7 @@
  * so that tests can hand the agent a dials file of their own making. */
 #include <stdio.h>
 
-#include "namedevent.h"
+#include "common/namedevent.h"
 
 int main(int argc, char **argv)
 {

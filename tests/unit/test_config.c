@@ -2,10 +2,10 @@
 #include <sys/stat.h>
 
 #include "check.h"
-#include "config.h"
-#include "prune.h"
-#include "session.h"
+#include "common/session.h"
 #include "testutil.h"
+#include "util/config.h"
+#include "util/prune.h"
 
 static char *base; /* XDG_CONFIG_HOME for the tests */
 static char file[600];

@@ -1,5 +1,5 @@
 #include "check.h"
-#include "dials.h"
+#include "common/dials.h"
 
 static void assignments(void)
 {

@@ -8,8 +8,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "agent/ehframe.h"
 #include "check.h"
-#include "ehframe.h"
 
 static int read_self(uint64_t addr, void *buf, uint32_t n)
 {

@@ -3,8 +3,8 @@
  * ClassID 0; an empty slot must not answer for it). */
 #include <stdlib.h>
 
+#include "agent/idmap.h"
 #include "check.h"
-#include "idmap.h"
 
 static void keys_and_zero(void)
 {

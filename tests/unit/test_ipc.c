@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "ipc.h"
-#include "procs.h"
+#include "live/ipc.h"
+#include "live/procs.h"
 #include "testutil.h"
 
 static const uint8_t magic[14] = {'D', 'O', 'T', 'N', 'E', 'T', '_', 'I', 'P', 'C', '_', 'V', '1', 0};

@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 
 #include "check.h"
-#include "logfmt.h"
+#include "common/logfmt.h"
 #include "testutil.h"
 
 #define NREC 5

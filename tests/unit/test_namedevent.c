@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "namedevent.h"
+#include "common/namedevent.h"
 
 static pid_t dead_pid(void)
 {

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "natsym.h"
+#include "profile/natsym.h"
 
 static const char *burn_lib;
 

@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "metadata.h"
-#include "pdb.h"
-#include "pe.h"
-#include "symfile.h"
+#include "pdb/metadata.h"
+#include "pdb/pdb.h"
+#include "pdb/pe.h"
+#include "pdb/symfile.h"
 
 static const char *apps, *sources;
 static char scratch[] = "/tmp/clrscope-test-pdb-XXXXXX";

@@ -6,10 +6,10 @@
 #include <sys/stat.h>
 
 #include "check.h"
-#include "pprof.h"
-#include "profile.h"
+#include "common/session.h"
 #include "profile.pb-c.h"
-#include "session.h"
+#include "profile/pprof.h"
+#include "profile/profile.h"
 #include "testutil.h"
 
 #define START_NS 1700000000000000000ull
@@ -106,7 +106,7 @@ static int64_t label(const Perftools__Profiles__Profile *pr, const Perftools__Pr
 	return -1;
 }
 
-static Perftools__Profiles__Profile *encode(struct prof_session *s)
+static Perftools__Profiles__Profile *encode(struct prof_recording *s)
 {
 	uint8_t *buf;
 	size_t len;
@@ -127,10 +127,10 @@ static void values_labels_and_rotation(void)
 	uint8_t buf[16384];
 	write_segment(proc, 1, buf, build_log(buf, sizeof buf));
 
-	struct prof_session s;
-	CHECK(prof_session_open(&s, session, err, sizeof err) == 0);
+	struct prof_recording s;
+	CHECK(prof_recording_open(&s, session, err, sizeof err) == 0);
 	s.by_thread = true;
-	prof_session_update(&s, true);
+	prof_recording_update(&s, true);
 	Perftools__Profiles__Profile *pr = encode(&s);
 	CHECK(pr != NULL);
 	if (!pr)
@@ -193,7 +193,7 @@ static void values_labels_and_rotation(void)
 	CHECK(f && fread(magic, 1, 2, f) == 2 && magic[0] == 0x1f && magic[1] == 0x8b);
 	if (f)
 		fclose(f);
-	prof_session_free(&s);
+	prof_recording_free(&s);
 	remove_tree(base);
 }
 

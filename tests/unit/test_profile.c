@@ -2,10 +2,10 @@
 #include <sys/stat.h>
 
 #include "check.h"
-#include "export.h"
-#include "lines.h"
-#include "profile.h"
-#include "session.h"
+#include "common/session.h"
+#include "profile/export.h"
+#include "profile/lines.h"
+#include "profile/profile.h"
 #include "testutil.h"
 
 static struct cs_str S(const char *s)
@@ -79,7 +79,7 @@ static void note_of(void *ctx, const char *assembly, const char *why)
 	snprintf(ctx, 600, "%s: %s", assembly, why);
 }
 
-static char *capture(struct prof_session *s, enum export_format fmt)
+static char *capture(struct prof_recording *s, enum export_format fmt)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -143,9 +143,9 @@ static void line_offsets(void)
 	put_record(&o, CS_REC_SAMPLES, p.buf, p.len);
 	write_segment(proc, 1, buf, o.len);
 
-	struct prof_session s;
-	CHECK(prof_session_open(&s, session, err, sizeof err) == 0);
-	prof_session_update(&s, true);
+	struct prof_recording s;
+	CHECK(prof_recording_open(&s, session, err, sizeof err) == 0);
+	prof_recording_update(&s, true);
 	struct prof_process *pr = s.procs[0];
 	CHECK(pr->have_lines);
 	CHECK_EQ_U(pr->bad_records, 0);
@@ -176,7 +176,7 @@ static void line_offsets(void)
 	prof_lines_notes(&L, note_of, note);
 	CHECK(strstr(note, "/nonexistent/app.dll") != NULL);
 	prof_lines_free(&L);
-	prof_session_free(&s);
+	prof_recording_free(&s);
 	remove_tree(base);
 }
 
@@ -246,9 +246,9 @@ static void cpu_and_wall(void)
 	}
 	write_segment(proc, 1, buf, o.len);
 
-	struct prof_session s;
-	CHECK(prof_session_open(&s, session, err, sizeof err) == 0);
-	prof_session_update(&s, true);
+	struct prof_recording s;
+	CHECK(prof_recording_open(&s, session, err, sizeof err) == 0);
+	prof_recording_update(&s, true);
 	struct prof_process *pr = s.procs[0];
 	CHECK_EQ_U(pr->bad_records, 0);
 	CHECK_EQ_U(pr->samples, 3); /* cpu time, the default: thread 1's */
@@ -265,7 +265,7 @@ static void cpu_and_wall(void)
 	CHECK_EQ_U(pr->threads[2].last_state, PROF_STATE_SLEEP);
 	CHECK_EQ_U(pr->threads[1].cpu_ns, 855000000u);
 	CHECK(prof_thread_cpu_percent(&pr->threads[1]) > 84.9 && prof_thread_cpu_percent(&pr->threads[1]) < 85.1);
-	prof_session_set_time(&s, PROF_TIME_WALL);
+	prof_recording_set_time(&s, PROF_TIME_WALL);
 	CHECK_EQ_U(pr->samples, 11);
 	CHECK_EQ_U(pr->threads[3].samples, 5);
 	prof_compute(pr);
@@ -276,7 +276,7 @@ static void cpu_and_wall(void)
 			   "\"lock\":2,\"wait\":0,\"sleep\":1,") != NULL);
 	CHECK(strstr(json, "\"os_tid\":5001,\"name\":\"\",\"samples\":3,\"cpu_ms\":855.000,") != NULL);
 	free(json);
-	prof_session_free(&s);
+	prof_recording_free(&s);
 	remove_tree(base);
 }
 
@@ -291,9 +291,9 @@ static void aggregates(void)
 	size_t len = build_log(buf, sizeof buf);
 	write_segment(proc, 1, buf, len - 7); /* and a torn tail */
 
-	struct prof_session s;
-	CHECK(prof_session_open(&s, session, err, sizeof err) == 0);
-	prof_session_update(&s, true);
+	struct prof_recording s;
+	CHECK(prof_recording_open(&s, session, err, sizeof err) == 0);
+	prof_recording_update(&s, true);
 	CHECK_EQ_U(s.nprocs, 1);
 	struct prof_process *p = s.procs[0];
 	CHECK(p->have_hello);
@@ -349,20 +349,20 @@ static void aggregates(void)
 	CHECK(strstr(text, want) != NULL);
 	CHECK(strstr(text, "App.Program+Worker.Burn") != NULL);
 	free(text);
-	prof_session_free(&s);
+	prof_recording_free(&s);
 
 	/* the full log, read by a live reader in two steps */
 	write_segment(proc, 1, buf, len / 2);
-	CHECK(prof_session_open(&s, proc, err, sizeof err) == 0);
-	prof_session_update(&s, false);
+	CHECK(prof_recording_open(&s, proc, err, sizeof err) == 0);
+	prof_recording_update(&s, false);
 	write_segment(proc, 1, buf, len);
-	prof_session_update(&s, false);
+	prof_recording_update(&s, false);
 	CHECK_EQ_U(s.procs[0]->samples, 46);
 	CHECK(s.procs[0]->have_status && s.procs[0]->status.dropped_records == 3);
 	CHECK_EQ_U(s.procs[0]->reader.torn_bytes, 0);
-	prof_session_free(&s);
+	prof_recording_free(&s);
 
-	CHECK(prof_session_open(&s, base, err, sizeof err) == -1);
+	CHECK(prof_recording_open(&s, base, err, sizeof err) == -1);
 	CHECK(strstr(err, "not a clrscope session") != NULL);
 	remove_tree(base);
 }
@@ -443,9 +443,9 @@ static void memory_records(void)
 	uint8_t buf[16384];
 	write_segment(proc, 1, buf, build_memory_log(buf, sizeof buf));
 
-	struct prof_session s;
-	CHECK(prof_session_open(&s, session, err, sizeof err) == 0);
-	prof_session_update(&s, true);
+	struct prof_recording s;
+	CHECK(prof_recording_open(&s, session, err, sizeof err) == 0);
+	prof_recording_update(&s, true);
 	struct prof_process *p = s.procs[0];
 	CHECK_EQ_U(p->features, CS_FEATURE_INSTRUMENT | CS_FEATURE_ALLOCATIONS);
 	CHECK_STR(p->patterns, "App.*");
@@ -481,7 +481,7 @@ static void memory_records(void)
 	CHECK(strstr(text, "heap snapshot 1 at") != NULL);
 	CHECK(strstr(text, "allocations by type (5 GCs) (recording paused)") != NULL);
 	free(text);
-	prof_session_free(&s);
+	prof_recording_free(&s);
 	remove_tree(base);
 }
 

@@ -1,5 +1,5 @@
 #include "check.h"
-#include "records.h"
+#include "common/records.h"
 
 static struct cs_str S(const char *s)
 {

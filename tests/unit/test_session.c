@@ -3,8 +3,8 @@
 #include <sys/stat.h>
 
 #include "check.h"
-#include "session.h"
-#include "sessionlimits.h"
+#include "common/session.h"
+#include "common/sessionlimits.h"
 #include "testutil.h"
 
 static void private_directories(void)

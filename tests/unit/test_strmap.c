@@ -1,8 +1,8 @@
 #include <stdio.h>
 
 #include "check.h"
-#include "strmap.h"
-#include "u64map.h"
+#include "util/strmap.h"
+#include "util/u64map.h"
 
 static void many_keys_with_nuls(void)
 {

@@ -4,16 +4,16 @@
 #include <locale.h>
 #include <stdlib.h>
 
-#include "canvas.h"
 #include "check.h"
-#include "commands.h"
-#include "listview.h"
-#include "merge.h"
-#include "screen.h"
-#include "session.h"
+#include "common/session.h"
+#include "profile/merge.h"
 #include "testutil.h"
-#include "uisession.h"
-#include "xalloc.h"
+#include "ui/canvas.h"
+#include "ui/commands.h"
+#include "ui/listview.h"
+#include "ui/screen.h"
+#include "ui/session_screen.h"
+#include "util/xalloc.h"
 
 static struct cs_str S(const char *s)
 {
@@ -113,7 +113,18 @@ static void make_session(const char *dir)
 	make_process(dir, 777);
 }
 
-static struct listview *shown_list(struct ui_session *s)
+/* The session screen on the session in dir, read and its views built. */
+static void screen_open(struct session_screen *s, const char *dir)
+{
+	memset(s, 0, sizeof *s);
+	session_screen_init(s);
+	char err[256];
+	CHECK(prof_recording_open(&s->model, dir, err, sizeof err) == 0);
+	CHECK(session_screen_refresh(s));
+	session_screen_update_views(s);
+}
+
+static struct listview *shown_list(struct session_screen *s)
 {
 	struct view *v = ui_shown_view(s);
 	return v->ops->list(v);
@@ -121,14 +132,14 @@ static struct listview *shown_list(struct ui_session *s)
 
 /* Clicks every line of the screen in view v: a click that selects a row
  * selects the row drawn on that line; returns how many did. */
-static int click_every_line(struct ui_session *s, int v, struct canvas *c)
+static int click_every_line(struct session_screen *s, enum view_id v, struct canvas *c)
 {
 	int selected = 0;
-	ui_session_show(s, (enum view_id)v);
+	session_screen_show(s, v);
 	for (int y = 0; y < c->rows; y++) {
 		canvas_clear(c);
 		screen_draw_session(s, c);
-		if (!ui_session_click(s, y, 0))
+		if (!session_screen_click(s, y, 0))
 			continue;
 		selected++;
 		canvas_clear(c);
@@ -144,13 +155,8 @@ static void session_screen_layout(void)
 	char dir[600];
 	snprintf(dir, sizeof dir, "%s/s", base);
 	make_session(dir);
-	struct ui_session s;
-	memset(&s, 0, sizeof s);
-	ui_session_init(&s);
-	char err[256];
-	CHECK(prof_session_open(&s.model, dir, err, sizeof err) == 0);
-	CHECK(ui_session_refresh(&s));
-	ui_session_update_views(&s);
+	struct session_screen s;
+	screen_open(&s, dir);
 
 	struct canvas c;
 	canvas_init_memory(&c, 24, 100);
@@ -166,8 +172,8 @@ static void session_screen_layout(void)
 	free(dump);
 
 	/* the tree, opened along the hot path */
-	ui_session_show(&s, VIEW_TREE);
-	ui_session_key(&s, 'H');
+	session_screen_show(&s, VIEW_TREE);
+	session_screen_key(&s, 'H');
 	canvas_clear(&c);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);
@@ -177,9 +183,9 @@ static void session_screen_layout(void)
 	free(dump);
 
 	/* callers of Work */
-	ui_session_show(&s, VIEW_FUNCTIONS);
+	session_screen_show(&s, VIEW_FUNCTIONS);
 	shown_list(&s)->cursor = 0;
-	ui_session_key(&s, '\n');
+	session_screen_key(&s, '\n');
 	CHECK(s.shown == VIEW_CALLERS);
 	canvas_clear(&c);
 	screen_draw_session(&s, &c);
@@ -190,12 +196,12 @@ static void session_screen_layout(void)
 
 	/* the mouse: every view, every line (a click once indexed a table of
 	 * six lists with any view's number) */
-	for (int v = 0; v < VIEW_COUNT; v++)
+	for (enum view_id v = 0; v < VIEW_COUNT; v++)
 		click_every_line(&s, v, &c);
-	CHECK_EQ_U(click_every_line(&s, 0, &c), 3);      /* Work, Main, Idle */
-	CHECK_EQ_U(click_every_line(&s, 2, &c), 1);      /* Main, the caller, under the title line */
-	CHECK(click_every_line(&s, 4, &c) >= 1);         /* threads */
-	ui_session_show(&s, VIEW_FUNCTIONS);
+	CHECK_EQ_U(click_every_line(&s, VIEW_FUNCTIONS, &c), 3); /* Work, Main, Idle */
+	CHECK_EQ_U(click_every_line(&s, VIEW_CALLERS, &c), 1);   /* Main, the caller, under the title line */
+	CHECK(click_every_line(&s, VIEW_THREADS, &c) >= 1);
+	session_screen_show(&s, VIEW_FUNCTIONS);
 	canvas_free_memory(&c);
 
 	/* small terminals degrade without losing the essentials */
@@ -203,7 +209,7 @@ static void session_screen_layout(void)
 	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
 		canvas_init_memory(&c, sizes[i][0], sizes[i][1]);
 		for (int v = 0; v < VIEW_COUNT; v++) {
-			ui_session_show(&s, (enum view_id)v);
+			session_screen_show(&s, (enum view_id)v);
 			canvas_clear(&c);
 			screen_draw_session(&s, &c);
 		}
@@ -216,7 +222,7 @@ static void session_screen_layout(void)
 	/* ASCII stand-ins without UTF-8 */
 	canvas_init_memory(&c, 24, 60);
 	c.ascii = true;
-	ui_session_show(&s, VIEW_FUNCTIONS);
+	session_screen_show(&s, VIEW_FUNCTIONS);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);
 	for (const char *q = dump; *q; q++)
@@ -226,11 +232,11 @@ static void session_screen_layout(void)
 
 	/* a second process: the Processes view offers them all, merged */
 	make_process(dir, 778);
-	CHECK(ui_session_refresh(&s));
-	ui_session_update_views(&s);
-	ui_session_show(&s, VIEW_PROCESSES);
+	CHECK(session_screen_refresh(&s));
+	session_screen_update_views(&s);
+	session_screen_show(&s, VIEW_PROCESSES);
 	shown_list(&s)->cursor = 0;
-	ui_session_key(&s, '\n');
+	session_screen_key(&s, '\n');
 	CHECK(s.all && s.shown == VIEW_FUNCTIONS);
 	canvas_init_memory(&c, 24, 100);
 	screen_draw_session(&s, &c);
@@ -240,7 +246,7 @@ static void session_screen_layout(void)
 	CHECK(strstr(dump, " 80 samples") != NULL);
 	free(dump);
 	canvas_free_memory(&c);
-	ui_session_free(&s);
+	session_screen_free(&s);
 	remove_tree(base);
 }
 
@@ -261,26 +267,21 @@ static void full_session_is_shown(void)
 	cs_message_encode(&p, &(struct cs_message){.time_us = 900000, .level = CS_END_SIZE_CAP, .text = {why, strlen(why)}});
 	put_record(&o, CS_REC_END, p.buf, p.len);
 	write_segment(proc, 2, buf, o.len);
-	struct ui_session s;
-	memset(&s, 0, sizeof s);
-	ui_session_init(&s);
-	char err[256];
-	CHECK(prof_session_open(&s.model, dir, err, sizeof err) == 0);
-	CHECK(ui_session_refresh(&s));
-	ui_session_update_views(&s);
+	struct session_screen s;
+	screen_open(&s, dir);
 	struct canvas c;
 	canvas_init_memory(&c, 24, 100);
 	screen_draw_session(&s, &c);
 	char *dump = canvas_dump(&c);
 	CHECK(strstr(dump, " full: the session reached its size cap") != NULL);
 	free(dump);
-	ui_session_show(&s, VIEW_PROCESSES);
+	session_screen_show(&s, VIEW_PROCESSES);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);
 	CHECK(strstr(dump, " full ") != NULL);
 	free(dump);
 	canvas_free_memory(&c);
-	ui_session_free(&s);
+	session_screen_free(&s);
 	remove_tree(base);
 }
 
@@ -355,14 +356,9 @@ static void flame_view(void)
 	char dir[600];
 	snprintf(dir, sizeof dir, "%s/s", base);
 	make_session(dir);
-	struct ui_session s;
-	memset(&s, 0, sizeof s);
-	ui_session_init(&s);
-	char err[256];
-	CHECK(prof_session_open(&s.model, dir, err, sizeof err) == 0);
-	CHECK(ui_session_refresh(&s));
-	ui_session_update_views(&s);
-	ui_session_show(&s, VIEW_FLAME);
+	struct session_screen s;
+	screen_open(&s, dir);
+	session_screen_show(&s, VIEW_FLAME);
 	struct canvas c;
 	canvas_init_memory(&c, 24, 100);
 	screen_draw_session(&s, &c);
@@ -385,9 +381,9 @@ static void flame_view(void)
 	free(dump);
 
 	/* Down twice: Main, then its heaviest callee; Right: the next one */
-	ui_session_key(&s, KEY_DOWN);
-	ui_session_key(&s, KEY_DOWN);
-	ui_session_key(&s, KEY_RIGHT);
+	session_screen_key(&s, KEY_DOWN);
+	session_screen_key(&s, KEY_DOWN);
+	session_screen_key(&s, KEY_RIGHT);
 	canvas_clear(&c);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);
@@ -395,15 +391,15 @@ static void flame_view(void)
 	CHECK(canvas_style_at(&c, 4, 80) == UI_SELECTED);
 	free(dump);
 	/* Enter zooms: Idle across the whole width, the path above */
-	ui_session_key(&s, '\n');
+	session_screen_key(&s, '\n');
 	canvas_clear(&c);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);
 	CHECK(strstr(dump, "\nall \u203a App.Main \u203a App.Idle\n") != NULL);
 	CHECK(strstr(dump, "App.Work") == NULL);
 	free(dump);
-	ui_session_key(&s, 'u');
-	ui_session_key(&s, KEY_BACKSPACE);
+	session_screen_key(&s, 'u');
+	session_screen_key(&s, KEY_BACKSPACE);
 	canvas_clear(&c);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);
@@ -411,13 +407,13 @@ static void flame_view(void)
 	CHECK(strstr(dump, "App.Work") != NULL);
 	free(dump);
 	/* a click selects the frame under it: Idle, right of Work */
-	CHECK(ui_session_click(&s, 4, 90));
+	CHECK(session_screen_click(&s, 4, 90));
 	canvas_clear(&c);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);
 	CHECK(strstr(dump, "App.Idle: 10 samples, 25.0% of all") != NULL);
 	free(dump);
-	CHECK(!ui_session_click(&s, 6, 10)); /* below the deepest frame */
+	CHECK(!session_screen_click(&s, 6, 10)); /* below the deepest frame */
 	/* search: marks and selects */
 	struct view *v = ui_shown_view(&s);
 	v->ops->search(v, &s, "Work");
@@ -444,7 +440,7 @@ static void flame_view(void)
 		screen_draw_session(&s, &c);
 		canvas_free_memory(&c);
 	}
-	ui_session_free(&s);
+	session_screen_free(&s);
 	remove_tree(base);
 }
 
@@ -495,7 +491,7 @@ static void make_phases(const char *dir)
 }
 
 /* The Functions view's line of a function ("" when not shown). */
-static bool shows(struct ui_session *s, struct canvas *c, const char *text)
+static bool shows(struct session_screen *s, struct canvas *c, const char *text)
 {
 	canvas_clear(c);
 	screen_draw_session(s, c);
@@ -523,12 +519,12 @@ static void sample_filters(void)
 	char dir[600];
 	snprintf(dir, sizeof dir, "%s/s", base);
 	make_phases(dir);
-	struct ui_session *s = xcalloc(1, sizeof *s);
-	ui_session_init(s);
+	struct session_screen *s = xcalloc(1, sizeof *s);
+	session_screen_init(s);
 	char err[256];
-	CHECK(prof_session_open(&s->model, dir, err, sizeof err) == 0);
-	CHECK(ui_session_refresh(s));
-	ui_session_update_views(s);
+	CHECK(prof_recording_open(&s->model, dir, err, sizeof err) == 0);
+	CHECK(session_screen_refresh(s));
+	session_screen_update_views(s);
 	struct app a;
 	memset(&a, 0, sizeof a);
 	a.session = s;
@@ -556,10 +552,10 @@ static void sample_filters(void)
 	CHECK(shows(s, &c, " 100.0  100.0       10       10 App.Work  [app.dll]\n"));
 	CHECK(shows(s, &c, "samples of thread 101 worker-a, 0.0 s-1.0 s"));
 	/* every view counts the same samples */
-	ui_session_show(s, VIEW_TREE);
-	ui_session_key(s, 'H');
+	session_screen_show(s, VIEW_TREE);
+	session_screen_key(s, 'H');
 	CHECK(shows(s, &c, "\n 100.0  100.0       10     App.Work\n"));
-	ui_session_show(s, VIEW_FLAME);
+	session_screen_show(s, VIEW_FLAME);
 	CHECK(shows(s, &c, "all: 10 samples, 100.0% of all"));
 	canvas_clear(&c);
 	screen_draw_session(s, &c);
@@ -570,13 +566,13 @@ static void sample_filters(void)
 	CHECK(shows(s, &c, "all: 20 samples, 100.0% of all")); /* the first second: both threads */
 	run_line(&a, "range 1 2");
 	CHECK(shows(s, &c, "all: 10 samples, 100.0% of all"));
-	ui_session_show(s, VIEW_FUNCTIONS);
+	session_screen_show(s, VIEW_FUNCTIONS);
 	CHECK(shows(s, &c, " 100.0  100.0       10       10 App.Idle  [app.dll]\n"));
 	CHECK(shows(s, &c, "samples of 1.0 s-2.0 s"));
-	ui_session_show(s, VIEW_CALLERS); /* Enter in Functions focused nothing yet: Callers of Idle */
-	ui_session_show(s, VIEW_FUNCTIONS);
+	session_screen_show(s, VIEW_CALLERS); /* Enter in Functions focused nothing yet: Callers of Idle */
+	session_screen_show(s, VIEW_FUNCTIONS);
 	ui_shown_view(s)->ops->list(ui_shown_view(s))->cursor = 0;
-	ui_session_key(s, '\n');
+	session_screen_key(s, '\n');
 	CHECK(s->shown == VIEW_CALLERS);
 	CHECK(shows(s, &c, "App.Idle: 10 samples, 10 in itself"));
 	/* bad input says why and changes nothing */
@@ -587,7 +583,7 @@ static void sample_filters(void)
 	CHECK(s->samples.from_us == 1000000 && s->samples.to_us == 2000000 && !s->samples.os_tid);
 	run_line(&a, "range all");
 	CHECK(!s->narrowed);
-	ui_session_show(s, VIEW_FUNCTIONS);
+	session_screen_show(s, VIEW_FUNCTIONS);
 	CHECK(shows(s, &c, "| 30 samples |"));
 
 	/* the timeline: a click puts the cursor on a second, [ and ] mark the range there */
@@ -619,29 +615,29 @@ static void sample_filters(void)
 	CHECK(shows(s, &c, "| 30 samples |"));
 
 	/* Threads: Enter on a row counts that thread, marked with '*'; Enter again: all */
-	ui_session_show(s, VIEW_THREADS);
+	session_screen_show(s, VIEW_THREADS);
 	struct listview *lv = shown_list(s);
 	lv->cursor = 0;
 	while (lv->cursor < lv->nrows) {
-		ui_session_key(s, '\n');
+		session_screen_key(s, '\n');
 		if (s->samples.os_tid == 102)
 			break;
-		ui_session_key(s, '\n');
+		session_screen_key(s, '\n');
 		lv->cursor++;
 	}
 	CHECK(s->samples.os_tid == 102);
 	CHECK(shows(s, &c, "* worker-b"));
-	ui_session_show(s, VIEW_FUNCTIONS);
+	session_screen_show(s, VIEW_FUNCTIONS);
 	CHECK(shows(s, &c, " 100.0  100.0       10       10 App.Idle  [app.dll]\n"));
-	ui_session_show(s, VIEW_THREADS);
-	ui_session_key(s, '\n');
+	session_screen_show(s, VIEW_THREADS);
+	session_screen_key(s, '\n');
 	CHECK(!s->samples.os_tid);
 	/* every line of every view clicked with a filter on */
 	run_line(&a, "thread worker-a");
-	for (int v = 0; v < VIEW_COUNT; v++)
+	for (enum view_id v = 0; v < VIEW_COUNT; v++)
 		click_every_line(s, v, &c);
 	canvas_free_memory(&c);
-	ui_session_free(s);
+	session_screen_free(s);
 	free(s);
 	remove_tree(base);
 }
@@ -657,12 +653,12 @@ static void flame_diff(void)
 	snprintf(now, sizeof now, "%s/now", base);
 	make_session(then);
 	make_phases(now);
-	struct ui_session *s = xcalloc(1, sizeof *s);
-	ui_session_init(s);
+	struct session_screen *s = xcalloc(1, sizeof *s);
+	session_screen_init(s);
 	char err[256];
-	CHECK(prof_session_open(&s->model, now, err, sizeof err) == 0);
-	CHECK(ui_session_refresh(s));
-	ui_session_update_views(s);
+	CHECK(prof_recording_open(&s->model, now, err, sizeof err) == 0);
+	CHECK(session_screen_refresh(s));
+	session_screen_update_views(s);
 	struct app a;
 	memset(&a, 0, sizeof a);
 	a.session = s;
@@ -690,10 +686,10 @@ static void flame_diff(void)
 	CHECK(canvas_style_at(&c, row, 80) == UI_SHRINK3);
 	CHECK(canvas_style_at(&c, row - 1, 5) == UI_SAME); /* Main: 100 % in both */
 	free(dump);
-	ui_session_key(s, KEY_DOWN);
-	ui_session_key(s, KEY_DOWN);
+	session_screen_key(s, KEY_DOWN);
+	session_screen_key(s, KEY_DOWN);
 	CHECK(shows(s, &c, "App.Idle: 20 samples, 66.7% of all; base 25.0% (+41.7 points)"));
-	ui_session_key(s, KEY_RIGHT);
+	session_screen_key(s, KEY_RIGHT);
 	CHECK(shows(s, &c, "App.Work: 10 samples, 33.3% of all; base 75.0% (-41.7 points)"));
 	/* in colour: no marks, the same styles */
 	c.color = true;
@@ -719,7 +715,7 @@ static void flame_diff(void)
 	run_line(&a, "flame sideways");
 	CHECK(s->message_error);
 	canvas_free_memory(&c);
-	ui_session_free(s);
+	session_screen_free(s);
 	free(s);
 	remove_tree(base);
 }
@@ -732,20 +728,15 @@ static void hidden_views_wait(void)
 	char dir[600];
 	snprintf(dir, sizeof dir, "%s/s", base);
 	make_session(dir);
-	struct ui_session s;
-	memset(&s, 0, sizeof s);
-	ui_session_init(&s);
-	char err[256];
-	CHECK(prof_session_open(&s.model, dir, err, sizeof err) == 0);
-	CHECK(ui_session_refresh(&s));
-	ui_session_update_views(&s);
+	struct session_screen s;
+	screen_open(&s, dir);
 	CHECK(!s.views[VIEW_FUNCTIONS].dirty);
 	for (int v = VIEW_TREE; v < VIEW_COUNT; v++)
 		CHECK(s.views[v].dirty);
-	ui_session_show(&s, VIEW_TREE);
+	session_screen_show(&s, VIEW_TREE);
 	CHECK(!s.views[VIEW_TREE].dirty && s.views[VIEW_CALLERS].dirty);
 	CHECK_EQ_U(ui_view(VIEW_TREE)->list(&s.views[VIEW_TREE])->nrows, 1); /* Main, closed */
-	ui_session_free(&s);
+	session_screen_free(&s);
 	remove_tree(base);
 }
 
@@ -776,14 +767,9 @@ static void locks_view(void)
 	put_record(&o, CS_REC_WAIT, p.buf, p.len);
 	write_segment(proc, 2, buf, o.len);
 
-	struct ui_session s;
-	memset(&s, 0, sizeof s);
-	ui_session_init(&s);
-	char err[256];
-	CHECK(prof_session_open(&s.model, dir, err, sizeof err) == 0);
-	CHECK(ui_session_refresh(&s));
-	ui_session_update_views(&s);
-	ui_session_show(&s, VIEW_LOCKS);
+	struct session_screen s;
+	screen_open(&s, dir);
+	session_screen_show(&s, VIEW_LOCKS);
 	CHECK_STR(ui_view(VIEW_LOCKS)->name, "Locks");
 	struct canvas c;
 	canvas_init_memory(&c, 24, 120);
@@ -796,22 +782,128 @@ static void locks_view(void)
 	CHECK(strstr(dump, "root first:\n App.Main\n App.Idle\n") != NULL);
 	CHECK(strstr(dump, "\nwaits/s   █\nsamples/s █\n") != NULL); /* 37 ms waited in second 0 */
 	free(dump);
-	CHECK_EQ_U(click_every_line(&s, 10, &c), 2); /* both sites, below the header line */
-	ui_session_key(&s, 'g');
-	ui_session_key(&s, 'j'); /* the second site: Work */
+	CHECK_EQ_U(click_every_line(&s, VIEW_LOCKS, &c), 2); /* both sites, below the header line */
+	session_screen_key(&s, 'g');
+	session_screen_key(&s, 'j'); /* the second site: Work */
 	canvas_clear(&c);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);
 	CHECK(strstr(dump, "root first:\n App.Main\n App.Work\n") != NULL);
 	free(dump);
-	CHECK(ui_session_key(&s, 'b'));
+	CHECK(session_screen_key(&s, 'b'));
 	canvas_clear(&c);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);
 	CHECK(strstr(dump, "blocking wait: 1 waits, 7.00 ms in all") != NULL);
 	free(dump);
 	canvas_free_memory(&c);
-	ui_session_free(&s);
+	session_screen_free(&s);
+	remove_tree(base);
+}
+
+/* Writes one event record of type into segment seq of a process directory. */
+static void write_event(const char *proc, uint32_t seq, uint16_t type, const struct cs_event *e)
+{
+	uint8_t buf[1024], payload[512];
+	struct cs_out o, p;
+	cs_out_init(&o, buf, sizeof buf);
+	cs_out_init(&p, payload, sizeof payload);
+	cs_event_encode(&p, type, e);
+	put_record(&o, type, p.buf, p.len);
+	write_segment(proc, seq, buf, o.len);
+}
+
+/* Events: the model keeps each event's facts and the view puts them in
+ * words; the filter matches those words; the merged log names each event's
+ * process and its frames by that process's ids. */
+static void events_view(void)
+{
+	char *base = make_temp_dir();
+	char dir[600], proc[700];
+	snprintf(dir, sizeof dir, "%s/s", base);
+	make_session(dir);
+	snprintf(proc, sizeof proc, "%s/777", dir);
+	uint8_t buf[2048], payload[512];
+	struct cs_out o, p;
+	cs_out_init(&o, buf, sizeof buf);
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_gc gc = {.start_us = 1000, .duration_us = 2500, .pause_us = 1500, .generation = 2,
+			   .reason = CS_GC_INDUCED, .ngens = 5, .gen_bytes = {1048576}, .type = CS_GC_BLOCKING};
+	cs_gc_encode(&p, &gc);
+	put_record(&o, CS_REC_GC, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	cs_dials_ack_encode(&p, &(struct cs_dials_ack){9000, 3, CS_DIALS_PARTIAL, S("rate=500"), S("no hooks")});
+	put_record(&o, CS_REC_DIALS, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	cs_message_encode(&p, &(struct cs_message){.time_us = 9500, .level = CS_LEVEL_INFO, .text = S("sampling at 500 Hz")});
+	put_record(&o, CS_REC_MESSAGE, p.buf, p.len);
+	write_segment(proc, 2, buf, o.len);
+	write_event(proc, 3, CS_REC_EXCEPTION,
+		    &(struct cs_event){.time_us = 2000, .thread_ref = 1, .text = S("System.InvalidOperationException"),
+				       .message = S("bad state")});
+	write_event(proc, 4, CS_REC_CATCH, &(struct cs_event){.time_us = 2100, .thread_ref = 1, .id = 17});
+	write_event(proc, 5, CS_REC_JIT, &(struct cs_event){.time_us = 3000, .id = 16, .duration_us = 1250});
+	write_event(proc, 6, CS_REC_MODULE, &(struct cs_event){.time_us = 4000, .kind = CS_ASSEMBLY, .text = S("app")});
+	write_event(proc, 7, CS_REC_THREAD_EVENT,
+		    &(struct cs_event){.time_us = 5000, .kind = CS_THREAD_NAMED, .thread_ref = 1, .os_tid = 4242,
+				       .text = S("worker")});
+	write_event(proc, 8, CS_REC_WAIT, &(struct cs_event){.time_us = 6000, .kind = 1, .thread_ref = 1, .id = 3,
+							     .wait_ns = 3500000});
+	write_event(proc, 9, CS_REC_THREADPOOL,
+		    &(struct cs_event){.time_us = 7000, .kind = CS_POOL_ADJUSTED, .workers = 8,
+				       .reason = CS_POOL_STARVATION});
+
+	struct session_screen s;
+	screen_open(&s, dir);
+	session_screen_show(&s, VIEW_EVENTS);
+	struct canvas c;
+	canvas_init_memory(&c, 24, 120);
+	screen_draw_session(&s, &c);
+	char *dump = canvas_dump(&c);
+	static const char *const lines[] = {
+		"    0.001 gc        GC gen2 induced blocking: pause 1.50 ms, took 2.50 ms, heap after 1.0 MiB\n",
+		"    0.002 exception System.InvalidOperationException thrown on thread 1: bad state\n",
+		"    0.002 catch     caught in App.Work on thread 1\n",
+		"    0.003 jit       compiled App.Main in 1.25 ms\n",
+		"    0.004 module    assembly app\n",
+		"    0.005 thread    thread 1 (os 4242) named worker\n",
+		"    0.006 wait      waited 3.500 ms in Monitor.Wait on thread 1\n",
+		"    0.007 threadpoo thread pool: 8 workers (starvation)\n",
+		"    0.009 dials     dials generation 3 applied in part: rate=500; no hooks\n",
+		"    0.009 message   agent: sampling at 500 Hz\n",
+	};
+	for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
+		CHECK(strstr(dump, lines[i]) != NULL);
+		if (!strstr(dump, lines[i]))
+			fprintf(stderr, "missing: %s%s", lines[i], dump);
+	}
+	free(dump);
+	CHECK_EQ_U(shown_list(&s)->nrows, 10);
+
+	/* the filter matches the words the view shows */
+	snprintf(s.filter, sizeof s.filter, "Monitor");
+	session_screen_update_views(&s);
+	CHECK_EQ_U(shown_list(&s)->nrows, 1);
+	s.filter[0] = '\0';
+
+	/* merged with a second process, whose frame ids differ */
+	make_process(dir, 778);
+	char proc2[700];
+	snprintf(proc2, sizeof proc2, "%s/778", dir);
+	write_event(proc2, 2, CS_REC_JIT, &(struct cs_event){.time_us = 8000, .id = 41, .duration_us = 500});
+	s.all = true;
+	CHECK(session_screen_refresh(&s));
+	session_screen_process_changed(&s);
+	session_screen_update_views(&s);
+	canvas_clear(&c);
+	screen_draw_session(&s, &c);
+	dump = canvas_dump(&c);
+	CHECK(strstr(dump, " pid 778: compiled App.Work in 0.50 ms\n") != NULL);
+	CHECK(strstr(dump, " pid 777: caught in App.Work on thread 1\n") != NULL);
+	CHECK(strstr(dump, " pid 777: compiled App.Main in 1.25 ms\n") != NULL);
+	free(dump);
+	canvas_free_memory(&c);
+	session_screen_free(&s);
 	remove_tree(base);
 }
 
@@ -829,5 +921,6 @@ int main(void)
 	RUN(flame_view);
 	RUN(sample_filters);
 	RUN(flame_diff);
+	RUN(events_view);
 	return CHECK_DONE();
 }

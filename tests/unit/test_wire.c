@@ -1,8 +1,8 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "utf16.h"
-#include "wire.h"
+#include "common/utf16.h"
+#include "common/wire.h"
 
 static void varints_round_trip(void)
 {

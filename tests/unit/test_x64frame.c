@@ -2,8 +2,8 @@
  * writes (taken from DOTNET_JitDisasm listings of the test apps). */
 #include <stdint.h>
 
+#include "agent/x64frame.h"
 #include "check.h"
-#include "x64frame.h"
 
 /* Tier0: push rbp; sub rsp, 112; lea rbp, [rsp+0x70]; vxorps ... */
 static void tier0_frame(void)

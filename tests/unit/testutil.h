@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "logfmt.h"
-#include "records.h"
+#include "common/logfmt.h"
+#include "common/records.h"
 
 static inline char *make_temp_dir(void)
 {

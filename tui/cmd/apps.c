@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "apps.h"
-#include "cmd.h"
-#include "json.h"
+#include "cmd/cmd.h"
+#include "live/apps.h"
+#include "util/json.h"
 
 void cmd_apps_usage(FILE *f)
 {

@@ -10,12 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attacher.h"
-#include "clock.h"
-#include "cmd.h"
-#include "profile.h"
-#include "rotate.h"
-#include "session.h"
+#include "cmd/cmd.h"
+#include "cmd/rotate.h"
+#include "common/session.h"
+#include "live/attacher.h"
+#include "profile/profile.h"
+#include "util/clock.h"
 
 #define HELLO_TIMEOUT_S 10.0
 
@@ -55,14 +55,14 @@ int record_attach(int pid, const char *dir, unsigned rate, const char *events, d
 	watch_signals(sigs, sizeof sigs / sizeof *sigs, &watched, &old);
 
 	int rc = 1;
-	struct prof_session s;
+	struct prof_recording s;
 	uint64_t asked_unix_ns;
 	if (attacher_start(pid, dir, rate, events, max_size, &asked_unix_ns, session, sizeof session, err,
 			   sizeof err) < 0) {
 		cmd_error("%s", err);
 		goto out;
 	}
-	if (prof_session_open(&s, session, err, sizeof err) < 0) {
+	if (prof_recording_open(&s, session, err, sizeof err) < 0) {
 		cmd_error("%s", err);
 		goto out;
 	}
@@ -74,7 +74,7 @@ int record_attach(int pid, const char *dir, unsigned rate, const char *events, d
 		else
 			cmd_error("the runtime accepted the agent but it never reported in (see %s, or set %s in the "
 				  "target's environment)", session, CS_ENV_AGENT_LOG);
-		prof_session_free(&s);
+		prof_recording_free(&s);
 		goto out;
 	}
 	fprintf(stderr, "clrscope: attached to pid %d, recording into %s (Ctrl-C to stop and detach)\n", pid, session);
@@ -90,7 +90,7 @@ int record_attach(int pid, const char *dir, unsigned rate, const char *events, d
 		cmd_error("could not detach: %s; its agent keeps recording into %s", err, session);
 		rc = 1;
 	}
-	prof_session_free(&s);
+	prof_recording_free(&s);
 	rotator_finish(&rot);
 	uint64_t samples;
 	size_t full;

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "live/launch.h"
+
 #define EXIT_USAGE 2
 
 struct command {
@@ -68,12 +70,6 @@ int parse_seconds_or_zero(const char *s, double *out);
 /* Checks an --events list (absolute kinds only); 0, or a usage error's status. */
 int parse_events_option(const char *command, const char *list);
 
-/* What a program can only be given when it starts (--instrument, --allocations). */
-struct startup_features {
-	char patterns[4096]; /* --instrument patterns, one per line ("": none) */
-	bool allocations;
-	bool heap_snapshots; /* snapshots by a forced GC (background GC off) */
-};
 /* Adds one --instrument pattern; 0, or a usage error's status. */
 int add_instrument_pattern(const char *command, struct startup_features *f, const char *pattern);
 /* A usage error for features given with --pid / attach; 0 when none were. */

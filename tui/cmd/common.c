@@ -10,9 +10,9 @@ static void ignore_signal(int sig)
 	(void)sig;
 }
 
-#include "cmd.h"
-#include "dials.h"
-#include "session.h"
+#include "cmd/cmd.h"
+#include "common/dials.h"
+#include "common/session.h"
 
 void cmd_error(const char *fmt, ...)
 {
@@ -101,13 +101,9 @@ int parse_events_option(const char *command, const char *list)
 
 int add_instrument_pattern(const char *command, struct startup_features *f, const char *pattern)
 {
-	if (!pattern[0] || strchr(pattern, '\n'))
-		return cmd_usage_error(command, "--instrument wants a pattern such as 'MyApp.Orders.*', '*.Parse' or "
-						"'MyApp.Orders.Submit', not '%s'", pattern);
-	size_t used = strlen(f->patterns);
-	if (used + strlen(pattern) + 2 > sizeof f->patterns)
-		return cmd_usage_error(command, "too many --instrument patterns (%zu bytes at most)", sizeof f->patterns);
-	snprintf(f->patterns + used, sizeof f->patterns - used, "%s%s", used ? "\n" : "", pattern);
+	char err[512];
+	if (startup_features_add_pattern(f, pattern, err, sizeof err) < 0)
+		return cmd_usage_error(command, "%s", err);
 	return 0;
 }
 

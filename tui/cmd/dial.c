@@ -12,14 +12,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "cmd.h"
-#include "dialer.h"
-#include "dials.h"
-#include "livesession.h"
-#include "namedevent.h"
-#include "profile.h"
-#include "session.h"
+#include "cmd/cmd.h"
+#include "common/dials.h"
+#include "common/namedevent.h"
+#include "common/session.h"
+#include "live/dialer.h"
+#include "live/targetsession.h"
+#include "profile/profile.h"
+#include "util/clock.h"
 
 #define DEFAULT_TIMEOUT_S 5.0
 
@@ -53,7 +53,7 @@ void cmd_dial_usage(FILE *f)
 }
 
 /* Sends the dials to one process and waits; returns the exit status. */
-static int dial_one(struct prof_session *s, struct prof_process *p, char **assignments, int n, double timeout)
+static int dial_one(struct prof_recording *s, struct prof_process *p, char **assignments, int n, double timeout)
 {
 	char err[600];
 	const struct prof_dials_ack *ack;
@@ -80,12 +80,12 @@ static int dial_one(struct prof_session *s, struct prof_process *p, char **assig
 
 /* True when no wanted process is live yet but one has a log with no hello:
  * its agent is still starting. */
-static bool waiting_for_hello(const struct prof_session *s, const char *target)
+static bool waiting_for_hello(const struct prof_recording *s, const char *target)
 {
 	bool starting = false;
 	for (size_t i = 0; i < s->nprocs; i++) {
 		const struct prof_process *p = s->procs[i];
-		if (p->have_hello && !p->ended && live_session_wanted(target, p))
+		if (p->have_hello && !p->ended && target_session_wanted(target, p))
 			return false;
 		starting |= !p->have_hello && !p->ended;
 	}
@@ -128,21 +128,21 @@ int cmd_dial(int argc, char **argv)
 			return cmd_usage_error("dial", "%s", err);
 	}
 
-	struct prof_session s;
+	struct prof_recording s;
 	char err[1024];
-	if (live_session_open(&s, target, err, sizeof err) < 0) {
+	if (target_session_open(&s, target, err, sizeof err) < 0) {
 		cmd_error("%s", err);
 		return 1;
 	}
 	/* a program that has just started may not have said hello yet */
 	for (int tries = 0; tries < 100 && waiting_for_hello(&s, target); tries++) {
 		clock_sleep_ms(30);
-		prof_session_update(&s, false);
+		prof_recording_update(&s, false);
 	}
 	int rc = 0, live = 0;
 	for (size_t i = 0; i < s.nprocs; i++) {
 		struct prof_process *p = s.procs[i];
-		if (!p->have_hello || p->ended || !live_session_wanted(target, p))
+		if (!p->have_hello || p->ended || !target_session_wanted(target, p))
 			continue;
 		live++;
 		int r = dial_one(&s, p, assignments, n, timeout);
@@ -157,6 +157,6 @@ int cmd_dial(int argc, char **argv)
 			  target);
 		rc = 1;
 	}
-	prof_session_free(&s);
+	prof_recording_free(&s);
 	return rc;
 }

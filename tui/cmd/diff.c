@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "diff.h"
-#include "export.h"
-#include "json.h"
-#include "merge.h"
+#include "cmd/cmd.h"
+#include "profile/diff.h"
+#include "profile/export.h"
+#include "profile/merge.h"
+#include "util/json.h"
 
 enum diff_format { DIFF_TEXT, DIFF_JSON, DIFF_COLLAPSED };
 
@@ -33,17 +33,17 @@ void cmd_diff_usage(FILE *f)
 }
 
 /* Opens and reads one side; -1 when it cannot be compared (said why). */
-static int open_side(struct prof_session *s, const char *dir)
+static int open_side(struct prof_recording *s, const char *dir)
 {
 	char err[1024];
-	if (prof_session_open(s, dir, err, sizeof err) < 0) {
+	if (prof_recording_open(s, dir, err, sizeof err) < 0) {
 		cmd_error("%s", err);
 		return -1;
 	}
-	prof_session_update(s, true);
+	prof_recording_update(s, true);
 	if (!s->nprocs) {
 		cmd_error("%s has no profiled process: the agent never reported in", dir);
-		prof_session_free(s);
+		prof_recording_free(s);
 		return -1;
 	}
 	return 0;
@@ -152,11 +152,11 @@ int cmd_diff(int argc, char **argv)
 	if (argc - optind != 2)
 		return cmd_usage_error("diff", "two session directories: BASE and NEW");
 	const char *base_dir = argv[optind], *new_dir = argv[optind + 1];
-	struct prof_session base, new_;
+	struct prof_recording base, new_;
 	if (open_side(&base, base_dir) < 0)
 		return 1;
 	if (open_side(&new_, new_dir) < 0) {
-		prof_session_free(&base);
+		prof_recording_free(&base);
 		return 1;
 	}
 	struct prof_process *base_merged, *new_merged;
@@ -179,7 +179,7 @@ int cmd_diff(int argc, char **argv)
 	}
 	prof_merge_free(base_merged);
 	prof_merge_free(new_merged);
-	prof_session_free(&base);
-	prof_session_free(&new_);
+	prof_recording_free(&base);
+	prof_recording_free(&new_);
 	return rc;
 }

@@ -3,11 +3,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "config.h"
-#include "namedevent.h"
-#include "prune.h"
-#include "session.h"
+#include "cmd/cmd.h"
+#include "common/namedevent.h"
+#include "common/session.h"
+#include "util/config.h"
+#include "util/prune.h"
 
 void cmd_prune_usage(FILE *f)
 {

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "json.h"
-#include "procs.h"
+#include "cmd/cmd.h"
+#include "live/procs.h"
+#include "util/json.h"
 
 void cmd_ps_usage(FILE *f)
 {

@@ -14,18 +14,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "cmd.h"
-#include "config.h"
-#include "dials.h"
-#include "ipc.h"
-#include "launch.h"
-#include "profile.h"
-#include "rotate.h"
-#include "prune.h"
-#include "session.h"
-#include "sessionlimits.h"
-#include "xalloc.h"
+#include "cmd/cmd.h"
+#include "cmd/rotate.h"
+#include "common/dials.h"
+#include "common/session.h"
+#include "common/sessionlimits.h"
+#include "live/ipc.h"
+#include "live/launch.h"
+#include "profile/profile.h"
+#include "util/clock.h"
+#include "util/config.h"
+#include "util/prune.h"
+#include "util/xalloc.h"
 
 #define STOP_GRACE_SECONDS 5.0
 
@@ -294,20 +294,20 @@ void record_close_session(const char *session, bool follow, size_t full)
 /* Reads back what was recorded, for the closing summary. */
 size_t record_summarize(const char *dir, uint64_t *samples, size_t *full)
 {
-	struct prof_session s;
+	struct prof_recording s;
 	char err[512];
 	*samples = 0;
 	*full = 0;
-	if (prof_session_open(&s, dir, err, sizeof err) < 0)
+	if (prof_recording_open(&s, dir, err, sizeof err) < 0)
 		return 0;
-	prof_session_update(&s, true);
+	prof_recording_update(&s, true);
 	size_t hello = 0;
 	for (size_t i = 0; i < s.nprocs; i++) {
 		hello += s.procs[i]->have_hello;
 		*samples += s.procs[i]->wall_samples; /* every sample taken, running or waiting */
 		*full += s.procs[i]->ended && s.procs[i]->end_reason == CS_END_SIZE_CAP;
 	}
-	prof_session_free(&s);
+	prof_recording_free(&s);
 	return hello;
 }
 

@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd.h"
-#include "export.h"
-#include "pprof.h"
-#include "profile.h"
+#include "cmd/cmd.h"
+#include "profile/export.h"
+#include "profile/pprof.h"
+#include "profile/profile.h"
 
 void cmd_report_usage(FILE *f)
 {
@@ -37,7 +37,7 @@ void cmd_report_usage(FILE *f)
 }
 
 /* Damage worth knowing about goes to stderr when stdout is machine-readable. */
-static void warn_damage(const struct prof_session *s, const struct export_options *o)
+static void warn_damage(const struct prof_recording *s, const struct export_options *o)
 {
 	for (size_t i = 0; i < s->nprocs; i++) {
 		const struct prof_process *p = s->procs[i];
@@ -57,7 +57,7 @@ static void warn_damage(const struct prof_session *s, const struct export_option
 
 /* Segment names taken by something else (a symbolic link, a FIFO ...) were
  * skipped: said whatever the format, as the text report has no line for it. */
-static void warn_refused_segments(const struct prof_session *s, const struct export_options *o)
+static void warn_refused_segments(const struct prof_recording *s, const struct export_options *o)
 {
 	for (size_t i = 0; i < s->nprocs; i++) {
 		const struct prof_process *p = s->procs[i];
@@ -69,7 +69,7 @@ static void warn_refused_segments(const struct prof_session *s, const struct exp
 
 /* The pprof export to stdout: the number of processes selected, or 0 (and
  * *rc 1, said) when writing failed. */
-static size_t write_pprof(const struct prof_session *s, uint32_t pid, int *rc)
+static size_t write_pprof(const struct prof_recording *s, uint32_t pid, int *rc)
 {
 	size_t selected = 0;
 	for (size_t i = 0; i < s->nprocs; i++)
@@ -155,20 +155,20 @@ int cmd_report(int argc, char **argv)
 	const char *dir = argv[optind];
 	if (pprof && isatty(STDOUT_FILENO))
 		return cmd_usage_error("report", "pprof is binary (gzip): redirect it to a file, e.g. > profile.pb.gz");
-	struct prof_session s;
+	struct prof_recording s;
 	char err[1024];
-	if (prof_session_open(&s, dir, err, sizeof err) < 0) {
+	if (prof_recording_open(&s, dir, err, sizeof err) < 0) {
 		cmd_error("%s", err);
 		return 1;
 	}
 	if (filter.to_us && filter.to_us <= filter.from_us) {
-		prof_session_free(&s);
+		prof_recording_free(&s);
 		return cmd_usage_error("report", "--to must come after --from");
 	}
 	s.filter = filter;
 	s.time = time;
 	s.by_thread = pprof;
-	prof_session_update(&s, true);
+	prof_recording_update(&s, true);
 	int rc = 0;
 	if (!s.nprocs) {
 		cmd_error("%s has no profiled process: the agent never reported in "
@@ -189,6 +189,6 @@ int cmd_report(int argc, char **argv)
 		cmd_error("cannot write the report: %s", strerror(errno));
 		rc = 1;
 	}
-	prof_session_free(&s);
+	prof_recording_free(&s);
 	return rc;
 }

@@ -1,11 +1,11 @@
-#include "rotate.h"
+#include "cmd/rotate.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "clock.h"
-#include "cmd.h"
-#include "pprof.h"
+#include "cmd/cmd.h"
+#include "profile/pprof.h"
+#include "util/clock.h"
 
 void rotator_init(struct rotator *r, const char *session, double seconds)
 {
@@ -30,7 +30,7 @@ static void write_interval(struct rotator *r, bool final)
 {
 	char err[1024];
 	if (!r->open) {
-		if (prof_session_open(&r->s, r->session, err, sizeof err) < 0) {
+		if (prof_recording_open(&r->s, r->session, err, sizeof err) < 0) {
 			cmd_error("--rotate: %s; no more pprof files", err);
 			r->seconds = 0;
 			return;
@@ -38,7 +38,7 @@ static void write_interval(struct rotator *r, bool final)
 		r->s.by_thread = true;
 		r->open = true;
 	}
-	prof_session_update(&r->s, final);
+	prof_recording_update(&r->s, final);
 	char path[PATH_MAX + 32];
 	snprintf(path, sizeof path, "%s.%06u.pb.gz", r->session, ++r->seq);
 	if (pprof_write_file(path, &r->s, 0, err, sizeof err) < 0) {
@@ -71,7 +71,7 @@ void rotator_finish(struct rotator *r)
 				r->session, r->session, r->seq);
 	}
 	if (r->open)
-		prof_session_free(&r->s);
+		prof_recording_free(&r->s);
 	r->open = false;
 	r->seconds = 0;
 }

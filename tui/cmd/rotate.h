@@ -7,14 +7,14 @@
 #include <limits.h>
 #include <stdbool.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 
 struct rotator {
 	double seconds; /* 0: off */
 	double next;    /* when the next file is due (clock_now_s) */
 	char session[PATH_MAX];
 	unsigned seq;   /* files written */
-	struct prof_session s;
+	struct prof_recording s;
 	bool open;
 };
 

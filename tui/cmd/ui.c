@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "app.h"
-#include "cmd.h"
-#include "config.h"
-#include "dials.h"
-#include "session.h"
+#include "cmd/cmd.h"
+#include "common/dials.h"
+#include "common/session.h"
+#include "ui/app.h"
+#include "util/config.h"
 
 void cmd_open_usage(FILE *f)
 {

@@ -1,9 +1,9 @@
-#include "metadata.h"
+#include "pdb/metadata.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "bytes.h"
+#include "pdb/bytes.h"
 
 #define MD_SIGNATURE 0x424A5342u /* "BSJB" */
 

@@ -1,10 +1,10 @@
-#include "pdb.h"
+#include "pdb/pdb.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
+#include "pdb/bytes.h"
 
 #define LINE_LIMIT 0x20000000u   /* the format's bound on line numbers */
 #define COLUMN_LIMIT 0x10000u    /* and on columns */

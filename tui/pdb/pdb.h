@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "metadata.h"
-#include "pe.h"
+#include "pdb/metadata.h"
+#include "pdb/pe.h"
 
 #define PDB_HIDDEN_LINE 0xFEEFEEu
 

@@ -1,11 +1,11 @@
-#include "pe.h"
+#include "pdb/pe.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
-#include "bytes.h"
+#include "pdb/bytes.h"
 
 #define DEBUG_CODEVIEW 2
 #define DEBUG_EMBEDDED_PDB 17

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "metadata.h"
+#include "pdb/metadata.h"
 
 #define PDB_ID_SIZE 20 /* a GUID and a time stamp */
 

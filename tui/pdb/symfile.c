@@ -1,4 +1,4 @@
-#include "symfile.h"
+#include "pdb/symfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pdb.h"
+#include "pdb/pdb.h"
 
 #define SYMFILE_MAX (512u << 20) /* larger assemblies and PDBs are refused */
 

@@ -1,14 +1,14 @@
-#include "diff.h"
+#include "profile/diff.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "merge.h"
-#include "strmap.h"
-#include "xalloc.h"
+#include "profile/merge.h"
+#include "util/strmap.h"
+#include "util/xalloc.h"
 
-struct prof_process *diff_subject(struct prof_session *s, struct prof_process **merged)
+struct prof_process *diff_subject(struct prof_recording *s, struct prof_process **merged)
 {
 	*merged = NULL;
 	if (s->nprocs == 1)

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 
 struct diff_share {
 	double self_pct, total_pct;
@@ -29,7 +29,7 @@ struct prof_diff {
 
 /* The process a session is compared as: its only one, or the merge of all
  * (*merged, to be freed with prof_merge_free; NULL when not needed). */
-struct prof_process *diff_subject(struct prof_session *s, struct prof_process **merged);
+struct prof_process *diff_subject(struct prof_recording *s, struct prof_process **merged);
 /* Compares base with new (both computed here). */
 void prof_diff_build(struct prof_diff *d, struct prof_process *base, struct prof_process *new_);
 void prof_diff_free(struct prof_diff *d);

@@ -1,17 +1,17 @@
-#include "export.h"
-#include "export_events.h"
-#include "export_memory.h"
+#include "profile/export.h"
+#include "profile/export_events.h"
+#include "profile/export_memory.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dials.h"
-#include "json.h"
-#include "lines.h"
-#include "natsym.h"
-#include "strmap.h"
-#include "xalloc.h"
+#include "common/dials.h"
+#include "profile/lines.h"
+#include "profile/natsym.h"
+#include "util/json.h"
+#include "util/strmap.h"
+#include "util/xalloc.h"
 
 #define TEXT_TOP_DEFAULT 30
 #define TEXT_LINES_PER_METHOD 12
@@ -438,7 +438,7 @@ static void collect_folded(struct prof_process *p, bool prefix, bool lines, stru
 	free(ils);
 }
 
-static void write_collapsed(FILE *f, struct prof_session *s, const struct export_options *o)
+static void write_collapsed(FILE *f, struct prof_recording *s, const struct export_options *o)
 {
 	size_t nsel = 0;
 	for (size_t i = 0; i < s->nprocs; i++)
@@ -754,7 +754,7 @@ static uint32_t ss_frame_of(struct strmap *names, struct ss_frame **frames, size
 	return (uint32_t)(*n)++;
 }
 
-static void write_speedscope(FILE *f, struct prof_session *s, const struct export_options *o)
+static void write_speedscope(FILE *f, struct prof_recording *s, const struct export_options *o)
 {
 	struct strmap names;
 	strmap_init(&names);
@@ -865,7 +865,7 @@ static void write_text_clean(FILE *f, struct prof_process *p, const struct expor
 	free(buf);
 }
 
-size_t export_session(FILE *f, struct prof_session *s, const struct export_options *o)
+size_t export_session(FILE *f, struct prof_recording *s, const struct export_options *o)
 {
 	size_t written = 0;
 	switch (o->format) {

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 
 enum export_format { EXPORT_TEXT, EXPORT_COLLAPSED, EXPORT_JSON, EXPORT_SPEEDSCOPE };
 
@@ -22,7 +22,7 @@ struct export_options {
 int export_format_parse(const char *name, enum export_format *out);
 
 /* Writes the report; returns the number of processes written. */
-size_t export_session(FILE *f, struct prof_session *s, const struct export_options *o);
+size_t export_session(FILE *f, struct prof_recording *s, const struct export_options *o);
 
 /* One process's folded stacks as the collapsed format writes them: lines
  * sorted, each once (free each line, then the array). */

@@ -1,12 +1,12 @@
-#include "export_events.h"
+#include "profile/export_events.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "xalloc.h"
+#include "util/json.h"
+#include "util/xalloc.h"
 
 #define PATH_MAX_FRAMES 4096
 

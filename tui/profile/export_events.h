@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 
 /* ,"messages":[{"text":...,"count":N}...] of one exception type, most
  * frequent first ("other_messages" counts those past the list). */

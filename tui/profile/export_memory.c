@@ -1,11 +1,11 @@
-#include "export_memory.h"
+#include "profile/export_memory.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "xalloc.h"
+#include "util/json.h"
+#include "util/xalloc.h"
 
 static const char *const root_kinds[CS_ROOT_KINDS] = {"stack", "finalizer", "handle", "other"};
 

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 
 /* ,"features":[...],"instrumentation":...,"heap":[...],"heap_snapshots":[...],"allocations":[...] */
 void export_json_memory(FILE *f, const struct prof_process *p);

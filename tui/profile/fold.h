@@ -5,8 +5,8 @@
 
 #include <stdbool.h>
 
-#include "logfmt.h"
-#include "profile.h"
+#include "common/logfmt.h"
+#include "profile/profile.h"
 
 /* Ids beyond this are taken as damage, not as data (the agent counts up
  * from small numbers; a real session stays far below). */

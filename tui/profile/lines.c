@@ -1,11 +1,11 @@
-#include "lines.h"
+#include "profile/lines.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "xalloc.h"
-#include "symfile.h"
+#include "pdb/symfile.h"
+#include "util/xalloc.h"
 
 #define PATH_FRAMES 4096
 

@@ -10,9 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "profile.h"
-#include "strmap.h"
-#include "u64map.h"
+#include "profile/profile.h"
+#include "util/strmap.h"
+#include "util/u64map.h"
 
 struct lines_module; /* an assembly's PDB, or why there is none */
 

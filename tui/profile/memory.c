@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fold.h"
-#include "text.h"
-#include "xalloc.h"
+#include "profile/fold.h"
+#include "util/text.h"
+#include "util/xalloc.h"
 
 void fold_calls(struct prof_process *p, const struct cs_record *rec)
 {

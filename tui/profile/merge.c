@@ -1,11 +1,11 @@
-#include "merge.h"
+#include "profile/merge.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "strmap.h"
-#include "xalloc.h"
+#include "util/strmap.h"
+#include "util/xalloc.h"
 
 /* (parent stack, frame) -> stack, open addressing. */
 struct stack_map {
@@ -129,11 +129,11 @@ static void merge_stack(void *ctx, const uint32_t *functions, size_t depth, uint
 
 static int by_time(const void *a, const void *b)
 {
-	const struct prof_event_line *x = a, *y = b;
+	const struct prof_event *x = a, *y = b;
 	return x->time_us < y->time_us ? -1 : x->time_us > y->time_us;
 }
 
-struct prof_process *prof_merge(struct prof_session *s, struct prof_process *old)
+struct prof_process *prof_merge(struct prof_recording *s, struct prof_process *old)
 {
 	prof_merge_free(old);
 	struct prof_process *m = xcalloc(1, sizeof *m);
@@ -185,9 +185,11 @@ struct prof_process *prof_merge(struct prof_session *s, struct prof_process *old
 		}
 		for (size_t k = 0; k < p->nlog; k++) {
 			xgrow(&m->log, &m->log_cap, m->nlog + 1, sizeof *m->log);
-			char text[700];
-			snprintf(text, sizeof text, "pid %u: %s", p->pid, p->log[k].text);
-			m->log[m->nlog++] = (struct prof_event_line){p->log[k].time_us + offset_us, p->log[k].kind, xstrdup(text)};
+			struct prof_event *e = &m->log[m->nlog++];
+			*e = p->log[k];
+			e->time_us += offset_us;
+			e->text = e->text ? xstrdup(e->text) : NULL;
+			e->from = p;
 		}
 		prof_suspend_merge(&m->suspend, &p->suspend);
 		m->status.dropped_records += p->status.dropped_records;

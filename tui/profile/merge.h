@@ -5,11 +5,11 @@
 #ifndef CLRSCOPE_MERGE_H
 #define CLRSCOPE_MERGE_H
 
-#include "profile.h"
+#include "profile/profile.h"
 
 /* Builds (or rebuilds, freeing the old one) the merge of every process
  * that said hello. */
-struct prof_process *prof_merge(struct prof_session *s, struct prof_process *old);
+struct prof_process *prof_merge(struct prof_recording *s, struct prof_process *old);
 void prof_merge_free(struct prof_process *m);
 
 #endif

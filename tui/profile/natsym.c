@@ -1,4 +1,4 @@
-#include "natsym.h"
+#include "profile/natsym.h"
 
 #include <fcntl.h>
 #include <gelf.h>
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "xalloc.h"
+#include "util/xalloc.h"
 
 #define BUILD_ID_MAX 32
 

@@ -1,4 +1,4 @@
-#include "pprof.h"
+#include "profile/pprof.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -7,11 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gzip.h"
-#include "lines.h"
 #include "profile.pb-c.h"
-#include "strmap.h"
-#include "xalloc.h"
+#include "profile/lines.h"
+#include "util/gzip.h"
+#include "util/strmap.h"
+#include "util/xalloc.h"
 
 #define PATH_FRAMES 4096
 
@@ -242,7 +242,7 @@ static void builder_free(struct builder *b)
 	free(b->sample_locations);
 }
 
-int pprof_encode(const struct prof_session *s, uint32_t pid, uint8_t **out, size_t *len, char *err, size_t errlen)
+int pprof_encode(const struct prof_recording *s, uint32_t pid, uint8_t **out, size_t *len, char *err, size_t errlen)
 {
 	struct builder b;
 	memset(&b, 0, sizeof b);
@@ -370,7 +370,7 @@ int pprof_encode(const struct prof_session *s, uint32_t pid, uint8_t **out, size
 	return processes;
 }
 
-int pprof_write(FILE *f, const struct prof_session *s, uint32_t pid, char *err, size_t errlen)
+int pprof_write(FILE *f, const struct prof_recording *s, uint32_t pid, char *err, size_t errlen)
 {
 	uint8_t *data;
 	size_t len;
@@ -382,7 +382,7 @@ int pprof_write(FILE *f, const struct prof_session *s, uint32_t pid, char *err, 
 	return rc < 0 ? -1 : processes;
 }
 
-int pprof_write_file(const char *path, const struct prof_session *s, uint32_t pid, char *err, size_t errlen)
+int pprof_write_file(const char *path, const struct prof_recording *s, uint32_t pid, char *err, size_t errlen)
 {
 	size_t n = strlen(path);
 	char *tmp = xmalloc(n + 8);

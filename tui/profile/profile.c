@@ -1,4 +1,4 @@
-#include "profile.h"
+#include "profile/profile.h"
 
 #include <stdarg.h>
 #include <fcntl.h>
@@ -8,12 +8,12 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "fold.h"
-#include "natsym.h"
-#include "session.h"
-#include "strmap.h"
-#include "text.h"
-#include "xalloc.h"
+#include "common/session.h"
+#include "profile/fold.h"
+#include "profile/natsym.h"
+#include "util/strmap.h"
+#include "util/text.h"
+#include "util/xalloc.h"
 
 #define PATH_LIMIT 4096
 
@@ -126,13 +126,13 @@ static void process_free(struct prof_process *p)
 	free(p);
 }
 
-static void add_process(struct prof_session *s, const char *dir)
+static void add_process(struct prof_recording *s, const char *dir)
 {
 	s->procs = xrealloc(s->procs, (s->nprocs + 1) * sizeof *s->procs);
 	s->procs[s->nprocs++] = process_new(dir);
 }
 
-int prof_session_open(struct prof_session *s, const char *dir, char *err, size_t errlen)
+int prof_recording_open(struct prof_recording *s, const char *dir, char *err, size_t errlen)
 {
 	memset(s, 0, sizeof *s);
 	switch (cs_dir_kind(dir)) {
@@ -155,7 +155,7 @@ int prof_session_open(struct prof_session *s, const char *dir, char *err, size_t
 }
 
 /* Picks up process directories created since the last look. */
-static void discover_processes(struct prof_session *s)
+static void discover_processes(struct prof_recording *s)
 {
 	if (s->single_process || !s->dir)
 		return;
@@ -171,7 +171,7 @@ static void discover_processes(struct prof_session *s)
 	cs_free_list(dirs, n);
 }
 
-void prof_session_free(struct prof_session *s)
+void prof_recording_free(struct prof_recording *s)
 {
 	for (size_t i = 0; i < s->nprocs; i++)
 		process_free(s->procs[i]);
@@ -456,7 +456,7 @@ void prof_process_set_time(struct prof_process *p, enum prof_time t)
 	}
 }
 
-void prof_session_set_time(struct prof_session *s, enum prof_time t)
+void prof_recording_set_time(struct prof_recording *s, enum prof_time t)
 {
 	s->time = t;
 	for (size_t i = 0; i < s->nprocs; i++)
@@ -759,23 +759,23 @@ const char *prof_event_kind_name(uint8_t kind)
 	return kind < sizeof names / sizeof *names ? names[kind] : "?";
 }
 
-static void log_event(struct prof_process *p, uint64_t time_us, uint8_t kind, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void log_event(struct prof_process *p, uint64_t time_us, uint8_t kind, const char *fmt, ...)
+/* Adds an event to the log (text: copied when given); returns it to be
+ * filled in, or NULL when the log is full. */
+static struct prof_event *log_event(struct prof_process *p, uint64_t time_us, uint8_t kind, uint64_t thread,
+				    struct cs_str text)
 {
 	if (p->nlog >= PROF_EVENT_LOG_MAX) {
 		p->log_dropped++;
-		return;
+		return NULL;
 	}
-	char text[600];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
-	va_end(ap);
 	xgrow(&p->log, &p->log_cap, p->nlog + 1, sizeof *p->log);
-	p->log[p->nlog++] = (struct prof_event_line){time_us, kind, text_sanitize(xstrdup(text))};
+	struct prof_event *e = &p->log[p->nlog++];
+	*e = (struct prof_event){.time_us = time_us, .kind = kind, .thread = thread,
+				 .text = text.len ? dup_str(text) : NULL};
+	return e;
 }
+
+static const struct cs_str no_text;
 
 /* The rate in a dials answer's effective line ("... rate=500 ..."); 0 when
  * it names none. */
@@ -807,10 +807,9 @@ static void fold_dials(struct prof_process *p, const struct cs_record *rec)
 	p->dials = xrealloc(p->dials, (p->ndials + 1) * sizeof *p->dials);
 	p->dials[p->ndials++] = (struct prof_dials_ack){a.time_us, a.generation, a.status, dup_str(a.effective),
 							dup_str(a.error)};
-	static const char *const status[] = {"applied", "rejected", "applied in part"};
-	log_event(p, a.time_us, PEV_DIALS, "dials generation %llu %s: %.*s%s%.*s", (unsigned long long)a.generation,
-		  a.status < 3 ? status[a.status] : "?", (int)a.effective.len, a.effective.p, a.error.len ? "; " : "",
-		  (int)a.error.len, a.error.p);
+	struct prof_event *ev = log_event(p, a.time_us, PEV_DIALS, 0, no_text);
+	if (ev)
+		ev->ref = (uint32_t)(p->ndials - 1);
 }
 
 static void fold_gc(struct prof_process *p, const struct cs_record *rec)
@@ -827,13 +826,9 @@ static void fold_gc(struct prof_process *p, const struct cs_record *rec)
 			       g.cause, g.type, g.promoted_bytes, g.pinned_objects};
 	memcpy(pg->gen_bytes, g.gen_bytes, sizeof pg->gen_bytes);
 	p->events.gcs++;
-	uint64_t heap = 0;
-	for (int i = 0; i < CS_GC_GENERATIONS; i++)
-		heap += g.gen_bytes[i];
-	const char *type = cs_gc_type_name(g.type);
-	log_event(p, g.start_us, PEV_GC, "GC gen%u %s%s%s: pause %.2f ms, took %.2f ms, heap after %.1f MiB", g.generation,
-		  prof_gc_reason(pg), type[0] ? " " : "", type, (double)g.pause_us / 1000.0,
-		  (double)g.duration_us / 1000.0, (double)heap / 1048576.0);
+	struct prof_event *ev = log_event(p, g.start_us, PEV_GC, 0, no_text);
+	if (ev)
+		ev->ref = (uint32_t)(p->ngcs - 1);
 }
 
 const char *prof_gc_reason(const struct prof_gc *g)
@@ -913,6 +908,7 @@ static void fold_event(struct prof_process *p, const struct cs_record *rec)
 		return;
 	}
 	fold_note_time(p, e.time_us);
+	struct prof_event *ev;
 	switch (rec->type) {
 	case CS_REC_EXCEPTION: {
 		uint32_t t = exception_type(p, e.text);
@@ -922,8 +918,9 @@ static void fold_event(struct prof_process *p, const struct cs_record *rec)
 		p->events.exceptions++;
 		xgrow(&p->thread_last_throw, &p->thread_last_throw_cap, e.thread_ref + 1, sizeof *p->thread_last_throw);
 		p->thread_last_throw[e.thread_ref] = t + 1;
-		log_event(p, e.time_us, PEV_EXCEPTION, "%.*s thrown on thread %llu%s%.*s", (int)e.text.len, e.text.p,
-			  (unsigned long long)e.thread_ref, e.message.len ? ": " : "", (int)e.message.len, e.message.p);
+		ev = log_event(p, e.time_us, PEV_EXCEPTION, e.thread_ref, e.message);
+		if (ev)
+			ev->ref = t;
 		break;
 	}
 	case CS_REC_CONTENTION:
@@ -944,12 +941,11 @@ static void fold_event(struct prof_process *p, const struct cs_record *rec)
 			p->events.waits++;
 			tally(&p->waits, &e, e.wait_ns);
 		}
-		log_event(p, e.time_us, rec->type == CS_REC_CONTENTION ? PEV_CONTENTION : PEV_WAIT,
-			  "waited %.3f ms %s on thread %llu", (double)e.wait_ns / 1e6,
-			  rec->type == CS_REC_CONTENTION ? "for a lock"
-			  : e.kind == 1		 ? "in Monitor.Wait"
-						 : "on a wait handle",
-			  (unsigned long long)e.thread_ref);
+		ev = log_event(p, e.time_us, rec->type == CS_REC_CONTENTION ? PEV_CONTENTION : PEV_WAIT, e.thread_ref, no_text);
+		if (ev) {
+			ev->variant = e.kind;
+			ev->value = e.wait_ns;
+		}
 		break;
 	case CS_REC_ALLOC_SAMPLE:
 		if (!fold_id_ok(p, e.id)) {
@@ -970,12 +966,12 @@ static void fold_event(struct prof_process *p, const struct cs_record *rec)
 		t->workers = e.workers;
 		if (e.workers > t->workers_max)
 			t->workers_max = e.workers;
-		if (e.kind == CS_POOL_ADJUSTED)
-			log_event(p, e.time_us, PEV_THREADPOOL, "thread pool: %llu workers (%s)",
-				  (unsigned long long)e.workers, cs_pool_reason_name(e.reason));
-		else
-			log_event(p, e.time_us, PEV_THREADPOOL, "thread pool worker %s: %llu active",
-				  e.kind == CS_POOL_WORKER_STARTED ? "started" : "stopped", (unsigned long long)e.workers);
+		ev = log_event(p, e.time_us, PEV_THREADPOOL, 0, no_text);
+		if (ev) {
+			ev->variant = e.kind;
+			ev->value = e.workers;
+			ev->value2 = e.reason;
+		}
 		break;
 	}
 	case CS_REC_CATCH:
@@ -991,14 +987,16 @@ static void fold_event(struct prof_process *p, const struct cs_record *rec)
 				t->catchers[t->ncatchers++] = (uint32_t)e.id;
 			p->thread_last_throw[e.thread_ref] = 0;
 		}
-		log_event(p, e.time_us, PEV_CATCH, "caught in %s on thread %llu", prof_frame_name(p, (uint32_t)e.id),
-			  (unsigned long long)e.thread_ref);
+		if ((ev = log_event(p, e.time_us, PEV_CATCH, e.thread_ref, no_text)))
+			ev->ref = (uint32_t)e.id;
 		break;
 	case CS_REC_JIT:
 		p->events.jits++;
 		p->jit_total_us += e.duration_us;
-		log_event(p, e.time_us, PEV_JIT, "compiled %s in %.2f ms", prof_frame_name(p, (uint32_t)e.id),
-			  (double)e.duration_us / 1000.0);
+		if ((ev = log_event(p, e.time_us, PEV_JIT, 0, no_text))) {
+			ev->ref = (uint32_t)e.id;
+			ev->value = e.duration_us;
+		}
 		break;
 	case CS_REC_MODULE:
 		if (e.kind == CS_ASSEMBLY)
@@ -1007,17 +1005,20 @@ static void fold_event(struct prof_process *p, const struct cs_record *rec)
 			p->events.modules++;
 		xgrow(&p->modules, &p->modules_cap, p->nmodules + 1, sizeof *p->modules);
 		p->modules[p->nmodules++] = (struct prof_module){e.time_us, e.kind, dup_str(e.text)};
-		log_event(p, e.time_us, PEV_MODULE, "%s %.*s", e.kind == CS_ASSEMBLY ? "assembly" : "module", (int)e.text.len,
-			  e.text.p);
+		if ((ev = log_event(p, e.time_us, PEV_MODULE, 0, no_text))) {
+			ev->variant = e.kind;
+			ev->ref = (uint32_t)(p->nmodules - 1);
+		}
 		break;
 	case CS_REC_THREAD_EVENT:
 		if (e.kind == CS_THREAD_CREATED)
 			p->events.threads_created++;
 		else if (e.kind == CS_THREAD_DESTROYED)
 			p->events.threads_destroyed++;
-		log_event(p, e.time_us, PEV_THREAD, "thread %llu (os %u) %s%.*s", (unsigned long long)e.thread_ref, e.os_tid,
-			  e.kind == CS_THREAD_CREATED ? "started" : e.kind == CS_THREAD_DESTROYED ? "ended" : "named ",
-			  e.kind == CS_THREAD_NAMED ? (int)e.text.len : 0, e.text.p);
+		if ((ev = log_event(p, e.time_us, PEV_THREAD, e.thread_ref, e.kind == CS_THREAD_NAMED ? e.text : no_text))) {
+			ev->variant = e.kind;
+			ev->value = e.os_tid;
+		}
 		break;
 	}
 }
@@ -1121,7 +1122,7 @@ static void fold(struct prof_process *p, const struct cs_record *rec)
 		}
 		p->messages = xrealloc(p->messages, (p->nmessages + 1) * sizeof *p->messages);
 		p->messages[p->nmessages++] = (struct prof_message){m.time_us, m.level, dup_str(m.text)};
-		log_event(p, m.time_us, PEV_MESSAGE, "agent: %.*s", (int)m.text.len, m.text.p);
+		log_event(p, m.time_us, PEV_MESSAGE, 0, m.text);
 		return;
 	}
 	case CS_REC_DIALS:
@@ -1178,7 +1179,7 @@ static void read_status_file(struct prof_process *p)
 	}
 }
 
-void prof_session_update(struct prof_session *s, bool final)
+void prof_recording_update(struct prof_recording *s, bool final)
 {
 	discover_processes(s);
 	for (size_t i = 0; i < s->nprocs; i++) {
@@ -1207,7 +1208,7 @@ void prof_session_update(struct prof_session *s, bool final)
 	}
 }
 
-void prof_thread_stacks_clear(struct prof_session *s)
+void prof_thread_stacks_clear(struct prof_recording *s)
 {
 	for (size_t i = 0; i < s->nprocs; i++) {
 		struct prof_process *p = s->procs[i];

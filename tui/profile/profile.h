@@ -1,6 +1,6 @@
 /* The profile model: what the agent's records of one session add up to.
  *
- * Records are folded in as they are read (prof_session_update can be called
+ * Records are folded in as they are read (prof_recording_update can be called
  * again and again on a live session: only new records are read), so the
  * report command and the live screens share one model. */
 #ifndef CLRSCOPE_PROFILE_H
@@ -11,9 +11,9 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "logfmt.h"
-#include "records.h"
-#include "u64map.h"
+#include "common/logfmt.h"
+#include "common/records.h"
+#include "util/u64map.h"
 
 struct prof_frame {
 	uint32_t function; /* index into functions, or UINT32_MAX before its definition */
@@ -211,11 +211,12 @@ struct prof_filter {
 };
 
 /* What a sample is worth, kept per thread and stack when the session asks
- * (prof_session.by_thread): the pprof export's sample values.  A new kind
+ * (prof_recording.by_thread): the pprof export's sample values.  A new kind
  * of time (wall) is one more entry, filled in fold_samples. */
 enum prof_value { PROF_VALUE_SAMPLES, PROF_VALUE_CPU_NS, PROF_VALUE_WALL_NS, PROF_VALUES };
 
-/* One line of the events log (the live Events view). */
+/* One runtime event as it was read, for the Events view: its facts, not
+ * its words (the report never pays for putting them in words). */
 enum prof_event_kind {
 	PEV_GC,
 	PEV_EXCEPTION,
@@ -230,10 +231,19 @@ enum prof_event_kind {
 	PEV_THREADPOOL,
 	PEV_ALLOC_SAMPLE
 };
-struct prof_event_line {
+struct prof_process;
+struct prof_event {
 	uint64_t time_us;
-	uint8_t kind; /* prof_event_kind */
-	char *text;
+	uint8_t kind;    /* enum prof_event_kind */
+	uint8_t variant; /* the record's kind within it: CS_THREAD_*, CS_POOL_*, the wait's kind, CS_ASSEMBLY */
+	uint32_t ref;    /* by kind: gcs[], exception_types[], modules[], dials[] index; the frame compiled or catching */
+	uint64_t thread; /* thread reference (0: none) */
+	uint64_t value;  /* by kind: ns waited, us compiling, pool workers, the thread's OS id */
+	uint64_t value2; /* the pool adjustment's reason */
+	char *text;      /* owned, or NULL: an exception's message, a thread's new name, the agent's words */
+	/* in a merged log: the process the event came from (its tables give ref
+	 * a meaning); NULL in a process's own log */
+	const struct prof_process *from;
 };
 #define PROF_EVENT_LOG_MAX 200000
 
@@ -291,7 +301,7 @@ struct prof_process {
 	uint8_t end_reason;
 	char *end_text;
 
-	/* with prof_session.by_thread: PROF_VALUES counters per (thread ref << 32 |
+	/* with prof_recording.by_thread: PROF_VALUES counters per (thread ref << 32 |
 	 * stack id) since the last prof_thread_stacks_clear, and the times of
 	 * the first and last tick they hold */
 	struct u64map *thread_stacks;
@@ -330,16 +340,16 @@ struct prof_process {
 	size_t nmodules, modules_cap;
 	struct prof_dials_ack *dials;
 	size_t ndials;
-	struct prof_event_line *log; /* the first PROF_EVENT_LOG_MAX events */
+	struct prof_event *log; /* the first PROF_EVENT_LOG_MAX events */
 	size_t nlog, log_cap;
 	uint64_t log_dropped;
 };
 
 const char *prof_event_kind_name(uint8_t kind);
 
-struct prof_session {
+struct prof_recording {
 	struct prof_filter filter; /* set before the first update */
-	enum prof_time time;       /* what counts (prof_session_set_time changes it later) */
+	enum prof_time time;       /* what counts (prof_recording_set_time changes it later) */
 	bool by_thread;            /* set before the first update: keep thread_stacks */
 	char *dir;
 	bool single_process; /* dir was a process directory, not a session */
@@ -349,10 +359,10 @@ struct prof_session {
 
 /* Opens a session directory or a single process directory.  Returns -1 and
  * explains in err when dir is neither. */
-int prof_session_open(struct prof_session *s, const char *dir, char *err, size_t errlen);
+int prof_recording_open(struct prof_recording *s, const char *dir, char *err, size_t errlen);
 /* Reads what is new (final: the data on disk is complete; count torn tails). */
-void prof_session_update(struct prof_session *s, bool final);
-void prof_session_free(struct prof_session *s);
+void prof_recording_update(struct prof_recording *s, bool final);
+void prof_recording_free(struct prof_recording *s);
 
 /* When the segment being read was last written (its mtime), for latency
  * measurements; false when unknown. */
@@ -368,7 +378,7 @@ void prof_each_stack_in(const struct prof_process *p, int time, prof_stack_visit
 
 /* Shows the other time: counts are kept for both, so this is a pass over
  * the stacks, not a re-read. */
-void prof_session_set_time(struct prof_session *s, enum prof_time t);
+void prof_recording_set_time(struct prof_recording *s, enum prof_time t);
 void prof_process_set_time(struct prof_process *p, enum prof_time t);
 /* The wait kind of an off-CPU sample in stack (cached per stack). */
 enum prof_state prof_stack_state(struct prof_process *p, uint32_t stack);
@@ -377,7 +387,7 @@ double prof_thread_cpu_percent(const struct prof_thread *t);
 
 /* Forgets the per-thread counts (thread_stacks) of every process: the
  * next ones start from here (record --rotate). */
-void prof_thread_stacks_clear(struct prof_session *s);
+void prof_thread_stacks_clear(struct prof_recording *s);
 
 /* Fills self/total and the call totals of every function of p. */
 void prof_compute(struct prof_process *p);

@@ -1,4 +1,4 @@
-#include "app.h"
+#include "ui/app.h"
 
 #include <curses.h>
 #include <errno.h>
@@ -18,25 +18,25 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "apps.h"
-#include "attacher.h"
-#include "attaching.h"
-#include "clock.h"
-#include "commands.h"
-#include "config.h"
-#include "dialer.h"
-#include "dials.h"
-#include "discover.h"
-#include "launch.h"
-#include "merge.h"
-#include "procs.h"
-#include "prompt.h"
-#include "prune.h"
-#include "screen.h"
-#include "session.h"
-#include "sessionlimits.h"
-#include "watch.h"
-#include "xalloc.h"
+#include "common/dials.h"
+#include "common/session.h"
+#include "common/sessionlimits.h"
+#include "live/apps.h"
+#include "live/attacher.h"
+#include "live/dialer.h"
+#include "live/launch.h"
+#include "live/procs.h"
+#include "profile/merge.h"
+#include "ui/attaching.h"
+#include "ui/commands.h"
+#include "ui/discover.h"
+#include "ui/prompt.h"
+#include "ui/screen.h"
+#include "ui/watch.h"
+#include "util/clock.h"
+#include "util/config.h"
+#include "util/prune.h"
+#include "util/xalloc.h"
 
 #define REFRESH_MS 1000
 #define TARGETS_REFRESH_S 2.0
@@ -135,33 +135,33 @@ void app_message(struct app *a, bool error, const char *fmt, ...)
 
 void app_close_session(struct app *a)
 {
-	struct ui_session *s = a->session;
+	struct session_screen *s = a->session;
 	if (!s)
 		return;
 	if (a->watch_fd >= 0)
 		watch_stop();
 	a->watch_fd = -1;
-	ui_session_free(s);
+	session_screen_free(s);
 	free(s);
 	a->session = NULL;
 }
 
 int app_open_session(struct app *a, const char *dir, char *err, size_t errlen)
 {
-	struct ui_session *s = xcalloc(1, sizeof *s);
-	if (prof_session_open(&s->model, dir, err, errlen) < 0) {
+	struct session_screen *s = xcalloc(1, sizeof *s);
+	if (prof_recording_open(&s->model, dir, err, errlen) < 0) {
 		free(s);
 		return -1;
 	}
-	ui_session_init(s);
+	session_screen_init(s);
 	app_close_session(a);
 	a->session = s;
 	char why[512];
 	a->watch_fd = watch_start(s->model.dir, why, sizeof why);
 	if (a->watch_fd < 0)
-		ui_session_message(s, true, "%s: updates come every second instead", why);
-	ui_session_refresh(s);
-	ui_session_update_views(s);
+		session_screen_message(s, true, "%s: updates come every second instead", why);
+	session_screen_refresh(s);
+	session_screen_update_views(s);
 	return 0;
 }
 
@@ -243,7 +243,7 @@ static void attach_done(struct app *a)
 /* The attached agent's hello came: its process is the one shown. */
 static void attach_hello(struct app *a)
 {
-	struct ui_session *s = a->session;
+	struct session_screen *s = a->session;
 	struct prof_process *p = s ? attacher_find_hello(&s->model, a->hello_pid, a->hello_after_ns) : NULL;
 	if (!p)
 		return;
@@ -251,14 +251,14 @@ static void attach_hello(struct app *a)
 		if (s->model.procs[i] == p)
 			s->proc = i;
 	s->state = TARGET_RUNNING;
-	ui_session_process_changed(s);
+	session_screen_process_changed(s);
 	app_message(a, false, "attached to pid %d", (int)a->hello_pid);
 	a->hello_pid = 0;
 }
 
 void app_send_dials(struct app *a, char *const *assignments, int n)
 {
-	struct ui_session *s = a->session;
+	struct session_screen *s = a->session;
 	struct prof_process *p = s ? ui_current(s) : NULL;
 	if (!p || !p->have_hello) {
 		app_message(a, true, "no live agent here to send dials to");
@@ -600,9 +600,9 @@ static void dispatch_key(struct app *a, int key, bool function_key)
 		snprintf(line, sizeof line, "%s", b->line);
 		commands_run_line(a, line);
 	} else if (a->session && !function_key && ui_view_for_key(key) != VIEW_COUNT) {
-		ui_session_show(a->session, ui_view_for_key(key));
+		session_screen_show(a->session, ui_view_for_key(key));
 	} else if (a->session) {
-		ui_session_key(a->session, key);
+		session_screen_key(a->session, key);
 	} else {
 		targets_key(a, key);
 	}
@@ -625,7 +625,7 @@ static void dispatch(struct app *a, struct input in)
 	}
 	if (in.kind == INPUT_CLICK) {
 		if (a->session && !screen_click_timeline(a->session, in.y, in.x))
-			ui_session_click(a->session, in.y, in.x);
+			session_screen_click(a->session, in.y, in.x);
 		else
 			listview_click_screen(&a->targets.lv, in.y);
 		return;
@@ -651,7 +651,7 @@ static void reap(struct app *a)
 	int status;
 	pid_t pid;
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		struct ui_session *s = a->session;
+		struct session_screen *s = a->session;
 		if (s && pid == s->target) {
 			s->state = TARGET_EXITED;
 			s->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -695,8 +695,8 @@ static void run(struct app *a, int sfd)
 		double now = clock_now_s();
 		if (a->session && now - last_refresh >= REFRESH_MS / 1000.0) {
 			last_refresh = now;
-			if (ui_session_refresh(a->session))
-				ui_session_update_views(a->session);
+			if (session_screen_refresh(a->session))
+				session_screen_update_views(a->session);
 			if (a->session->state == TARGET_STARTING && a->hello_pid)
 				attach_hello(a);
 			else if (a->session->state == TARGET_STARTING && ui_current(a->session) &&
@@ -738,8 +738,8 @@ static void run(struct app *a, int sfd)
 			attach_done(a);
 		if (a->watch_fd >= 0 && (fds[2].revents & POLLIN)) {
 			watch_drain(a->watch_fd);
-			if (a->session && ui_session_refresh(a->session)) {
-				ui_session_update_views(a->session);
+			if (a->session && session_screen_refresh(a->session)) {
+				session_screen_update_views(a->session);
 				measure = true;
 			}
 		}
@@ -796,12 +796,12 @@ int app_main(const struct app_options *o)
 	char err[PATH_MAX + 512];
 	/* what fails before the screen opens is said on the plain terminal */
 	if (o->start == APP_OPEN) {
-		struct prof_session probe;
-		if (prof_session_open(&probe, o->dir, err, sizeof err) < 0) {
+		struct prof_recording probe;
+		if (prof_recording_open(&probe, o->dir, err, sizeof err) < 0) {
 			fprintf(stderr, "clrscope: %s\n", err);
 			return 1;
 		}
-		prof_session_free(&probe);
+		prof_recording_free(&probe);
 	}
 	sigset_t mask, old;
 	sigemptyset(&mask);

@@ -6,10 +6,10 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "canvas.h"
-#include "cmd.h"
-#include "listview.h"
-#include "uisession.h"
+#include "live/launch.h"
+#include "ui/canvas.h"
+#include "ui/listview.h"
+#include "ui/session_screen.h"
 
 struct dotnet_proc;
 struct app_list;
@@ -26,7 +26,7 @@ struct targets {
 };
 
 struct app {
-	struct ui_session *session; /* NULL: the targets screen */
+	struct session_screen *session; /* NULL: the targets screen */
 	struct targets targets;
 	struct discovery *discovery; /* lists the processes off this thread */
 	struct attaching *attaching; /* an attach under way, off this thread */

@@ -1,5 +1,5 @@
 /* The attach thread (see attaching.h). */
-#include "attaching.h"
+#include "ui/attaching.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attacher.h"
-#include "quietthread.h"
-#include "xalloc.h"
+#include "live/attacher.h"
+#include "util/quietthread.h"
+#include "util/xalloc.h"
 
 struct attaching {
 	pthread_t thread;

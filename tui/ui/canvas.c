@@ -1,11 +1,11 @@
-#include "canvas.h"
+#include "ui/canvas.h"
 
 #include <curses.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "xalloc.h"
+#include "util/xalloc.h"
 
 void canvas_init_memory(struct canvas *c, int rows, int cols)
 {

@@ -2,7 +2,7 @@
  * through their commands, and the help screen, 'clrscope help keys', Tab
  * completion and the man page test all read the tables, so none of them
  * can disagree with what a key does. */
-#include "commands.h"
+#include "ui/commands.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dials.h"
-#include "export.h"
-#include "pprof.h"
-#include "session.h"
-#include "view_diff.h"
-#include "view_flame.h"
+#include "common/dials.h"
+#include "common/session.h"
+#include "profile/export.h"
+#include "profile/pprof.h"
+#include "ui/view_diff.h"
+#include "ui/view_flame.h"
 
 /* A prompt command that is one dial: "rate 500" sends rate=500. */
 static void send_dial(struct app *a, int argc, char **argv, const char *key, const char *usage)
@@ -184,7 +184,7 @@ static void run_snapshot(struct app *a, int argc, char **argv)
 	char *d[] = {"snapshot=heap"};
 	app_send_dials(a, d, 1);
 	if (a->session)
-		ui_session_show(a->session, VIEW_HEAP);
+		session_screen_show(a->session, VIEW_HEAP);
 }
 
 static void run_instrument(struct app *a, int argc, char **argv)
@@ -208,7 +208,7 @@ static void run_filter(struct app *a, int argc, char **argv)
 		strncat(filter, argv[i], cap - strlen(filter) - 1);
 	}
 	if (a->session)
-		ui_session_update_views(a->session);
+		session_screen_update_views(a->session);
 	else
 		app_refresh_targets(a);
 	app_message(a, false, filter[0] ? "filter: %s" : "no filter%s", filter);
@@ -218,21 +218,21 @@ static void run_filter(struct app *a, int argc, char **argv)
  * model of its own, read afresh with the same selection. */
 static void export_pprof(struct app *a, const char *path, uint32_t pid)
 {
-	const struct prof_session *live = &a->session->model;
-	struct prof_session s;
+	const struct prof_recording *live = &a->session->model;
+	struct prof_recording s;
 	char err[1024];
-	if (prof_session_open(&s, live->dir, err, sizeof err) < 0) {
+	if (prof_recording_open(&s, live->dir, err, sizeof err) < 0) {
 		app_message(a, true, "%s", err);
 		return;
 	}
 	s.filter = live->filter;
 	s.by_thread = true;
-	prof_session_update(&s, false);
+	prof_recording_update(&s, false);
 	if (pprof_write_file(path, &s, pid, err, sizeof err) < 0)
 		app_message(a, true, "%s", err);
 	else
 		app_message(a, false, "wrote %s", path);
-	prof_session_free(&s);
+	prof_recording_free(&s);
 }
 
 static void run_export(struct app *a, int argc, char **argv)
@@ -293,13 +293,11 @@ static void run_launch(struct app *a, int argc, char **argv)
 		else if (!strcmp(argv[i], "--heap-snapshots") || !strcmp(argv[i], "-H"))
 			features.heap_snapshots = true;
 		else if ((!strcmp(argv[i], "--instrument") || !strcmp(argv[i], "-i")) && i + 1 < argc) {
-			size_t used = strlen(features.patterns);
-			if (used + strlen(argv[i + 1]) + 2 > sizeof features.patterns) {
-				app_message(a, true, "too many --instrument patterns");
+			char err[512];
+			if (startup_features_add_pattern(&features, argv[++i], err, sizeof err) < 0) {
+				app_message(a, true, "%s", err);
 				return;
 			}
-			snprintf(features.patterns + used, sizeof features.patterns - used, "%s%s", used ? "\n" : "",
-				 argv[++i]);
 		} else {
 			app_message(a, true, "%s", usage);
 			return;
@@ -315,7 +313,7 @@ static void run_launch(struct app *a, int argc, char **argv)
 /* view NAME, or next / previous in tab order. */
 static void run_view(struct app *a, int argc, char **argv)
 {
-	struct ui_session *s = a->session;
+	struct session_screen *s = a->session;
 	if (!s || argc != 2) {
 		app_message(a, true, "usage: view NAME|next|previous (in a session)");
 		return;
@@ -329,7 +327,7 @@ static void run_view(struct app *a, int argc, char **argv)
 		app_message(a, true, "no view '%s'", argv[1]);
 		return;
 	}
-	ui_session_show(s, id);
+	session_screen_show(s, id);
 }
 
 /* flame [diff|plain]: the flame graph; after ':diff', coloured by change
@@ -346,7 +344,7 @@ static void run_flame(struct app *a, int argc, char **argv)
 	}
 	if (argc == 2)
 		view_flame_by_change(&a->session->views[VIEW_FLAME], !strcmp(argv[1], "diff"));
-	ui_session_show(a->session, VIEW_FLAME);
+	session_screen_show(a->session, VIEW_FLAME);
 }
 
 /* time cpu|wall|toggle: which samples every view counts. */
@@ -356,20 +354,20 @@ static void run_time(struct app *a, int argc, char **argv)
 		app_message(a, true, "time needs a session");
 		return;
 	}
-	struct ui_session *s = a->session;
+	struct session_screen *s = a->session;
 	enum prof_time t = s->model.time == PROF_TIME_CPU ? PROF_TIME_WALL : PROF_TIME_CPU;
 	if (argc > 1 && strcmp(argv[1], "toggle") != 0 && prof_time_parse(argv[1], &t) < 0) {
 		app_message(a, true, "time is cpu, wall or toggle, not '%s'", argv[1]);
 		return;
 	}
-	ui_session_set_time(s, t);
+	session_screen_set_time(s, t);
 	app_message(a, false, "%s", t == PROF_TIME_CPU ? "cpu time: samples of threads running on a CPU"
 						    : "wall time: every thread's samples, waiting ones too");
 }
 
 /* The thread named (exactly, else the first whose name holds it) or with
  * that os tid, in any process of the session; 0 when none. */
-static uint32_t find_thread(struct ui_session *s, const char *which)
+static uint32_t find_thread(struct session_screen *s, const char *which)
 {
 	char *end;
 	unsigned long tid = strtoul(which, &end, 10);
@@ -399,7 +397,7 @@ static void run_thread(struct app *a, int argc, char **argv)
 		app_message(a, true, "no thread '%s' here (the Threads view lists them)", argv[1]);
 		return;
 	}
-	ui_session_set_samples(a->session, &f);
+	session_screen_set_samples(a->session, &f);
 }
 
 /* Seconds (0 or more, as report --from and --to take them) in microseconds. */
@@ -418,7 +416,7 @@ static bool seconds_us(const char *text, uint64_t *us)
 static void run_range(struct app *a, int argc, char **argv)
 {
 	static const char usage[] = "usage: range FROM TO (seconds) | start | end (at the time cursor) | all";
-	struct ui_session *s = a->session;
+	struct session_screen *s = a->session;
 	if (!s || argc < 2 || argc > 3) {
 		app_message(a, true, "%s", usage);
 		return;
@@ -443,13 +441,13 @@ static void run_range(struct app *a, int argc, char **argv)
 		app_message(a, true, "%s; FROM below TO", usage);
 		return;
 	}
-	ui_session_set_samples(a->session, &f);
+	session_screen_set_samples(a->session, &f);
 }
 
 /* cursor SECOND|+N|-N: the timeline's time cursor, for [ and ]. */
 static void run_cursor(struct app *a, int argc, char **argv)
 {
-	struct ui_session *s = a->session;
+	struct session_screen *s = a->session;
 	struct prof_process *p = s ? ui_current(s) : NULL;
 	if (!p || argc != 2) {
 		app_message(a, true, "usage: cursor SECOND|+N|-N (in a session with samples)");
@@ -482,7 +480,7 @@ static void run_clear(struct app *a, int argc, char **argv)
 		app_message(a, true, "clear needs a session");
 		return;
 	}
-	ui_session_set_samples(a->session, &(struct prof_filter){0});
+	session_screen_set_samples(a->session, &(struct prof_filter){0});
 }
 
 /* diff DIR: the shown process against the session recorded in DIR. */
@@ -502,7 +500,7 @@ static void run_diff(struct app *a, int argc, char **argv)
 		return;
 	}
 	a->session->views[VIEW_FLAME].dirty = true; /* it colours by the change now */
-	ui_session_show(a->session, VIEW_DIFF);
+	session_screen_show(a->session, VIEW_DIFF);
 }
 
 /* search TEXT: in a view that searches (Flame), marks and selects matches. */

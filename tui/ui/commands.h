@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "app.h"
+#include "ui/app.h"
 
 struct ui_command {
 	const char *name;  /* typed at the ':' prompt */

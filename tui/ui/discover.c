@@ -1,5 +1,5 @@
 /* The discovery thread (see discover.h). */
-#include "discover.h"
+#include "ui/discover.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "quietthread.h"
-#include "xalloc.h"
+#include "util/quietthread.h"
+#include "util/xalloc.h"
 
 struct discovery {
 	pthread_t thread;

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "procs.h"
+#include "live/procs.h"
 
 struct discovery;
 

@@ -1,4 +1,4 @@
-#include "listview.h"
+#include "ui/listview.h"
 
 #include <curses.h>
 #include <stdio.h>

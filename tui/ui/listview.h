@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "canvas.h"
+#include "ui/canvas.h"
 
 struct column {
 	const char *title;

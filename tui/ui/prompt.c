@@ -1,4 +1,4 @@
-#include "prompt.h"
+#include "ui/prompt.h"
 
 #include <curses.h>
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include <readline/history.h>
 #include <readline/readline.h>
 
-#include "xalloc.h"
+#include "util/xalloc.h"
 
 static struct {
 	bool active;

@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "canvas.h"
+#include "ui/canvas.h"
 
 /* Called with each finished line (NULL when the prompt was abandoned). */
 typedef void (*prompt_done)(char *line, void *ctx);

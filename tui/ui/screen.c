@@ -1,11 +1,11 @@
-#include "screen.h"
+#include "ui/screen.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "records.h"
+#include "common/records.h"
 
 /* Below this many lines the timeline strip goes. */
 #define TIMELINE_MIN_ROWS 12
@@ -40,7 +40,7 @@ static int tab_width(enum view_id id, bool tight)
 	return text_width(tab);
 }
 
-static void draw_tabs(struct ui_session *s, struct canvas *c)
+static void draw_tabs(struct session_screen *s, struct canvas *c)
 {
 	canvas_fill(c, 0, 0, c->cols, UI_STATUS);
 	const char *brand = " clrscope ", *more = c->ascii ? "< " : "\u2026 ";
@@ -64,7 +64,7 @@ static void draw_tabs(struct ui_session *s, struct canvas *c)
 	}
 }
 
-static const char *state_text(struct ui_session *s, struct prof_process *p, char *buf, size_t n)
+static const char *state_text(struct session_screen *s, struct prof_process *p, char *buf, size_t n)
 {
 	if (!p || !p->have_hello)
 		return s->state == TARGET_EXITED ? (snprintf(buf, n, "exited %d before the agent started", s->exit_status), buf)
@@ -82,7 +82,7 @@ static const char *state_text(struct ui_session *s, struct prof_process *p, char
 	return s->state == TARGET_NONE ? "live" : "running";
 }
 
-void screen_status_text(struct ui_session *s, char *out, size_t n)
+void screen_status_text(struct session_screen *s, char *out, size_t n)
 {
 	struct prof_process *p = ui_current(s);
 	char state[64];
@@ -123,7 +123,7 @@ void screen_status_text(struct ui_session *s, char *out, size_t n)
 /* Samples per second, the newest on the right; the time cursor (moved by
  * '<' '>' or a click) in the selected style, the seconds of the time range
  * counted in the good colour.  Where it is drawn is kept for clicks. */
-static void draw_timeline(struct ui_session *s, struct canvas *c, int y)
+static void draw_timeline(struct session_screen *s, struct canvas *c, int y)
 {
 	struct prof_process *p = ui_current(s);
 	const char *label = "samples/s ";
@@ -161,7 +161,7 @@ static void draw_timeline(struct ui_session *s, struct canvas *c, int y)
 	}
 }
 
-bool screen_click_timeline(struct ui_session *s, int y, int x)
+bool screen_click_timeline(struct session_screen *s, int y, int x)
 {
 	if (!s->timeline_cols || y != s->timeline_y || x < s->timeline_x0 || x >= s->timeline_x0 + s->timeline_cols)
 		return false;
@@ -175,13 +175,13 @@ bool screen_click_timeline(struct ui_session *s, int y, int x)
 
 /* Milliseconds waited for locks and on wait handles per second, lined up
  * with the samples' seconds; only in a session that has waits. */
-static bool has_wait_strip(struct ui_session *s, int rows)
+static bool has_wait_strip(struct session_screen *s, int rows)
 {
 	struct prof_process *p = ui_current(s);
 	return has_timeline(rows) && rows >= TIMELINE_MIN_ROWS + 2 && p && p->waited_cap;
 }
 
-static void draw_wait_strip(struct ui_session *s, struct canvas *c, int y)
+static void draw_wait_strip(struct session_screen *s, struct canvas *c, int y)
 {
 	struct prof_process *p = ui_current(s);
 	const char *label = "waits/s   "; /* as wide as the samples' label */
@@ -201,13 +201,13 @@ static void draw_wait_strip(struct ui_session *s, struct canvas *c, int y)
 	}
 }
 
-void screen_draw_session(struct ui_session *s, struct canvas *c)
+void screen_draw_session(struct session_screen *s, struct canvas *c)
 {
 	s->timeline_cols = 0; /* until the timeline is drawn */
 	draw_tabs(s, c);
 	bool waits = has_wait_strip(s, c->rows);
 	int height = screen_view_height(c->rows) - (waits ? 1 : 0);
-	ui_session_show(s, s->shown); /* up to date before it is drawn */
+	session_screen_show(s, s->shown); /* up to date before it is drawn */
 	struct view *v = ui_shown_view(s);
 	for (int y = SCREEN_VIEW_TOP; y < SCREEN_VIEW_TOP + height; y++)
 		canvas_fill(c, y, 0, c->cols, UI_NORMAL);

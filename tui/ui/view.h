@@ -9,11 +9,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "canvas.h"
-#include "listview.h"
-#include "profile.h"
+#include "profile/profile.h"
+#include "ui/canvas.h"
+#include "ui/listview.h"
 
-struct ui_session;
+struct session_screen;
 
 /* In tab order; the first ten have the keys 1-9 and 0. */
 enum view_id {
@@ -46,18 +46,18 @@ struct view_ops {
 	void *(*create)(void);
 	void (*destroy)(void *priv);
 	/* Rebuilds what depends on the model (after new records arrived). */
-	void (*update)(struct view *v, struct ui_session *s);
-	void (*draw)(struct view *v, struct ui_session *s, struct canvas *c, int y, int height);
+	void (*update)(struct view *v, struct session_screen *s);
+	void (*draw)(struct view *v, struct session_screen *s, struct canvas *c, int y, int height);
 	/* True when the key was the view's. */
-	bool (*key)(struct view *v, struct ui_session *s, int key);
+	bool (*key)(struct view *v, struct session_screen *s, int key);
 	/* The list a mouse click selects in (it remembers where it was drawn). */
 	struct listview *(*list)(struct view *v);
 	/* Optional: another process is shown, forget what belonged to the last. */
 	void (*process_changed)(struct view *v);
 	/* Optional, for a view without a list: a click at (y, x) on screen. */
-	bool (*click)(struct view *v, struct ui_session *s, int y, int x);
+	bool (*click)(struct view *v, struct session_screen *s, int y, int x);
 	/* Optional: '/' searches the view instead of filtering the rows. */
-	void (*search)(struct view *v, struct ui_session *s, const char *text);
+	void (*search)(struct view *v, struct session_screen *s, const char *text);
 };
 
 extern const struct view_ops view_functions, view_tree, view_callers, view_events, view_threads, view_processes,

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "uisession.h"
-#include "xalloc.h"
+#include "ui/session_screen.h"
+#include "util/xalloc.h"
 
 struct caller_row {
 	uint32_t function;
@@ -76,7 +76,7 @@ static void destroy(void *priv)
 	free(v);
 }
 
-static void update(struct view *view, struct ui_session *s)
+static void update(struct view *view, struct session_screen *s)
 {
 	struct callers *v = view->priv;
 	struct prof_process *p = ui_samples(s);
@@ -112,7 +112,7 @@ static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
 	}
 }
 
-static void draw(struct view *view, struct ui_session *s, struct canvas *c, int y, int height)
+static void draw(struct view *view, struct session_screen *s, struct canvas *c, int y, int height)
 {
 	struct cell_context cc = {view->priv, ui_samples(s)};
 	struct prof_process *p = cc.p;
@@ -128,13 +128,13 @@ static void draw(struct view *view, struct ui_session *s, struct canvas *c, int 
 	listview_draw(&cc.v->lv, c, y + 1, height - 1, cell, NULL, &cc);
 }
 
-static bool key(struct view *view, struct ui_session *s, int k)
+static bool key(struct view *view, struct session_screen *s, int k)
 {
 	struct callers *v = view->priv;
 	if (listview_key(&v->lv, k))
 		return true;
 	if (k == 'S') {
-		ui_session_show_source(s, v->lv.cursor < v->nrows ? v->rows[v->lv.cursor].function : v->focus);
+		session_screen_show_source(s, v->lv.cursor < v->nrows ? v->rows[v->lv.cursor].function : v->focus);
 		return true;
 	}
 	if ((k == '\n' || k == KEY_ENTER) && v->lv.cursor < v->nrows) {

@@ -7,16 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff.h"
-#include "merge.h"
-#include "uisession.h"
-#include "view_diff.h"
-#include "xalloc.h"
+#include "profile/diff.h"
+#include "profile/merge.h"
+#include "ui/session_screen.h"
+#include "ui/view_diff.h"
+#include "util/xalloc.h"
 
 struct diff_view {
 	struct listview lv;
 	bool have_base;
-	struct prof_session base;
+	struct prof_recording base;
 	struct prof_process *base_merged; /* the base's processes merged, when several */
 	char *dir;
 	struct prof_diff d;
@@ -39,7 +39,7 @@ static void drop_base(struct diff_view *d)
 	prof_diff_free(&d->d);
 	if (d->have_base) {
 		prof_merge_free(d->base_merged);
-		prof_session_free(&d->base);
+		prof_recording_free(&d->base);
 	}
 	d->have_base = false;
 	d->base_merged = NULL;
@@ -55,7 +55,7 @@ static void destroy(void *priv)
 	free(d);
 }
 
-static void update(struct view *v, struct ui_session *s)
+static void update(struct view *v, struct session_screen *s)
 {
 	struct diff_view *d = v->priv;
 	struct prof_process *p = ui_samples(s);
@@ -77,16 +77,16 @@ struct prof_process *view_diff_base(struct view *v, const char **dir)
 	return d->base_merged ? d->base_merged : d->base.procs[0];
 }
 
-int view_diff_compare(struct view *v, struct ui_session *s, const char *dir, char *err, size_t errlen)
+int view_diff_compare(struct view *v, struct session_screen *s, const char *dir, char *err, size_t errlen)
 {
 	struct diff_view *d = v->priv;
-	struct prof_session base;
-	if (prof_session_open(&base, dir, err, errlen) < 0)
+	struct prof_recording base;
+	if (prof_recording_open(&base, dir, err, errlen) < 0)
 		return -1;
-	prof_session_update(&base, true);
+	prof_recording_update(&base, true);
 	if (!base.nprocs) {
 		snprintf(err, errlen, "%s has no profiled process", dir);
-		prof_session_free(&base);
+		prof_recording_free(&base);
 		return -1;
 	}
 	drop_base(d);
@@ -118,7 +118,7 @@ static enum ui_style row_style(void *ctx, size_t row)
 	return r->delta_total_pct >= 0.5 ? UI_WARN : r->delta_total_pct <= -0.5 ? UI_GOOD : UI_NORMAL;
 }
 
-static void draw(struct view *v, struct ui_session *s, struct canvas *c, int y, int height)
+static void draw(struct view *v, struct session_screen *s, struct canvas *c, int y, int height)
 {
 	(void)s;
 	struct diff_view *d = v->priv;
@@ -135,7 +135,7 @@ static void draw(struct view *v, struct ui_session *s, struct canvas *c, int y, 
 	listview_draw(&d->lv, c, y + 1, height - 1, cell, row_style, d);
 }
 
-static bool key(struct view *v, struct ui_session *s, int k)
+static bool key(struct view *v, struct session_screen *s, int k)
 {
 	(void)s;
 	return listview_key(&((struct diff_view *)v->priv)->lv, k);

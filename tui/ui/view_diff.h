@@ -4,13 +4,13 @@
 
 #include <stddef.h>
 
-#include "view.h"
+#include "ui/view.h"
 
-struct ui_session;
+struct session_screen;
 
 /* Reads the session in dir as the base the shown process is compared
  * with; -1 and err when it cannot be read or has no process. */
-int view_diff_compare(struct view *v, struct ui_session *s, const char *dir, char *err, size_t errlen);
+int view_diff_compare(struct view *v, struct session_screen *s, const char *dir, char *err, size_t errlen);
 
 /* The process compared with (the base's processes merged when several)
  * and its directory; NULL before ':diff'. */

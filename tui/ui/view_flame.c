@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "strmap.h"
-#include "uisession.h"
-#include "view_diff.h"
-#include "view_flame.h"
-#include "xalloc.h"
+#include "ui/session_screen.h"
+#include "ui/view_diff.h"
+#include "ui/view_flame.h"
+#include "util/strmap.h"
+#include "util/xalloc.h"
 
 #define MAX_KIDS 256 /* callees laid out per frame; the lightest beyond are not drawn */
 
@@ -209,7 +209,7 @@ static void mark_matches(struct flame *f, const struct prof_process *p)
 	}
 }
 
-static void update(struct view *v, struct ui_session *s)
+static void update(struct view *v, struct session_screen *s)
 {
 	struct flame *f = v->priv;
 	struct prof_process *p = ui_samples(s);
@@ -329,7 +329,7 @@ static void breadcrumb(const struct flame *f, const struct prof_process *p, bool
 					short_name(full_name(p, &f->nodes[path[i]])));
 }
 
-static void draw(struct view *v, struct ui_session *s, struct canvas *c, int y, int height)
+static void draw(struct view *v, struct session_screen *s, struct canvas *c, int y, int height)
 {
 	struct flame *f = v->priv;
 	struct prof_process *p = ui_samples(s);
@@ -385,7 +385,7 @@ static void move_sideways(struct flame *f, int dir)
 		}
 }
 
-static bool key(struct view *v, struct ui_session *s, int k)
+static bool key(struct view *v, struct session_screen *s, int k)
 {
 	struct flame *f = v->priv;
 	uint32_t kids[MAX_KIDS];
@@ -446,7 +446,7 @@ static uint32_t frame_at(const struct flame *f, uint32_t node, uint64_t start, i
 }
 
 /* A click selects the frame under it. */
-static bool click(struct view *v, struct ui_session *s, int y, int x)
+static bool click(struct view *v, struct session_screen *s, int y, int x)
 {
 	struct flame *f = v->priv;
 	(void)s;
@@ -462,7 +462,7 @@ static bool click(struct view *v, struct ui_session *s, int y, int x)
 
 /* Marks the frames whose name holds text and selects the first, heaviest
  * first from the root; zooms out when it lies outside the zoomed frame. */
-static void search(struct view *v, struct ui_session *s, const char *text)
+static void search(struct view *v, struct session_screen *s, const char *text)
 {
 	struct flame *f = v->priv;
 	struct prof_process *p = ui_samples(s);
@@ -471,7 +471,7 @@ static void search(struct view *v, struct ui_session *s, const char *text)
 		return;
 	mark_matches(f, p);
 	if (!f->search[0] || f->nnodes < 2) {
-		ui_session_message(s, false, f->search[0] ? "no samples yet" : "no search");
+		session_screen_message(s, false, f->search[0] ? "no samples yet" : "no search");
 		return;
 	}
 	/* depth first, in drawing order */
@@ -486,7 +486,7 @@ static void search(struct view *v, struct ui_session *s, const char *text)
 			if (!inside(f, node, f->zoom))
 				f->zoom = 0;
 			free(stack);
-			ui_session_message(s, false, "%zu frame%s match '%s'", f->matches, f->matches == 1 ? "" : "s", f->search);
+			session_screen_message(s, false, "%zu frame%s match '%s'", f->matches, f->matches == 1 ? "" : "s", f->search);
 			return;
 		}
 		size_t n = kids_of(f, node, kids);
@@ -495,7 +495,7 @@ static void search(struct view *v, struct ui_session *s, const char *text)
 			stack[depth++] = kids[i];
 	}
 	free(stack);
-	ui_session_message(s, true, "no frame matches '%s'", f->search);
+	session_screen_message(s, true, "no frame matches '%s'", f->search);
 }
 
 void view_flame_by_change(struct view *v, bool by_change)

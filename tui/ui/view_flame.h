@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-#include "view.h"
+#include "ui/view.h"
 
 /* by_change: after ':diff', colour frames by how their share moved (the
  * default); false: by namespace, as without a base. */

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "uisession.h"
-#include "xalloc.h"
+#include "ui/session_screen.h"
+#include "util/xalloc.h"
 
 enum functions_sort { SORT_SELF, SORT_TOTAL, SORT_NAME };
 
@@ -63,7 +63,7 @@ static void destroy(void *priv)
 	free(f);
 }
 
-static void update(struct view *v, struct ui_session *s)
+static void update(struct view *v, struct session_screen *s)
 {
 	struct functions *f = v->priv;
 	struct prof_process *p = ui_samples(s);
@@ -99,13 +99,13 @@ static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
 	}
 }
 
-static void draw(struct view *v, struct ui_session *s, struct canvas *c, int y, int height)
+static void draw(struct view *v, struct session_screen *s, struct canvas *c, int y, int height)
 {
 	struct cell_context cc = {v->priv, ui_samples(s)};
 	listview_draw(&cc.f->lv, c, y, height, cell, NULL, &cc);
 }
 
-static bool key(struct view *v, struct ui_session *s, int k)
+static bool key(struct view *v, struct session_screen *s, int k)
 {
 	struct functions *f = v->priv;
 	if (listview_key(&f->lv, k))
@@ -114,18 +114,18 @@ static bool key(struct view *v, struct ui_session *s, int k)
 	case 's':
 		f->sort = (f->sort + 1) % 3;
 		update(v, s);
-		ui_session_message(s, false, "sorted by %s", f->sort == SORT_SELF ? "self" : f->sort == SORT_TOTAL ? "total" : "name");
+		session_screen_message(s, false, "sorted by %s", f->sort == SORT_SELF ? "self" : f->sort == SORT_TOTAL ? "total" : "name");
 		return true;
 	case 'S':
 		if (f->lv.cursor < f->nrows)
-			ui_session_show_source(s, f->rows[f->lv.cursor]);
+			session_screen_show_source(s, f->rows[f->lv.cursor]);
 		return true;
 	case '\n':
 	case KEY_ENTER:
 		if (f->lv.cursor < f->nrows) {
 			s->focus = f->rows[f->lv.cursor];
 			s->views[VIEW_CALLERS].dirty = true;
-			ui_session_show(s, VIEW_CALLERS);
+			session_screen_show(s, VIEW_CALLERS);
 		}
 		return true;
 	}

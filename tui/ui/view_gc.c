@@ -7,8 +7,8 @@
 
 #include <stdlib.h>
 
-#include "uisession.h"
-#include "xalloc.h"
+#include "ui/session_screen.h"
+#include "util/xalloc.h"
 
 static const struct column columns[] = {
 	{"time s", 9, true},   {"gen", 3, true},     {"reason", 18, false},  {"type", 10, false}, {"pause ms", 9, true},
@@ -43,7 +43,7 @@ static struct listview *list(struct view *v)
 	return v->priv;
 }
 
-static void update(struct view *v, struct ui_session *s)
+static void update(struct view *v, struct session_screen *s)
 {
 	struct prof_process *p = ui_current(s);
 	listview_set_rows(list(v), p ? p->ngcs : 0);
@@ -99,7 +99,7 @@ static uint64_t pause_of(const struct prof_gc *g)
 	return g->pause_us;
 }
 
-static void draw(struct view *v, struct ui_session *s, struct canvas *c, int y, int height)
+static void draw(struct view *v, struct session_screen *s, struct canvas *c, int y, int height)
 {
 	struct prof_process *p = ui_current(s);
 	if (!p || !p->ngcs) {
@@ -116,7 +116,7 @@ static void draw(struct view *v, struct ui_session *s, struct canvas *c, int y, 
 	listview_draw(list(v), c, y + charts, height - charts, cell, style, p);
 }
 
-static bool key(struct view *v, struct ui_session *s, int k)
+static bool key(struct view *v, struct session_screen *s, int k)
 {
 	(void)s;
 	return listview_key(list(v), k);

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "merge.h"
-#include "uisession.h"
-#include "xalloc.h"
+#include "profile/merge.h"
+#include "ui/session_screen.h"
+#include "util/xalloc.h"
 
 /* Both views are a bare list: its rows index the model directly. */
 static void *create_list(const struct column *cols, int ncols)
@@ -79,7 +79,7 @@ static int by_cpu(const void *a, const void *b, void *ctx)
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
-static void threads_update(struct view *v, struct ui_session *s)
+static void threads_update(struct view *v, struct session_screen *s)
 {
 	struct threads *t = v->priv;
 	struct prof_process *p = ui_current(s);
@@ -134,7 +134,7 @@ static enum ui_style thread_style(void *ctx, size_t row)
 	return prof_thread_cpu_percent(t) >= 50.0 ? UI_HOT : UI_NORMAL;
 }
 
-static void threads_draw(struct view *v, struct ui_session *s, struct canvas *c, int y, int height)
+static void threads_draw(struct view *v, struct session_screen *s, struct canvas *c, int y, int height)
 {
 	struct thread_cells tc = {v->priv, ui_current(s), s->samples.os_tid};
 	if (!tc.p)
@@ -144,7 +144,7 @@ static void threads_draw(struct view *v, struct ui_session *s, struct canvas *c,
 
 /* Enter counts only the samples of the thread under the cursor in every
  * sample view; Enter on it again counts every thread's. */
-static bool threads_key(struct view *v, struct ui_session *s, int k)
+static bool threads_key(struct view *v, struct session_screen *s, int k)
 {
 	struct threads *t = v->priv;
 	struct prof_process *p = ui_current(s);
@@ -152,7 +152,7 @@ static bool threads_key(struct view *v, struct ui_session *s, int k)
 		const struct prof_thread *th = &p->threads[t->rows[t->lv.cursor]];
 		struct prof_filter f = s->samples;
 		f.os_tid = th->os_tid == s->samples.os_tid ? 0 : th->os_tid;
-		ui_session_set_samples(s, &f);
+		session_screen_set_samples(s, &f);
 		return true;
 	}
 	return listview_key(threads_list(v), k);
@@ -182,19 +182,19 @@ static void *processes_create(void)
 }
 
 /* With several processes, row 0 is "all of them". */
-static size_t all_rows(struct ui_session *s)
+static size_t all_rows(struct session_screen *s)
 {
 	return s->model.nprocs > 1 ? 1 : 0;
 }
 
-static void processes_update(struct view *v, struct ui_session *s)
+static void processes_update(struct view *v, struct session_screen *s)
 {
 	listview_set_rows(list(v), s->model.nprocs + all_rows(s));
 }
 
 static void process_cell(void *ctx, size_t row, int col, char *buf, size_t n)
 {
-	struct ui_session *s = ctx;
+	struct session_screen *s = ctx;
 	if (all_rows(s) && row == 0) {
 		uint64_t samples = 0;
 		for (size_t i = 0; i < s->model.nprocs; i++)
@@ -221,12 +221,12 @@ static void process_cell(void *ctx, size_t row, int col, char *buf, size_t n)
 	}
 }
 
-static void processes_draw(struct view *v, struct ui_session *s, struct canvas *c, int y, int height)
+static void processes_draw(struct view *v, struct session_screen *s, struct canvas *c, int y, int height)
 {
 	listview_draw(list(v), c, y, height, process_cell, NULL, s);
 }
 
-static bool processes_key(struct view *v, struct ui_session *s, int k)
+static bool processes_key(struct view *v, struct session_screen *s, int k)
 {
 	struct listview *lv = list(v);
 	if (listview_key(lv, k))
@@ -237,12 +237,12 @@ static bool processes_key(struct view *v, struct ui_session *s, int k)
 			s->merged = prof_merge(&s->model, s->merged);
 		else
 			s->proc = lv->cursor - all_rows(s);
-		ui_session_process_changed(s);
-		ui_session_show(s, VIEW_FUNCTIONS);
+		session_screen_process_changed(s);
+		session_screen_show(s, VIEW_FUNCTIONS);
 		if (s->all)
-			ui_session_message(s, false, "showing all %zu processes", s->model.nprocs);
+			session_screen_message(s, false, "showing all %zu processes", s->model.nprocs);
 		else
-			ui_session_message(s, false, "showing pid %" PRIu32, ui_current(s)->pid);
+			session_screen_message(s, false, "showing pid %" PRIu32, ui_current(s)->pid);
 		return true;
 	}
 	return false;

@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "export_events.h"
-#include "uisession.h"
+#include "profile/export_events.h"
+#include "ui/session_screen.h"
 
-#include "xalloc.h"
+#include "util/xalloc.h"
 
 #define STACK_MAX 4096
 
@@ -45,7 +45,7 @@ static void destroy(void *priv)
 	free(l);
 }
 
-static void update(struct view *v, struct ui_session *s)
+static void update(struct view *v, struct session_screen *s)
 {
 	struct locks *l = v->priv;
 	struct prof_process *p = ui_current(s);
@@ -89,7 +89,7 @@ static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
 	}
 }
 
-static void draw(struct view *v, struct ui_session *s, struct canvas *c, int y, int height)
+static void draw(struct view *v, struct session_screen *s, struct canvas *c, int y, int height)
 {
 	struct locks *l = v->priv;
 	struct prof_process *p = ui_current(s);
@@ -127,7 +127,7 @@ static void draw(struct view *v, struct ui_session *s, struct canvas *c, int y, 
 			    prof_frame_name(p, path[k]));
 }
 
-static bool key(struct view *v, struct ui_session *s, int k)
+static bool key(struct view *v, struct session_screen *s, int k)
 {
 	struct locks *l = v->priv;
 	if (k == 'b') {

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "uisession.h"
-#include "xalloc.h"
+#include "ui/session_screen.h"
+#include "util/xalloc.h"
 
 /* Explains an empty view in a few lines; returns the lines used. */
 static int explain(struct canvas *c, int y, int height, const char *const *lines)
@@ -78,7 +78,7 @@ static void calls_destroy(void *priv)
 	free(v);
 }
 
-static void calls_update(struct view *view, struct ui_session *s)
+static void calls_update(struct view *view, struct session_screen *s)
 {
 	struct calls *v = view->priv;
 	struct prof_process *p = ui_current(s);
@@ -115,7 +115,7 @@ static void calls_cell(void *ctx, size_t row, int col, char *buf, size_t n)
 	}
 }
 
-static void calls_draw(struct view *view, struct ui_session *s, struct canvas *c, int y, int height)
+static void calls_draw(struct view *view, struct session_screen *s, struct canvas *c, int y, int height)
 {
 	struct prof_process *p = ui_current(s);
 	struct cell_context cc = {view->priv, p};
@@ -141,7 +141,7 @@ static void calls_draw(struct view *view, struct ui_session *s, struct canvas *c
 	listview_draw(&((struct calls *)view->priv)->lv, c, y + 1, height - 1, calls_cell, NULL, &cc);
 }
 
-static bool calls_key(struct view *view, struct ui_session *s, int k)
+static bool calls_key(struct view *view, struct session_screen *s, int k)
 {
 	struct calls *v = view->priv;
 	if (listview_key(&v->lv, k))
@@ -151,7 +151,7 @@ static bool calls_key(struct view *view, struct ui_session *s, int k)
 							      "time per call", "name"};
 		v->sort = (v->sort + 1) % CALL_SORTS;
 		calls_update(view, s);
-		ui_session_message(s, false, "sorted by %s", names[v->sort]);
+		session_screen_message(s, false, "sorted by %s", names[v->sort]);
 		return true;
 	}
 	return false;
@@ -204,7 +204,7 @@ static struct listview *types_list(struct view *v)
 }
 
 /* 's' switches between bytes and count. */
-static bool types_key(struct view *view, struct ui_session *s, int k)
+static bool types_key(struct view *view, struct session_screen *s, int k)
 {
 	struct types *v = view->priv;
 	if (listview_key(&v->lv, k))
@@ -212,7 +212,7 @@ static bool types_key(struct view *view, struct ui_session *s, int k)
 	if (k == 's') {
 		v->by_count = !v->by_count;
 		view->ops->update(view, s);
-		ui_session_message(s, false, "sorted by %s", v->by_count ? "count" : "bytes");
+		session_screen_message(s, false, "sorted by %s", v->by_count ? "count" : "bytes");
 		return true;
 	}
 	return false;
@@ -246,7 +246,7 @@ static void *heap_create(void)
 	return types_create(heap_columns, sizeof heap_columns / sizeof *heap_columns);
 }
 
-static void heap_update(struct view *view, struct ui_session *s)
+static void heap_update(struct view *view, struct session_screen *s)
 {
 	struct types *v = view->priv;
 	struct prof_process *p = ui_current(s);
@@ -288,7 +288,7 @@ static void heap_cell(void *ctx, size_t row, int col, char *buf, size_t n)
 	}
 }
 
-static void heap_draw(struct view *view, struct ui_session *s, struct canvas *c, int y, int height)
+static void heap_draw(struct view *view, struct session_screen *s, struct canvas *c, int y, int height)
 {
 	struct prof_process *p = ui_current(s);
 	struct cell_context cc = {view->priv, p};
@@ -332,7 +332,7 @@ static void *allocs_create(void)
 	return types_create(alloc_columns, sizeof alloc_columns / sizeof *alloc_columns);
 }
 
-static void allocs_update(struct view *view, struct ui_session *s)
+static void allocs_update(struct view *view, struct session_screen *s)
 {
 	struct types *v = view->priv;
 	struct prof_process *p = ui_current(s);
@@ -367,7 +367,7 @@ static void allocs_cell(void *ctx, size_t row, int col, char *buf, size_t n)
 	}
 }
 
-static void allocs_draw(struct view *view, struct ui_session *s, struct canvas *c, int y, int height)
+static void allocs_draw(struct view *view, struct session_screen *s, struct canvas *c, int y, int height)
 {
 	struct prof_process *p = ui_current(s);
 	struct cell_context cc = {view->priv, p};

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lines.h"
-#include "text.h"
-#include "uisession.h"
-#include "xalloc.h"
+#include "profile/lines.h"
+#include "ui/session_screen.h"
+#include "util/text.h"
+#include "util/xalloc.h"
 
 #define SOURCE_MAX (4u << 20) /* bytes of a source file shown */
 #define BAR_WIDTH 10
@@ -115,7 +115,7 @@ static bool read_file(struct source *v)
 	return true;
 }
 
-static void update(struct view *view, struct ui_session *s)
+static void update(struct view *view, struct session_screen *s)
 {
 	struct source *v = view->priv;
 	struct prof_process *p = ui_samples(s);
@@ -229,7 +229,7 @@ static enum ui_style row_style(void *ctx, size_t row)
 	return cc->v->rows[row].self ? UI_HOT : cc->v->rows[row].total ? UI_NORMAL : UI_DIM;
 }
 
-static void draw(struct view *view, struct ui_session *s, struct canvas *c, int y, int height)
+static void draw(struct view *view, struct session_screen *s, struct canvas *c, int y, int height)
 {
 	struct source *v = view->priv;
 	struct prof_process *p = ui_samples(s);
@@ -254,7 +254,7 @@ static void draw(struct view *view, struct ui_session *s, struct canvas *c, int 
 	listview_draw(&v->lv, c, y + 1, height - 1, cell, row_style, &cc);
 }
 
-static bool key(struct view *view, struct ui_session *s, int k)
+static bool key(struct view *view, struct session_screen *s, int k)
 {
 	(void)s;
 	struct source *v = view->priv;

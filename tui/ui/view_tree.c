@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "uisession.h"
-#include "xalloc.h"
+#include "ui/session_screen.h"
+#include "util/xalloc.h"
 
 /* Functions merged along paths, root first. */
 struct tree_node {
@@ -124,7 +124,7 @@ static void process_changed(struct view *v)
 	((struct tree *)v->priv)->nnodes = 0; /* another process: another tree */
 }
 
-static void update(struct view *v, struct ui_session *session)
+static void update(struct view *v, struct session_screen *session)
 {
 	struct tree *s = v->priv;
 	struct prof_process *p = ui_samples(session);
@@ -162,13 +162,13 @@ static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
 	}
 }
 
-static void draw(struct view *v, struct ui_session *session, struct canvas *c, int y, int height)
+static void draw(struct view *v, struct session_screen *session, struct canvas *c, int y, int height)
 {
 	struct cell_context cc = {v->priv, ui_samples(session)};
 	listview_draw(&cc.t->lv, c, y, height, cell, NULL, &cc);
 }
 
-static bool key(struct view *v, struct ui_session *session, int k)
+static bool key(struct view *v, struct session_screen *session, int k)
 {
 	struct tree *s = v->priv;
 	if (listview_key(&s->lv, k))
@@ -194,7 +194,7 @@ static bool key(struct view *v, struct ui_session *session, int k)
 		return true;
 	case 'S':
 		if (s->nodes[node].function != UINT32_MAX)
-			ui_session_show_source(session, s->nodes[node].function);
+			session_screen_show_source(session, s->nodes[node].function);
 		return true;
 	case 'H':
 		/* hot path: open the heaviest child, and its heaviest, ... */

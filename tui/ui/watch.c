@@ -1,6 +1,6 @@
 #include <stddef.h>
 
-#include "watch.h"
+#include "ui/watch.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /* Reading the user's config file (see config.h). */
-#include "text.h"
-#include "config.h"
+#include "util/config.h"
+#include "util/text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,10 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dials.h"
-#include "prune.h"
-#include "session.h"
-#include "xalloc.h"
+#include "common/dials.h"
+#include "common/session.h"
+#include "util/prune.h"
+#include "util/xalloc.h"
 
 void config_defaults(struct config *c)
 {

@@ -1,4 +1,4 @@
-#include "gzip.h"
+#include "util/gzip.h"
 
 #include <errno.h>
 #include <string.h>

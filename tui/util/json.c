@@ -1,4 +1,4 @@
-#include "json.h"
+#include "util/json.h"
 
 #include <stdint.h>
 

@@ -1,5 +1,5 @@
 /* Removing old sessions (see prune.h). */
-#include "prune.h"
+#include "util/prune.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -10,9 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "namedevent.h"
-#include "session.h"
+#include "common/namedevent.h"
+#include "common/session.h"
+#include "util/config.h"
 
 int prune_parse_age(const char *s, long *seconds)
 {

@@ -1,5 +1,5 @@
 /* Helper threads without signals (see quietthread.h). */
-#include "quietthread.h"
+#include "util/quietthread.h"
 
 #include <signal.h>
 

@@ -1,4 +1,4 @@
-#include "text.h"
+#include "util/text.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,9 +1,9 @@
-#include "u64map.h"
+#include "util/u64map.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "xalloc.h"
+#include "util/xalloc.h"
 
 static size_t slot_of(uint64_t key, size_t nslots)
 {

@@ -1,4 +1,4 @@
-#include "dialer.h"
+#include "live/dialer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,10 +9,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "dials.h"
-#include "namedevent.h"
-#include "session.h"
+#include "common/dials.h"
+#include "common/namedevent.h"
+#include "common/session.h"
+#include "util/clock.h"
 
 /* The answer to generation among those from index from on: an agent
  * answers a file it cannot read with the generation after its own, so an
@@ -129,18 +129,18 @@ static bool agent_vanished(const struct prof_process *p)
 /* Reads the log until cond holds for p, the timeout passes, or the agent
  * has gone; a last read after it went catches an answer written just
  * before. */
-static void wait_for(struct prof_session *s, struct prof_process *p, double timeout,
+static void wait_for(struct prof_recording *s, struct prof_process *p, double timeout,
 		     bool (*cond)(const struct prof_process *, const void *), const void *arg, bool *vanished)
 {
 	double deadline = clock_now_s() + timeout, next_check = 0;
 	*vanished = false;
 	while (!cond(p, arg) && !p->ended && clock_now_s() < deadline) {
 		clock_sleep_ms(20);
-		prof_session_update(s, false);
+		prof_recording_update(s, false);
 		if (clock_now_s() >= next_check) {
 			next_check = clock_now_s() + 0.2;
 			if (agent_vanished(p)) {
-				prof_session_update(s, false);
+				prof_recording_update(s, false);
 				*vanished = !cond(p, arg) && !p->ended;
 				return;
 			}
@@ -186,7 +186,7 @@ int dialer_post(struct prof_process *p, char *const *assignments, int n, uint64_
 	return cs_namedevent_post(p->control, err, errlen);
 }
 
-int dialer_send(struct prof_session *s, struct prof_process *p, char *const *assignments, int n, double timeout,
+int dialer_send(struct prof_recording *s, struct prof_process *p, char *const *assignments, int n, double timeout,
 		const struct prof_dials_ack **out, char *err, size_t errlen)
 {
 	struct awaited w = {0, p->ndials};
@@ -215,7 +215,7 @@ int dialer_send(struct prof_session *s, struct prof_process *p, char *const *ass
 	return 0;
 }
 
-bool dialer_wait_end(struct prof_session *s, struct prof_process *p, double timeout)
+bool dialer_wait_end(struct prof_recording *s, struct prof_process *p, double timeout)
 {
 	bool vanished;
 	wait_for(s, p, timeout, never, NULL, &vanished);

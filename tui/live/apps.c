@@ -1,6 +1,6 @@
 /* Gathering the launchable .NET apps (see apps.h). */
-#include "text.h"
-#include "apps.h"
+#include "live/apps.h"
+#include "util/text.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "xalloc.h"
+#include "util/config.h"
+#include "util/xalloc.h"
 
 #define DIR_DEPTH 3 /* app_dir: PATH and up to three directories below it */
 

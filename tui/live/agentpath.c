@@ -1,4 +1,4 @@
-#include "agentpath.h"
+#include "live/agentpath.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "session.h"
+#include "common/session.h"
 
 static int usable(const char *path, char *out, size_t n, char *err, size_t errlen, const char *how)
 {

@@ -1,5 +1,5 @@
 /* Finding the user's .NET processes (see procs.h). */
-#include "procs.h"
+#include "live/procs.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "text.h"
-#include "xalloc.h"
+#include "util/text.h"
+#include "util/xalloc.h"
 
 /* ---- /proc ---- */
 

@@ -5,7 +5,7 @@
 #ifndef CLRSCOPE_DIALER_H
 #define CLRSCOPE_DIALER_H
 
-#include "profile.h"
+#include "profile/profile.h"
 
 /* Writes and posts the assignments without waiting: the answer shows up
  * in p->dials later.  *generation is the one to look for. */
@@ -14,10 +14,10 @@ int dialer_post(struct prof_process *p, char *const *assignments, int n, uint64_
 
 /* Sends the assignments (already validated) and waits up to timeout
  * seconds.  Returns 0 with *ack when answered, -1 with err otherwise. */
-int dialer_send(struct prof_session *s, struct prof_process *p, char *const *assignments, int n, double timeout,
+int dialer_send(struct prof_recording *s, struct prof_process *p, char *const *assignments, int n, double timeout,
 		const struct prof_dials_ack **ack, char *err, size_t errlen);
 
 /* Waits until p's log has its END record; false on timeout. */
-bool dialer_wait_end(struct prof_session *s, struct prof_process *p, double timeout);
+bool dialer_wait_end(struct prof_recording *s, struct prof_process *p, double timeout);
 
 #endif

@@ -1,7 +1,7 @@
 /* The diagnostics IPC client's transport (see ipc.h): connections with
  * timeouts and the peer's credentials checked, one command each, and the
  * connect ports a paused runtime dials. */
-#include "ipc.h"
+#include "live/ipc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,9 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "diagsocket.h"
-#include "text.h"
-#include "xalloc.h"
+#include "live/diagsocket.h"
+#include "util/text.h"
+#include "util/xalloc.h"
 
 static int g_timeout_ms = IPC_DEFAULT_TIMEOUT_MS;
 

@@ -1,6 +1,6 @@
-#include "uisession.h"
+#include "ui/session_screen.h"
 
-#include "merge.h"
+#include "profile/merge.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -20,7 +20,7 @@ static const struct view_ops *const views[VIEW_COUNT] = {
 	[VIEW_SOURCE] = &view_source,
 };
 
-void ui_session_init(struct ui_session *s)
+void session_screen_init(struct session_screen *s)
 {
 	s->time_cursor = -1;
 	s->focus = UINT32_MAX;
@@ -29,26 +29,26 @@ void ui_session_init(struct ui_session *s)
 		s->views[i] = (struct view){views[i], true, views[i]->create()};
 }
 
-struct prof_process *ui_current(struct ui_session *s)
+struct prof_process *ui_current(struct session_screen *s)
 {
 	if (s->all && s->merged)
 		return s->merged;
 	return s->proc < s->model.nprocs ? s->model.procs[s->proc] : NULL;
 }
 
-bool ui_session_refresh(struct ui_session *s)
+bool session_screen_refresh(struct session_screen *s)
 {
 	size_t nprocs = s->model.nprocs;
 	uint64_t records = 0, after = 0;
 	for (size_t i = 0; i < s->model.nprocs; i++)
 		records += s->model.procs[i]->reader.records;
-	prof_session_update(&s->model, false);
+	prof_recording_update(&s->model, false);
 	for (size_t i = 0; i < s->model.nprocs; i++)
 		after += s->model.procs[i]->reader.records;
 	if (s->all && (after != records || !s->merged))
 		s->merged = prof_merge(&s->model, s->merged);
 	if (s->narrowed) {
-		prof_session_update(&s->narrow, false);
+		prof_recording_update(&s->narrow, false);
 		if (after != records && s->narrow_merged) /* made again when next asked for */
 			prof_merge_free(s->narrow_merged), s->narrow_merged = NULL;
 	}
@@ -62,17 +62,17 @@ bool ui_session_refresh(struct ui_session *s)
 	return after != records || nprocs != s->model.nprocs;
 }
 
-static void drop_narrow(struct ui_session *s)
+static void drop_narrow(struct session_screen *s)
 {
 	if (!s->narrowed)
 		return;
 	prof_merge_free(s->narrow_merged);
-	prof_session_free(&s->narrow);
+	prof_recording_free(&s->narrow);
 	s->narrow_merged = NULL;
 	s->narrowed = false;
 }
 
-struct prof_process *ui_samples(struct ui_session *s)
+struct prof_process *ui_samples(struct session_screen *s)
 {
 	struct prof_process *shown = ui_current(s);
 	if (!s->narrowed || !shown)
@@ -90,36 +90,36 @@ struct prof_process *ui_samples(struct ui_session *s)
 	return shown; /* not discovered there yet: the next refresh finds it */
 }
 
-bool ui_session_set_samples(struct ui_session *s, const struct prof_filter *f)
+bool session_screen_set_samples(struct session_screen *s, const struct prof_filter *f)
 {
 	if (!f->os_tid && !f->from_us && !f->to_us) {
 		drop_narrow(s);
 		s->samples = *f;
-		ui_session_update_views(s);
-		ui_session_message(s, false, "every sample counts again");
+		session_screen_update_views(s);
+		session_screen_message(s, false, "every sample counts again");
 		return true;
 	}
-	struct prof_session narrow;
+	struct prof_recording narrow;
 	char err[600];
-	if (prof_session_open(&narrow, s->model.dir, err, sizeof err) < 0) {
-		ui_session_message(s, true, "%s", err);
+	if (prof_recording_open(&narrow, s->model.dir, err, sizeof err) < 0) {
+		session_screen_message(s, true, "%s", err);
 		return false;
 	}
 	narrow.filter = *f;
 	narrow.time = s->model.time;
-	prof_session_update(&narrow, false);
+	prof_recording_update(&narrow, false);
 	drop_narrow(s);
 	s->narrow = narrow;
 	s->narrowed = true;
 	s->samples = *f;
-	ui_session_update_views(s);
+	session_screen_update_views(s);
 	char what[160];
 	ui_samples_text(s, what, sizeof what);
-	ui_session_message(s, false, "samples of %s", what);
+	session_screen_message(s, false, "samples of %s", what);
 	return true;
 }
 
-void ui_samples_text(const struct ui_session *s, char *out, size_t n)
+void ui_samples_text(const struct session_screen *s, char *out, size_t n)
 {
 	size_t len = 0;
 	out[0] = 0;
@@ -142,39 +142,39 @@ void ui_samples_text(const struct ui_session *s, char *out, size_t n)
 	}
 }
 
-void ui_session_free(struct ui_session *s)
+void session_screen_free(struct session_screen *s)
 {
 	for (int i = 0; i < VIEW_COUNT; i++)
 		if (s->views[i].ops)
 			s->views[i].ops->destroy(s->views[i].priv);
 	prof_merge_free(s->merged);
-	prof_session_free(&s->model);
+	prof_recording_free(&s->model);
 	drop_narrow(s);
 }
 
-static void update_view(struct ui_session *s, struct view *v)
+static void update_view(struct session_screen *s, struct view *v)
 {
 	v->dirty = false;
 	v->ops->update(v, s);
 }
 
-void ui_session_update_views(struct ui_session *s)
+void session_screen_update_views(struct session_screen *s)
 {
 	for (int i = 0; i < VIEW_COUNT; i++)
 		s->views[i].dirty = true;
 	update_view(s, ui_shown_view(s));
 }
 
-void ui_session_process_changed(struct ui_session *s)
+void session_screen_process_changed(struct session_screen *s)
 {
 	s->focus = UINT32_MAX;
 	for (int i = 0; i < VIEW_COUNT; i++)
 		if (s->views[i].ops->process_changed)
 			s->views[i].ops->process_changed(&s->views[i]);
-	ui_session_update_views(s);
+	session_screen_update_views(s);
 }
 
-void ui_session_message(struct ui_session *s, bool error, const char *fmt, ...)
+void session_screen_message(struct session_screen *s, bool error, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -209,7 +209,7 @@ enum view_id ui_view_for_key(int key)
 	return VIEW_COUNT;
 }
 
-void ui_session_show(struct ui_session *s, enum view_id id)
+void session_screen_show(struct session_screen *s, enum view_id id)
 {
 	if ((unsigned)id >= VIEW_COUNT)
 		return;
@@ -218,38 +218,38 @@ void ui_session_show(struct ui_session *s, enum view_id id)
 		update_view(s, &s->views[id]);
 }
 
-void ui_session_set_time(struct ui_session *s, enum prof_time t)
+void session_screen_set_time(struct session_screen *s, enum prof_time t)
 {
-	prof_session_set_time(&s->model, t);
+	prof_recording_set_time(&s->model, t);
 	if (s->narrowed) {
-		prof_session_set_time(&s->narrow, t);
+		prof_recording_set_time(&s->narrow, t);
 		prof_merge_free(s->narrow_merged);
 		s->narrow_merged = NULL;
 	}
 	if (s->all) /* the merge sums the shown time's counts: made again */
 		s->merged = prof_merge(&s->model, s->merged);
-	ui_session_update_views(s);
+	session_screen_update_views(s);
 }
 
-void ui_session_show_source(struct ui_session *s, uint32_t function)
+void session_screen_show_source(struct session_screen *s, uint32_t function)
 {
 	s->focus = function;
 	s->views[VIEW_SOURCE].dirty = true;
-	ui_session_show(s, VIEW_SOURCE);
+	session_screen_show(s, VIEW_SOURCE);
 }
 
-struct view *ui_shown_view(struct ui_session *s)
+struct view *ui_shown_view(struct session_screen *s)
 {
 	return &s->views[s->shown];
 }
 
-bool ui_session_key(struct ui_session *s, int key)
+bool session_screen_key(struct session_screen *s, int key)
 {
 	struct view *v = ui_shown_view(s);
 	return v->ops->key(v, s, key);
 }
 
-bool ui_session_click(struct ui_session *s, int y, int x)
+bool session_screen_click(struct session_screen *s, int y, int x)
 {
 	struct view *v = ui_shown_view(s);
 	if (v->ops->click)

@@ -1,7 +1,7 @@
 /* Finding a process's diagnostics socket, and whether to trust it (see
  * diagsocket.h): /proc scanning, beside procs.c.  The socket's name is the
  * PAL's PAL_GetTransportName: ${TMPDIR:-/tmp}/dotnet-diagnostic-PID-KEY-socket. */
-#include "diagsocket.h"
+#include "live/diagsocket.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -15,10 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ipccodec.h"
-#include "procs.h"
-#include "text.h"
-#include "xalloc.h"
+#include "live/ipccodec.h"
+#include "live/procs.h"
+#include "util/text.h"
+#include "util/xalloc.h"
 
 int ipc_parse_stat_starttime(const char *stat, size_t len, uint64_t *starttime)
 {

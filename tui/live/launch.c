@@ -1,4 +1,4 @@
-#include "launch.h"
+#include "live/launch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,10 +9,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "agentpath.h"
-#include "session.h"
-#include "sessionlimits.h"
-#include "xalloc.h"
+#include "common/session.h"
+#include "common/sessionlimits.h"
+#include "live/agentpath.h"
+#include "util/text.h"
+#include "util/xalloc.h"
 
 extern char **environ;
 
@@ -183,6 +184,24 @@ pid_t launch_spawn(const struct launch_request *r, const sigset_t *child_mask, c
 		return -1;
 	}
 	return pid;
+}
+
+int startup_features_add_pattern(struct startup_features *f, const char *pattern, char *err, size_t errlen)
+{
+	if (!pattern[0] || strchr(pattern, '\n')) {
+		text_format(err, errlen,
+			    "--instrument wants a pattern such as 'MyApp.Orders.*', '*.Parse' or 'MyApp.Orders.Submit', "
+			    "not '%s'",
+			    pattern);
+		return -1;
+	}
+	size_t used = strlen(f->patterns);
+	if (used + strlen(pattern) + 2 > sizeof f->patterns) {
+		text_format(err, errlen, "too many --instrument patterns (%zu bytes at most)", sizeof f->patterns);
+		return -1;
+	}
+	snprintf(f->patterns + used, sizeof f->patterns - used, "%s%s", used ? "\n" : "", pattern);
+	return 0;
 }
 
 int launch_prepare(char *const *argv, const char *dir, uint64_t max_size, char *agent, size_t agent_n, char *session,

@@ -5,15 +5,15 @@
  * replies), ds-process-protocol.c (ProcessInfo/ProcessInfo2 payloads),
  * ds-profiler-protocol.c (AttachProfiler payload) and ds-types.h (command
  * ids, DS_IPC_E_* results). */
-#include "ipccodec.h"
+#include "live/ipccodec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "text.h"
-#include "utf16.h"
-#include "xalloc.h"
+#include "common/utf16.h"
+#include "util/text.h"
+#include "util/xalloc.h"
 
 /* ---- little-endian ---- */
 

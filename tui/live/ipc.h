@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "diagsocket.h"
-#include "ipccodec.h"
+#include "live/diagsocket.h"
+#include "live/ipccodec.h"
 
 /* ---- talking to processes ---- */
 

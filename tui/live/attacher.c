@@ -1,4 +1,4 @@
-#include "attacher.h"
+#include "live/attacher.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -9,13 +9,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agentpath.h"
-#include "clock.h"
-#include "dialer.h"
-#include "ipc.h"
-#include "procs.h"
-#include "session.h"
-#include "sessionlimits.h"
+#include "common/session.h"
+#include "common/sessionlimits.h"
+#include "live/agentpath.h"
+#include "live/dialer.h"
+#include "live/ipc.h"
+#include "live/procs.h"
+#include "util/clock.h"
 
 #define ATTACH_TIMEOUT_MS 10000
 #define DETACH_TIMEOUT_S 15.0
@@ -116,7 +116,7 @@ bool attacher_process_alive(pid_t pid)
 /* The agent of pid that started at or after not_before_unix_ns: a session
  * recorded into again holds the earlier runs of the same pid too (their
  * directories PID, PID.2, ...). */
-struct prof_process *attacher_find_hello(struct prof_session *s, pid_t pid, uint64_t not_before_unix_ns)
+struct prof_process *attacher_find_hello(struct prof_recording *s, pid_t pid, uint64_t not_before_unix_ns)
 {
 	for (size_t i = 0; i < s->nprocs; i++) {
 		struct prof_process *p = s->procs[i];
@@ -126,12 +126,12 @@ struct prof_process *attacher_find_hello(struct prof_session *s, pid_t pid, uint
 	return NULL;
 }
 
-struct prof_process *attacher_wait_hello(struct prof_session *s, pid_t pid, uint64_t not_before_unix_ns,
+struct prof_process *attacher_wait_hello(struct prof_recording *s, pid_t pid, uint64_t not_before_unix_ns,
 					 double timeout)
 {
 	double deadline = clock_now_s() + timeout;
 	for (;;) {
-		prof_session_update(s, false);
+		prof_recording_update(s, false);
 		struct prof_process *p = attacher_find_hello(s, pid, not_before_unix_ns);
 		if (p || clock_now_s() >= deadline || !attacher_process_alive(pid))
 			return p;
@@ -139,7 +139,7 @@ struct prof_process *attacher_wait_hello(struct prof_session *s, pid_t pid, uint
 	}
 }
 
-int attacher_detach(struct prof_session *s, struct prof_process *p, char *err, size_t errlen)
+int attacher_detach(struct prof_recording *s, struct prof_process *p, char *err, size_t errlen)
 {
 	const struct prof_dials_ack *ack;
 	char *const detach_dial[] = {"detach"};

@@ -24,6 +24,17 @@ struct launch_request {
 	bool heap_snapshots;         /* heap snapshots by a forced GC (background GC off) */
 };
 
+/* What a program can only be given when it starts (--instrument,
+ * --allocations, --heap-snapshots). */
+struct startup_features {
+	char patterns[4096]; /* --instrument patterns, one per line ("": none) */
+	bool allocations;
+	bool heap_snapshots; /* snapshots by a forced GC (background GC off) */
+};
+/* Adds one --instrument pattern; -1 with err when it is empty, holds a line
+ * break or does not fit. */
+int startup_features_add_pattern(struct startup_features *f, const char *pattern, char *err, size_t errlen);
+
 /* The first steps of a launch, one sequence for 'record' and the terminal
  * UI: the agent found (agent: its absolute path) and a session made for the
  * command (named after argv[0], holding the whole command line; in dir, or

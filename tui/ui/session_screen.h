@@ -1,20 +1,20 @@
 /* The session screen's state: the profile model of one session, which
  * process and view are shown, and what each view keeps between draws. */
-#ifndef CLRSCOPE_UISESSION_H
-#define CLRSCOPE_UISESSION_H
+#ifndef CLRSCOPE_SESSION_SCREEN_H
+#define CLRSCOPE_SESSION_SCREEN_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "listview.h"
-#include "profile.h"
-#include "view.h"
+#include "profile/profile.h"
+#include "ui/listview.h"
+#include "ui/view.h"
 
 enum target_state { TARGET_NONE, TARGET_STARTING, TARGET_RUNNING, TARGET_EXITED, TARGET_DETACHED };
 
-struct ui_session {
-	struct prof_session model;
+struct session_screen {
+	struct prof_recording model;
 	bool open;
 	size_t proc; /* shown process */
 	bool all;    /* ... or all of them, merged */
@@ -36,7 +36,7 @@ struct ui_session {
 	 * views of events keep reading the whole model. */
 	struct prof_filter samples;
 	bool narrowed;
-	struct prof_session narrow;
+	struct prof_recording narrow;
 	struct prof_process *narrow_merged;
 	/* the timeline: its cursor (a second since the agent started, -1: none)
 	 * and where it was drawn last, for clicks */
@@ -53,28 +53,28 @@ struct ui_session {
 };
 
 /* Sets up the views (s zeroed, model not yet open). */
-void ui_session_init(struct ui_session *s);
-struct prof_process *ui_current(struct ui_session *s);
+void session_screen_init(struct session_screen *s);
+struct prof_process *ui_current(struct session_screen *s);
 /* The shown process as the sample views count it: ui_current's samples in
  * the thread and time range chosen (ui_current itself without a filter). */
-struct prof_process *ui_samples(struct ui_session *s);
+struct prof_process *ui_samples(struct session_screen *s);
 /* Counts only the samples that pass f (zeros: all of them): the session
  * is read again with f, once.  Says what it did, or why it could not
  * (false), in the session's message. */
-bool ui_session_set_samples(struct ui_session *s, const struct prof_filter *f);
+bool session_screen_set_samples(struct session_screen *s, const struct prof_filter *f);
 /* The filter in words for the status bar ("thread 1234 worker, 2.0-5.0 s";
  * "" without one). */
-void ui_samples_text(const struct ui_session *s, char *out, size_t n);
+void ui_samples_text(const struct session_screen *s, char *out, size_t n);
 /* Re-reads the session; true when anything new arrived. */
-bool ui_session_refresh(struct ui_session *s);
+bool session_screen_refresh(struct session_screen *s);
 /* The model changed: every view is dirty, the shown one is rebuilt now and
  * the others when they are shown. */
-void ui_session_update_views(struct ui_session *s);
+void session_screen_update_views(struct session_screen *s);
 /* Another process (or all of them) is shown: views forget the last one's. */
-void ui_session_process_changed(struct ui_session *s);
+void session_screen_process_changed(struct session_screen *s);
 /* Frees what s holds (not s itself). */
-void ui_session_free(struct ui_session *s);
-void ui_session_message(struct ui_session *s, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void session_screen_free(struct session_screen *s);
+void session_screen_message(struct session_screen *s, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* The views, in tab order. */
 const struct view_ops *ui_view(enum view_id id);
@@ -86,15 +86,15 @@ enum view_id ui_view_for_key(int key);
 int ui_view_key(enum view_id id);
 
 /* Shows a view, rebuilding it first if it is dirty. */
-void ui_session_show(struct ui_session *s, enum view_id id);
+void session_screen_show(struct session_screen *s, enum view_id id);
 /* Which samples every view counts (cpu or wall); the views are rebuilt. */
-void ui_session_set_time(struct ui_session *s, enum prof_time t);
+void session_screen_set_time(struct session_screen *s, enum prof_time t);
 /* Focuses the views on function and shows its source, line by line. */
-void ui_session_show_source(struct ui_session *s, uint32_t function);
-struct view *ui_shown_view(struct ui_session *s);
+void session_screen_show_source(struct session_screen *s, uint32_t function);
+struct view *ui_shown_view(struct session_screen *s);
 /* Input for the shown view: a key (true when it took it), a click at
  * (y, x) on screen (true when a row or frame is there and is now selected). */
-bool ui_session_key(struct ui_session *s, int key);
-bool ui_session_click(struct ui_session *s, int y, int x);
+bool session_screen_key(struct session_screen *s, int key);
+bool session_screen_click(struct session_screen *s, int y, int x);
 
 #endif

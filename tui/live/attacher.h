@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 
 /* Creates a session (dir, or a new one) and attaches the agent to pid;
  * session receives the directory.  max_size caps the session (0: the
@@ -23,15 +23,15 @@ bool attacher_process_alive(pid_t pid);
 
 /* The process of pid's agent that started at or after not_before_unix_ns
  * in the session as last read, or NULL (it does not wait). */
-struct prof_process *attacher_find_hello(struct prof_session *s, pid_t pid, uint64_t not_before_unix_ns);
+struct prof_process *attacher_find_hello(struct prof_recording *s, pid_t pid, uint64_t not_before_unix_ns);
 
 /* Waits for the hello of pid's agent that started at or after
  * not_before_unix_ns (attacher_start's asked_unix_ns: the session may hold
  * earlier runs of the same pid) in an open session; NULL on timeout. */
-struct prof_process *attacher_wait_hello(struct prof_session *s, pid_t pid, uint64_t not_before_unix_ns,
+struct prof_process *attacher_wait_hello(struct prof_recording *s, pid_t pid, uint64_t not_before_unix_ns,
 					 double timeout);
 
 /* Asks the agent to detach and waits for its END record. */
-int attacher_detach(struct prof_session *s, struct prof_process *p, char *err, size_t errlen);
+int attacher_detach(struct prof_recording *s, struct prof_process *p, char *err, size_t errlen);
 
 #endif

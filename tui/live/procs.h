@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "ipc.h"
+#include "live/ipc.h"
 
 /* ---- /proc ---- */
 

@@ -1,4 +1,4 @@
-#include "livesession.h"
+#include "live/targetsession.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "session.h"
+#include "common/session.h"
 
 static bool is_pid(const char *s)
 {
@@ -20,7 +20,7 @@ static bool is_pid(const char *s)
 	return true;
 }
 
-bool live_session_wanted(const char *target, const struct prof_process *p)
+bool target_session_wanted(const char *target, const struct prof_process *p)
 {
 	struct stat st;
 	if (!is_pid(target) || stat(target, &st) == 0)
@@ -29,7 +29,7 @@ bool live_session_wanted(const char *target, const struct prof_process *p)
 }
 
 /* The newest session under root holding a live process dir for pid. */
-static int find_by_pid(struct prof_session *s, const char *pid, char *err, size_t errlen)
+static int find_by_pid(struct prof_recording *s, const char *pid, char *err, size_t errlen)
 {
 	char root[4096];
 	if (cs_session_root(root, sizeof root, err, errlen) < 0)
@@ -62,19 +62,19 @@ static int find_by_pid(struct prof_session *s, const char *pid, char *err, size_
 			 root);
 		return -1;
 	}
-	if (prof_session_open(s, best, err, errlen) < 0)
+	if (prof_recording_open(s, best, err, errlen) < 0)
 		return -1;
-	prof_session_update(s, false);
+	prof_recording_update(s, false);
 	return 0;
 }
 
-int live_session_open(struct prof_session *s, const char *target, char *err, size_t errlen)
+int target_session_open(struct prof_recording *s, const char *target, char *err, size_t errlen)
 {
 	struct stat st;
 	if (is_pid(target) && stat(target, &st) != 0)
 		return find_by_pid(s, target, err, errlen);
-	if (prof_session_open(s, target, err, errlen) < 0)
+	if (prof_recording_open(s, target, err, errlen) < 0)
 		return -1;
-	prof_session_update(s, false);
+	prof_recording_update(s, false);
 	return 0;
 }
