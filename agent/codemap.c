@@ -123,6 +123,17 @@ int codemap_read(uint64_t addr, void *buf, size_t n)
 	return process_vm_readv(m.pid, &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -1;
 }
 
+int codemap_read_words(const uint64_t *addrs, uint64_t *words, uint32_t n)
+{
+	enum { MAX = 1024 }; /* IOV_MAX */
+	struct iovec local = {words, (size_t)n * 8}, remote[MAX];
+	if (n > MAX)
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		remote[i] = (struct iovec){(void *)(uintptr_t)addrs[i], 8};
+	return process_vm_readv(m.pid, &local, 1, remote, n, 0) == (ssize_t)n * 8 ? 0 : -1;
+}
+
 uint32_t codemap_copy_pages(uint64_t addr, uint8_t *buf, uint32_t len)
 {
 	enum { PAGE = 4096, IOVS = CODEMAP_COPY_MAX / PAGE + 1 };

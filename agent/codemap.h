@@ -62,6 +62,9 @@ struct native_function {
 bool codemap_native_function(uint64_t addr, struct native_function *out) AGENT_HIDDEN;
 /* Reads n bytes of this process at addr without faulting (0 or -1). */
 int codemap_read(uint64_t addr, void *buf, size_t n) AGENT_HIDDEN;
+/* Reads the n (at most 1024) 8-byte words at addrs into words, in one
+ * system call, without faulting (0 or -1). */
+int codemap_read_words(const uint64_t *addrs, uint64_t *words, uint32_t n) AGENT_HIDDEN;
 
 /* The end of the readable mapping that holds sp (a thread's stack top, as
  * far as a copy of its stack needs to go); 0 when not known. */

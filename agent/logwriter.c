@@ -288,6 +288,8 @@ static void append_status(void)
 	st.deferred_walks = lw.stats.deferred_walks;
 	st.stack_checks = lw.stats.stack_checks;
 	st.stack_mismatches = lw.stats.stack_mismatches;
+	st.signals = lw.stats.signals;
+	st.parked_kept = lw.stats.parked_kept;
 	pthread_mutex_unlock(&lw.stats_mu);
 	st.time_us = agent_now_us();
 	st.dropped_records = atomic_load(&lw.dropped_records) + evq_dropped();

@@ -18,6 +18,7 @@ struct lw_sampler_stats {
 	uint64_t ticks, samples, suspend_total_ns, suspend_max_ns;
 	uint64_t truncated_stacks, failed_walks, deferred_walks;
 	uint64_t stack_checks, stack_mismatches;
+	uint64_t signals, parked_kept;
 };
 
 int lw_start(const char *proc_dir, uint32_t flush_ms) AGENT_HIDDEN;

@@ -337,6 +337,32 @@ static void run_checks(void)
 static void write_tick(const uint64_t *refs, const uint64_t *stacks, uint32_t nslots, uint64_t tick_us,
 		       uint64_t suspend_ns, uint64_t now_ns);
 
+/* The sampler's counts for the next STATUS record. */
+static void publish_stats(void)
+{
+	s.stats.signals = sigsampler_stats().signals;
+	s.stats.parked_kept = still_stats().parked_kept;
+	lw_set_sampler_stats(&s.stats);
+}
+
+/* A capture of a thread whose frames a proof kept (the validate dial's
+ * turn): caught at the site the proof found it, it has the frames the
+ * proof kept, or the proof was wrong.  Caught elsewhere, it moved after
+ * the proof (in the microseconds before its signal): no comparison. */
+static void check_parked(struct still_thread *known, const struct sig_walk *capture, uint64_t stack)
+{
+	uint64_t kept = known->parked_check;
+	known->parked_check = 0;
+	const struct syscall_site *a = &known->parked_check_site, *b = &capture->wait;
+	if (!kept || a->pc != b->pc || a->sp != b->sp || a->arg0 != b->arg0)
+		return;
+	s.stats.stack_checks++;
+	if (stack != kept && s.stats.stack_mismatches++ < 20)
+		agent_debug("stack check: frames kept by proof (stack %llu) differ from a capture at the same site "
+			    "(stack %llu, ip %#lx)",
+			    (unsigned long long)kept, (unsigned long long)stack, (unsigned long)b->pc);
+}
+
 /* Whether a thread's sample of this tick is off the CPU.  Samples are on
  * the CPU once per period of CPU time the thread used by its own clock
  * (kernel time in system calls too): a thread running a fifth of the time
@@ -379,6 +405,8 @@ static void record_tick(uint32_t nslots, uint64_t tick_us, uint64_t suspend_ns, 
 			s.stats.truncated_stacks += slot->truncated;
 			stacks[t] = sym_stack_of(s.pool + slot->start, s.addrs + slot->start, slot->n, slot->truncated,
 						 !slot->captured, &slot->act, defs);
+			if (known && slot->captured)
+				check_parked(known, slot, stacks[t]);
 			if (known && slot->captured)
 				known->stack = stacks[t];
 			else if (known)
@@ -458,7 +486,7 @@ static void take_tick_signal(void)
 	memset(s.known, 0, n * sizeof *s.known); /* every stack is new */
 	uint64_t t1 = agent_mono_ns();
 	record_tick(n, (t0 - g_agent.start_mono_ns) / 1000, 0, t1);
-	lw_set_sampler_stats(&s.stats);
+	publish_stats();
 }
 
 /* The stacks of still threads, as they were at their last walk. */
@@ -531,10 +559,10 @@ static void take_tick_suspend(void)
 	uint64_t t0 = agent_mono_ns();
 	uint64_t suspend_ns = 0;
 	uint32_t nslots = 0;
-	int moved = still_survey();
+	int moved = still_survey(0);
 	if (moved != 0 && !suspension_allowed()) {
 		s.stats.deferred_walks += moved > 0 ? (uint64_t)moved : 0;
-		lw_set_sampler_stats(&s.stats);
+		publish_stats();
 		return; /* the whole tick, not a tick of the still threads only */
 	}
 	if (moved == 0 || activity_in_gc_suspension()) {
@@ -546,7 +574,7 @@ static void take_tick_suspend(void)
 		return; /* not suspended: no tick */
 	}
 	record_tick(nslots, (t0 - g_agent.start_mono_ns) / 1000, suspend_ns, agent_mono_ns());
-	lw_set_sampler_stats(&s.stats);
+	publish_stats();
 }
 
 /* A tick of the mixed sampler: the threads that ran since the last survey
@@ -556,8 +584,9 @@ static void take_tick_suspend(void)
  * a tick without them does not need.  A signal is cheaper than a suspension
  * even for a thread that ran briefly and is parked again: the suspension
  * stops every thread.  A capture tells where its thread stays until it
- * runs again: a thread caught in a wait that has hardly used its CPU since
- * (CAPTURE_SLACK_NS) is still, and one whose signal is still pending has
+ * runs again: a thread caught in a wait that is in that wait again, with
+ * the stack words its walk read unchanged, is still however long it ran
+ * in between (see CAPTURE_SLACK_NS), and one whose signal is still pending has
  * not run since it was sent, so its capture stands for this tick too
  * (walking it instead would make it run to a safe point first, where the
  * runtime's walk of an OSR frame loses its caller).  Measured on WebHash
@@ -604,7 +633,7 @@ static void take_tick_mixed(void)
 		}
 	}
 	uint32_t walks = 0;
-	int moved = still_survey();
+	int moved = still_survey(atomic_load(&s.validate));
 	for (uint32_t t = 0; t < nslots; t++)
 		s.known[t] = still_find(s.slots[t].thread); /* the survey's own list now */
 	if (moved != 0) {
@@ -646,7 +675,7 @@ static void take_tick_mixed(void)
 		nslots = reuse_still_stacks(nslots);
 	run_checks();
 	record_tick(nslots, (t0 - g_agent.start_mono_ns) / 1000, suspend_ns, agent_mono_ns());
-	lw_set_sampler_stats(&s.stats);
+	publish_stats();
 }
 
 static void take_tick(void)
@@ -685,7 +714,7 @@ static void write_thread_cpu(uint64_t now_ns)
 		return;
 	s.thread_cpu_ns = now_ns;
 	bool everyone = ++s.thread_cpu_rounds % THREAD_CPU_IDLE_EVERY == 0;
-	if (atomic_load(&s.mode) == SAMPLER_SIGNAL && still_survey() < 0)
+	if (atomic_load(&s.mode) == SAMPLER_SIGNAL && still_survey(0) < 0)
 		return; /* (the other samplers survey every tick) */
 	uint32_t n;
 	struct still_thread *all = still_threads(&n);
@@ -784,10 +813,16 @@ static void *sampler_main(void *arg)
 		    (unsigned long long)ss.fast_walks, (unsigned long long)ss.native_frames,
 		    (unsigned long long)ss.truncated, (unsigned long long)ss.broken, (unsigned long long)ss.no_managed,
 		    (unsigned long long)ss.unmanaged_roots, (unsigned long long)ss.handler_lost);
+	struct still_stats parked = still_stats();
+	agent_debug("threads that ran and sat in a system call again: %llu where their capture was (proven), %llu "
+		    "elsewhere, %llu unproven",
+		    (unsigned long long)parked.parked_kept, (unsigned long long)parked.parked_moved,
+		    (unsigned long long)parked.parked_unproven);
+	sigsampler_close_files();
 	stage_commit();
 	write_holds(true); /* whatever is still open: the log ends here */
 	drain_events(true);
-	lw_set_sampler_stats(&s.stats);
+	publish_stats();
 
 	pthread_mutex_lock(&s.mu);
 	s.exited = true;

@@ -14,6 +14,7 @@
 #include "agent/sigsampler.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -33,6 +34,7 @@
 #define STACK_COPY CODEMAP_COPY_MAX /* deep enough for hundreds of frames */
 #define REFRESH_EVERY_NS 10000000ull  /* the thread list at most (when due): short-lived threads matter */
 #define CODE_FLUSH_NS 10000000000ull  /* code may be unloaded: forget what is where */
+#define SYSCALL_FDS_KEPT 32 /* slots whose /proc syscall file stays open (descriptors are the program's too) */
 
 struct capture {
 	uint64_t ip, sp, fp;
@@ -41,6 +43,16 @@ struct capture {
 	struct activity act;
 	uint32_t len;     /* stack bytes copied from sp */
 	uint8_t stack[STACK_COPY];
+};
+
+/* What the latest capture of a thread in a system call proves: a later
+ * look that finds the thread at the same site with the same words on its
+ * stack finds the same frames (sampler thread only). */
+struct parked_proof {
+	bool valid;
+	struct syscall_site site;
+	uint32_t code_generation; /* the code map's, when the walk named the frames */
+	struct word_log words;
 };
 
 struct slot {
@@ -57,6 +69,8 @@ struct slot {
 	_Atomic uint32_t sent, answered; /* signals sent to this slot, and handled */
 	uint32_t extra;    /* ticks the signal in flight also stands for (sampler thread) */
 	uint32_t extra_at; /* the ring index its capture will take */
+	int syscall_fd;    /* its /proc/self/task/TID/syscall kept open: descriptor + 1, 0: none */
+	struct parked_proof proof;
 	struct capture ring[SIG_RING];
 };
 
@@ -65,6 +79,7 @@ static struct {
 	uint32_t nslots;
 	int signo;
 	pid_t pid;
+	uid_t uid;
 	bool installed;
 	uint64_t last_refresh_ns, last_flush_ns;
 	struct still_listing listing; /* the last refresh of the thread list */
@@ -119,6 +134,7 @@ int sigsampler_init(char *why, size_t whylen)
 		return -1;
 	}
 	g.pid = getpid();
+	g.uid = getuid();
 	/* the handler copies the stack with process_vm_readv on our own pid: a
 	 * seccomp filter (some container runtimes) may forbid it */
 	uint64_t probe = 42, copy = 0;
@@ -150,8 +166,18 @@ int sigsampler_init(char *why, size_t whylen)
 	return -1;
 }
 
+void sigsampler_close_files(void)
+{
+	for (uint32_t i = 0; g.slots && i < g.nslots; i++) {
+		if (g.slots[i].syscall_fd)
+			close(g.slots[i].syscall_fd - 1);
+		g.slots[i].syscall_fd = 0;
+	}
+}
+
 void sigsampler_reset(void)
 {
+	sigsampler_close_files();
 	if (g.slots)
 		memset(g.slots, 0, g.nslots * sizeof *g.slots);
 	codemap_forget();
@@ -198,6 +224,10 @@ static struct slot *slot_for(pid_t os, ThreadID thread)
 	atomic_store(&sl->tail, atomic_load(&sl->head)); /* forget a former thread's captures */
 	atomic_store(&sl->sent, atomic_load(&sl->answered));
 	sl->extra = 0;
+	sl->proof.valid = false;
+	if (sl->syscall_fd)
+		close(sl->syscall_fd - 1); /* a former thread's */
+	sl->syscall_fd = 0;
 	atomic_store(&sl->hi, 0);
 	atomic_store(&sl->last_rsp, 0);
 	sl->tid = os;
@@ -259,7 +289,7 @@ static bool send_to(struct slot *sl)
 	si.si_signo = g.signo;
 	si.si_code = SI_QUEUE;
 	si.si_pid = g.pid;
-	si.si_uid = getuid();
+	si.si_uid = g.uid;
 	si.si_value.sival_int = (int)(sl - g.slots);
 	atomic_fetch_add(&sl->sent, 1);
 	if (syscall(SYS_rt_tgsigqueueinfo, g.pid, sl->tid, g.signo, &si) != 0) {
@@ -268,6 +298,7 @@ static bool send_to(struct slot *sl)
 			sl->alive = false; /* gone (EAGAIN, a full signal queue, only skips this tick) */
 		return false;
 	}
+	g.stats.signals++;
 	return true;
 }
 
@@ -294,11 +325,15 @@ static struct syscall_site syscall_at(const struct capture *c)
  * can_walk (no exact walk to be had), native frames the runtime says are
  * a compilation or a GC are a walk too, without their callers. */
 static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID *pool, uint64_t *addrs,
-			   uint32_t room, struct sig_walk *walk, uint32_t used, bool can_walk)
+			   uint32_t room, struct sig_walk *walk, uint32_t used, bool can_walk, struct parked_proof *proof)
 {
 	struct unwind_regs r = {c->ip, c->sp, c->fp};
-	struct stack_copy copy = {c->sp, c->len, c->stack};
-	struct unwind_out out = {pool + used, 0, room, UNWIND_EXACT, 0, false, addrs ? addrs + used : NULL};
+	struct syscall_site site = syscall_at(c);
+	proof->valid = false;
+	proof->words.n = 0;
+	proof->words.overflow = false;
+	struct stack_copy copy = {c->sp, c->len, c->stack, site.pc ? &proof->words : NULL};
+	struct unwind_out out = {pool + used, 0, room, UNWIND_EXACT, 0, false, addrs ? addrs + used : NULL, false};
 	unwind_stack(&r, true, &copy, &out);
 	g.stats.fast_walks++;
 	bool managed = false;
@@ -352,7 +387,12 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 	}
 	*walk = (struct sig_walk){.thread = thread, .start = used, .n = out.n,
 				  .truncated = out.verdict == UNWIND_TRUNCATED, .weight = 1,
-				  .cpu_end = c->cpu_end, .captured = true, .wait = syscall_at(c), .act = c->act};
+				  .cpu_end = c->cpu_end, .captured = true, .wait = site, .act = c->act};
+	if (site.pc && !out.live_fp && !proof->words.overflow) {
+		proof->valid = true;
+		proof->site = site;
+		proof->code_generation = codemap_generation();
+	}
 	return true;
 }
 
@@ -390,7 +430,7 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 			const struct capture *c = &sl->ring[t % SIG_RING];
 			struct sig_walk *w = &walks[nwalks];
 			if (unwind_capture(c, sl->thread, pool, addrs, depth_max, w, used,
-					   nretry && !activity_in_gc_suspension())) {
+					   nretry && !activity_in_gc_suspension(), &sl->proof)) {
 				if (sl->extra && t == sl->extra_at) {
 					w->weight += w->weight ? sl->extra : 0;
 					sl->extra = 0;
@@ -412,6 +452,62 @@ bool sigsampler_signal(uint32_t os_tid, ThreadID thread)
 {
 	struct slot *sl = slot_for((pid_t)os_tid, thread);
 	return sl && send_to(sl) && sl->alive;
+}
+
+/* The system call a thread sits in, as the kernel says in
+ * /proc/self/task/TID/syscall: "NR ARG0 .. ARG5 SP PC" while it is in one
+ * ("running", or "-1 SP PC" when it is not): false when it is not.  *fd
+ * (given: the file kept open, its descriptor + 1; 0 until opened) saves
+ * an open and a close per look. */
+static bool read_syscall_site(pid_t tid, int *fd, struct syscall_site *site)
+{
+	*site = (struct syscall_site){0};
+	int f = fd && *fd ? *fd - 1 : -1;
+	if (f < 0) {
+		char path[64];
+		snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
+		f = open(path, O_RDONLY | O_CLOEXEC);
+		if (f < 0)
+			return false;
+		if (fd)
+			*fd = f + 1;
+	}
+	char line[256];
+	ssize_t n = pread(f, line, sizeof line - 1, 0);
+	if (!fd)
+		close(f);
+	if (n <= 0)
+		return false;
+	line[n] = 0;
+	long long nr;
+	unsigned long long a[6], sp, pc;
+	if (sscanf(line, "%lld %llx %llx %llx %llx %llx %llx %llx %llx", &nr, &a[0], &a[1], &a[2], &a[3], &a[4],
+		   &a[5], &sp, &pc) != 9 || nr < 0)
+		return false;
+	*site = (struct syscall_site){pc, sp, a[0]};
+	return true;
+}
+
+enum parked sigsampler_parked_as_captured(uint32_t os_tid, ThreadID thread, struct syscall_site *now)
+{
+	struct slot *sl = NULL;
+	for (uint32_t i = 0; i < g.nslots && !sl; i++)
+		if (g.slots[i].alive && g.slots[i].tid == (pid_t)os_tid && g.slots[i].thread == thread)
+			sl = &g.slots[i];
+	bool kept = sl && sl - g.slots < SYSCALL_FDS_KEPT;
+	if (!read_syscall_site((pid_t)os_tid, kept ? &sl->syscall_fd : NULL, now))
+		return PARKED_MOVED;
+	if (!sl || !sl->proof.valid || sl->proof.code_generation != codemap_generation() ||
+	    atomic_load(&sl->sent) != atomic_load(&sl->answered))
+		return PARKED_UNPROVEN;
+	const struct parked_proof *p = &sl->proof;
+	if (p->site.pc != now->pc || p->site.sp != now->sp || p->site.arg0 != now->arg0)
+		return PARKED_MOVED;
+	uint64_t words[UNWIND_WORDS_MAX];
+	if (codemap_read_words(p->words.addr, words, p->words.n) != 0 ||
+	    memcmp(words, p->words.value, p->words.n * sizeof *words) != 0)
+		return PARKED_MOVED;
+	return PARKED_SAME;
 }
 
 bool sigsampler_pending(uint32_t os_tid, ThreadID thread)

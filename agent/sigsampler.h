@@ -39,12 +39,16 @@ struct sig_stats {
 	uint64_t no_managed;    /* ... with no managed frame at all, the walk ending before the thread's first frame */
 	uint64_t unmanaged_roots; /* ... with no managed frame from the leaf to the thread's first frame */
 	uint64_t handler_lost;  /* signals not sent: the program replaced our handler */
+	uint64_t signals;       /* signals sent */
 };
 
 /* Installs the handler on a free real-time signal (once per process). */
 int sigsampler_init(char *why, size_t whylen) AGENT_HIDDEN;
 /* Forgets threads and names (a new attach). */
 void sigsampler_reset(void) AGENT_HIDDEN;
+/* Closes the files kept open for looking at threads (the sampler thread,
+ * as it ends: a detached agent leaves no descriptor behind). */
+void sigsampler_close_files(void) AGENT_HIDDEN;
 /* Collects what the handlers caught since the last call into pool/walks,
  * then signals the busy threads; returns the number of walks. */
 uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint64_t *addrs, uint32_t pool_size,
@@ -57,6 +61,17 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 			    uint32_t max_walks, uint32_t depth_max, ThreadID *retry, uint32_t *nretry,
 			    uint32_t max_retry) AGENT_HIDDEN;
 bool sigsampler_signal(uint32_t os_tid, ThreadID thread) AGENT_HIDDEN;
+/* Whether a thread sits where its latest capture found it in a system
+ * call: now, as /proc says (*now: the call it is in, pc 0: none), at that
+ * capture's site, with every stack word the capture's walk read unchanged.
+ * Its frames are then the capture's, whatever it ran in between (see
+ * struct word_log): PARKED_SAME.  PARKED_MOVED when it is elsewhere;
+ * PARKED_UNPROVEN when no such capture is kept (it was not in a system
+ * call, its walk used the frame pointer register's value or read more
+ * words than are kept, the code map was flushed since, or a signal is in
+ * flight). */
+enum parked { PARKED_UNPROVEN = -1, PARKED_MOVED = 0, PARKED_SAME = 1 };
+enum parked sigsampler_parked_as_captured(uint32_t os_tid, ThreadID thread, struct syscall_site *now) AGENT_HIDDEN;
 /* A thread whose signal is still pending has not run since it was sent:
  * its coming capture also stands for this tick (true); false when no signal
  * is in flight to it. */

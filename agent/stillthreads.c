@@ -1,33 +1,34 @@
 #include "agent/stillthreads.h"
 
-#include <fcntl.h>
 #include <stdatomic.h>
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "agent/activity.h"
 
 #define STILL_MAX 2048
 
-/* A thread caught in a system call (a wait) uses 2-15 us of CPU going back
- * into the call after the handler.  One that used at most this much since
- * is asked where it is; still in the same call (same instruction, stack
- * pointer and first argument) it still has the captured stack.  Its CPU
- * time alone cannot tell: a thread woken from a lock's wait may reach its
- * next wait in as little (threads waiting for a method's compilation went
- * on into the method's own wait, which got the caller's stack), and a
- * thread caught in its own code may have sat preempted with the signal
- * pending, past a deadline. */
+/* A thread caught in a system call (a wait) that has run since is asked
+ * where it is.  In the same call (same instruction, stack pointer and
+ * first argument) with every stack word its capture's walk read unchanged,
+ * it has the captured frames, however long it ran in between (a pool
+ * thread that served a request and parked again): the capture proves it
+ * (sigsampler_parked_as_captured).  Where no proof is kept, only a thread
+ * that used at most this much CPU since its handler (going back into the
+ * call takes 2-15 us) keeps them.  Neither its CPU time nor the site alone
+ * can tell: a thread woken from a lock's wait may reach its next wait in
+ * as little (threads waiting for a method's compilation went on into the
+ * method's own wait, which got the caller's stack), and a thread caught in
+ * its own code may have sat preempted with the signal pending, past a
+ * deadline. */
 #define CAPTURE_SLACK_NS 20000u
 
 static struct {
 	struct still_thread a[STILL_MAX], b[STILL_MAX];
 	struct still_thread *cur, *next;
 	uint32_t n;
+	struct still_stats stats;
 } st = {.cur = st.a, .next = st.b};
 
 /* The runtime's thread list is asked for again when a thread started,
@@ -64,6 +65,7 @@ uint64_t still_list_changes(void)
 void still_reset(void)
 {
 	st.n = 0;
+	st.stats = (struct still_stats){0};
 }
 
 static int by_thread(const void *x, const void *y)
@@ -81,27 +83,31 @@ static bool read_cpu(clockid_t clock, uint64_t *ns)
 	return true;
 }
 
-/* Whether the thread sits in the system call at site, as the kernel says:
- * "NR ARG0 .. ARG5 SP PC" while it is in one ("running" or "-1 SP PC" when
- * it is not). */
-static bool in_same_syscall(uint32_t os_tid, const struct syscall_site *site)
+/* Whether a thread caught in a system call that ran since still has the
+ * captured frames (see CAPTURE_SLACK_NS); every check_every-th proof is
+ * checked by a capture instead. */
+static bool parked_as_captured(struct still_thread *t, uint32_t check_every)
 {
-	char path[64], line[256];
-	snprintf(path, sizeof path, "/proc/self/task/%" PRIu32 "/syscall", os_tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	struct syscall_site now;
+	switch (sigsampler_parked_as_captured(t->os_tid, t->thread, &now)) {
+	case PARKED_SAME:
+		/* (a stack still pending is this tick's capture: nothing to check) */
+		if (check_every && t->stack && t->stack != STILL_STACK_PENDING && ++t->fast_walks >= check_every) {
+			t->fast_walks = 0;
+			t->parked_check = t->stack;
+			t->parked_check_site = now;
+			return false;
+		}
+		st.stats.parked_kept++;
+		return true;
+	case PARKED_MOVED:
+		st.stats.parked_moved++;
 		return false;
-	ssize_t n = read(fd, line, sizeof line - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	line[n] = 0;
-	long long nr;
-	unsigned long long a[6], sp, pc;
-	if (sscanf(line, "%lld %llx %llx %llx %llx %llx %llx %llx %llx", &nr, &a[0], &a[1], &a[2], &a[3], &a[4],
-		   &a[5], &sp, &pc) != 9 || nr < 0)
-		return false;
-	return pc == site->pc && sp == site->sp && a[0] == site->arg0;
+	default:
+		st.stats.parked_unproven++;
+		return t->cpu_now - t->cpu_walked <= CAPTURE_SLACK_NS && now.pc && now.pc == t->wait.pc &&
+		       now.sp == t->wait.sp && now.arg0 == t->wait.arg0;
+	}
 }
 
 struct still_thread *still_find(ThreadID thread)
@@ -117,7 +123,7 @@ struct still_thread *still_find(ThreadID thread)
 	return lo < st.n && st.cur[lo].thread == thread ? &st.cur[lo] : NULL;
 }
 
-int still_survey(void)
+int still_survey(uint32_t check_every)
 {
 	ICorProfilerInfo10 *info = g_agent.info;
 	/* the threads of the last survey unless the list changed; and during a
@@ -173,9 +179,8 @@ int still_survey(void)
 		}
 		bool known = read_cpu(t->clock, &t->cpu_now);
 		t->still = known && t->walked && t->cpu_now == t->cpu_walked;
-		if (known && t->walked && !t->still && t->wait.pc && t->cpu_now > t->cpu_walked &&
-		    t->cpu_now - t->cpu_walked <= CAPTURE_SLACK_NS) {
-			t->still = in_same_syscall(t->os_tid, &t->wait);
+		if (known && t->walked && !t->still && t->wait.pc && t->cpu_now > t->cpu_walked) {
+			t->still = parked_as_captured(t, check_every);
 			if (t->still)
 				t->cpu_walked = t->cpu_now; /* asked once for this much CPU */
 		}
@@ -190,6 +195,11 @@ int still_survey(void)
 	return moved;
 }
 
+struct still_stats still_stats(void)
+{
+	return st.stats;
+}
+
 struct still_thread *still_threads(uint32_t *n)
 {
 	*n = st.n;
@@ -202,6 +212,7 @@ void still_walked(struct still_thread *t, uint64_t stack)
 	t->cpu_walked = t->cpu_now;
 	t->walked = true;
 	t->wait = (struct syscall_site){0};
+	t->parked_check = 0;
 }
 
 void still_captured(struct still_thread *t, uint64_t cpu_end, const struct syscall_site *wait, uint64_t stack)

@@ -30,7 +30,9 @@ struct still_thread {
 	bool by_signal;      /* this tick's sample comes from a signal */
 	bool walk_now;       /* its capture gave no sample: walk it in this tick's suspension */
 	bool check_now;      /* walk it exactly and repeat the walk the fast way (validate dial) */
-	uint32_t fast_walks; /* signal samples since its last check */
+	uint32_t fast_walks; /* signal samples (and frames kept by proof) since its last check */
+	uint64_t parked_check; /* the stack its proof kept, to compare with this signal's capture (0: none) */
+	struct syscall_site parked_check_site; /* ... where the proof found it */
 	uint64_t cpu_logged; /* CPU time in its last THREAD_CPU entry */
 	uint64_t cpu_accounted; /* CPU time its samples have been weighed against */
 	int64_t cpu_credit;     /* CPU time used and not yet stood for by an on-CPU sample */
@@ -55,8 +57,18 @@ void still_reset(void) AGENT_HIDDEN;
 /* Lists the managed threads with the runtime running, carrying over what
  * is known of each, and reads their CPU clocks.  Returns how many threads
  * have run since their last walk (or were never walked); -1 when the runtime
- * could not list its threads. */
-int still_survey(void) AGENT_HIDDEN;
+ * could not list its threads.  Every check_every-th time a thread's frames
+ * are kept by its capture's proof (0: never), it counts as run instead,
+ * with parked_check set: its next capture is compared with them. */
+int still_survey(uint32_t check_every) AGENT_HIDDEN;
+/* Threads caught in a system call that ran since and were asked where they
+ * are: found with the captured frames by the capture's proof (and kept
+ * them), found elsewhere, or without a proof (then kept only after little
+ * CPU). */
+struct still_stats {
+	uint64_t parked_kept, parked_moved, parked_unproven;
+};
+struct still_stats still_stats(void) AGENT_HIDDEN;
 /* The surveyed threads, sorted by ThreadID. */
 struct still_thread *still_threads(uint32_t *n) AGENT_HIDDEN;
 /* The surveyed thread, or NULL for one that started after the survey. */

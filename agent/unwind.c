@@ -12,6 +12,12 @@ static bool read_word(const struct stack_copy *s, uint64_t addr, uint64_t *v)
 	if (s->len < 8 || addr < s->base || addr - s->base > (uint64_t)s->len - 8 || (addr & 7))
 		return false;
 	memcpy(v, s->bytes + (addr - s->base), 8); /* a copy of this x86-64 process's own stack */
+	if (s->log && s->log->n < UNWIND_WORDS_MAX) {
+		s->log->addr[s->log->n] = addr;
+		s->log->value[s->log->n++] = *v;
+	} else if (s->log) {
+		s->log->overflow = true;
+	}
 	return true;
 }
 
@@ -30,7 +36,17 @@ static void emit(struct unwind_out *out, FunctionID fn, uint64_t addr)
 
 struct frame {
 	uint64_t ip, sp, fp;
+	bool fp_live;      /* fp is still the starting register's value, read from no stack slot */
+	bool used_live_fp; /* ... and the walk has used it */
 };
+
+/* The frame pointer, for an address: noted when it is the starting
+ * register's value. */
+static uint64_t use_fp(struct frame *f, uint64_t fp, bool live)
+{
+	f->used_live_fp |= live;
+	return fp;
+}
 
 /* The caller of a frame stopped inside an epilog: run the rest of it. */
 static bool step_epilog(const struct stack_copy *s, const struct code_body *b, struct frame *f)
@@ -42,20 +58,22 @@ static bool step_epilog(const struct stack_copy *s, const struct code_body *b, s
 	if (!len || codemap_read(f->ip, code, len) != 0 || !x64_decode_epilog(code, len, &e))
 		return false;
 	uint64_t sp = f->sp, fp = f->fp;
+	bool live = f->fp_live;
 	for (uint8_t i = 0; i < e.nops; i++) {
 		switch (e.op[i].kind) {
 		case X64_ADD_RSP:
 			sp += (uint64_t)(int64_t)e.op[i].imm;
 			break;
 		case X64_LEA_RSP_FP:
-			sp = fp + (uint64_t)(int64_t)e.op[i].imm;
+			sp = use_fp(f, fp, live) + (uint64_t)(int64_t)e.op[i].imm;
 			break;
 		case X64_MOV_RSP_FP:
-			sp = fp;
+			sp = use_fp(f, fp, live);
 			break;
 		case X64_POP_FP:
 			if (!read_word(s, sp, &fp))
 				return false;
+			live = false;
 			sp += 8;
 			break;
 		case X64_POP_OTHER:
@@ -66,6 +84,7 @@ static bool step_epilog(const struct stack_copy *s, const struct code_body *b, s
 				return false;
 			f->sp = sp + 8;
 			f->fp = fp;
+			f->fp_live = live;
 			return true;
 		}
 	}
@@ -83,8 +102,10 @@ static bool step_managed(const struct stack_copy *s, const struct code_body *b, 
 	if (!interrupted && off < body->end)
 		return false; /* a call inside a prolog: not a shape the JIT writes */
 	const struct x64_frame_state *st = x64_prolog_state_at(&b->prolog, (uint32_t)off);
-	uint64_t entry = st->fp_set ? f->fp - (uint64_t)(int64_t)st->fp : f->sp - (uint64_t)(int64_t)st->sp;
+	uint64_t entry = st->fp_set ? use_fp(f, f->fp, f->fp_live) - (uint64_t)(int64_t)st->fp
+				    : f->sp - (uint64_t)(int64_t)st->sp;
 	uint64_t caller_fp = f->fp;
+	bool caller_live = f->fp_live && !st->fp_saved;
 	if (st->fp_saved && !read_word(s, entry + (uint64_t)(int64_t)st->fp_slot, &caller_fp))
 		return false;
 	if (b->prolog.osr) {
@@ -102,12 +123,14 @@ static bool step_managed(const struct stack_copy *s, const struct code_body *b, 
 		uint64_t t0_entry = entry + 8 - (uint64_t)(int64_t)t0s->sp;
 		if (!read_word(s, t0_entry + (uint64_t)(int64_t)t0s->fp_slot, &caller_fp))
 			return false;
+		caller_live = false;
 		entry = t0_entry;
 	}
 	if (!read_word(s, entry, &f->ip))
 		return false;
 	f->sp = entry + 8;
 	f->fp = caller_fp;
+	f->fp_live = caller_live;
 	return true;
 }
 
@@ -124,7 +147,8 @@ static bool step_native(const struct stack_copy *s, const struct code_at *at, bo
 		return true;
 	}
 	if (at->native_known) {
-		uint64_t cfa = (at->rule.cfa_reg == EH_REG_RSP ? f->sp : f->fp) + (uint64_t)(int64_t)at->rule.cfa_off;
+		uint64_t cfa = (at->rule.cfa_reg == EH_REG_RSP ? f->sp : use_fp(f, f->fp, f->fp_live)) +
+			       (uint64_t)(int64_t)at->rule.cfa_off;
 		if (at->rule.cfa_deref) {
 			if (!read_word(s, cfa, &cfa))
 				return false;
@@ -138,6 +162,7 @@ static bool step_native(const struct stack_copy *s, const struct code_at *at, bo
 		f->ip = ret;
 		f->sp = cfa;
 		f->fp = fp;
+		f->fp_live &= !at->rule.rbp_saved;
 		return true;
 	}
 	*guessed = true;
@@ -154,13 +179,15 @@ static bool step_native(const struct stack_copy *s, const struct code_at *at, bo
 			}
 		}
 	}
-	if (f->fp < f->sp || (f->fp & 7))
+	uint64_t at_fp = use_fp(f, f->fp, f->fp_live);
+	if (at_fp < f->sp || (at_fp & 7))
 		return false;
 	uint64_t next_fp, ret;
-	if (!read_word(s, f->fp, &next_fp) || !read_word(s, f->fp + 8, &ret))
+	if (!read_word(s, at_fp, &next_fp) || !read_word(s, at_fp + 8, &ret))
 		return false;
-	f->sp = f->fp + 16;
+	f->sp = at_fp + 16;
 	f->fp = next_fp;
+	f->fp_live = false;
 	f->ip = ret;
 	return true;
 }
@@ -172,7 +199,8 @@ void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const stru
 	out->verdict = UNWIND_EXACT;
 	out->first_managed_sp = 0;
 	out->root = false;
-	struct frame f = {r->ip, r->sp, r->fp};
+	out->live_fp = false;
+	struct frame f = {r->ip, r->sp, r->fp, true, false};
 	bool interrupted = leaf_interrupted, caller_managed = false;
 	for (;;) {
 		/* a return address points after its call: name the call */
@@ -211,6 +239,7 @@ void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const stru
 			if (ok && guessed && out->verdict == UNWIND_EXACT)
 				out->verdict = UNWIND_NATIVE;
 		}
+		out->live_fp |= next.used_live_fp;
 		if (!ok) {
 			/* native frames whose frame pointers end (the outermost
 			 * frame's is 0) are the root, as the runtime reports it:

@@ -17,10 +17,22 @@ struct unwind_regs {
 	uint64_t ip, sp, fp;
 };
 
+/* The stack words a walk read, when asked for: a walk depends on the
+ * registers it starts from, the code and these words only, so a thread
+ * whose stack holds the same words again (from the same ip and sp, the
+ * frame pointer register not used) has the same frames. */
+#define UNWIND_WORDS_MAX 160
+struct word_log {
+	uint32_t n;
+	bool overflow; /* more were read than fit */
+	uint64_t addr[UNWIND_WORDS_MAX], value[UNWIND_WORDS_MAX];
+};
+
 struct stack_copy {
 	uint64_t base;        /* the address of bytes[0] (the stack pointer then) */
 	uint32_t len;
 	const uint8_t *bytes;
+	struct word_log *log; /* optional: every word read goes here */
 };
 
 enum unwind_verdict {
@@ -37,6 +49,7 @@ struct unwind_out {
 	uint64_t first_managed_sp; /* the stack pointer in the innermost managed frame (0: none) */
 	bool root;                 /* the walk ended at the thread's first frame (its return address undefined) */
 	uint64_t *addrs;           /* optional, beside frames: each frame's instruction (a caller's: its call) */
+	bool live_fp;              /* the walk used the starting frame pointer's value (not one read from the stack) */
 };
 
 /* Unwinds from r (the interrupted instruction when leaf_interrupted, else

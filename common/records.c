@@ -309,6 +309,8 @@ void cs_status_encode(struct cs_out *o, const struct cs_status *s)
 	cs_put_varint(o, s->deferred_walks);
 	cs_put_varint(o, s->stack_checks);
 	cs_put_varint(o, s->stack_mismatches);
+	cs_put_varint(o, s->signals);
+	cs_put_varint(o, s->parked_kept);
 }
 
 bool cs_status_decode(const uint8_t *p, size_t n, struct cs_status *s)
@@ -328,6 +330,8 @@ bool cs_status_decode(const uint8_t *p, size_t n, struct cs_status *s)
 	s->deferred_walks = in.p < in.end ? cs_get_varint(&in) : 0;
 	s->stack_checks = in.p < in.end ? cs_get_varint(&in) : 0;
 	s->stack_mismatches = in.p < in.end ? cs_get_varint(&in) : 0;
+	s->signals = in.p < in.end ? cs_get_varint(&in) : 0;
+	s->parked_kept = in.p < in.end ? cs_get_varint(&in) : 0;
 	return !in.bad;
 }
 

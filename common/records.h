@@ -236,13 +236,16 @@ bool cs_next_hold(struct cs_list *l, struct cs_hold *h);
 /* STATUS: u64 time_us, then varints: dropped_records, dropped_bytes,
  *         write_errors, ticks, samples, suspend_total_ns, suspend_max_ns,
  *         truncated_stacks, failed_walks, deferred_walks, stack_checks,
- *         stack_mismatches (each absent in logs of older agents: 0) */
+ *         stack_mismatches, signals, parked_kept (from deferred_walks on,
+ *         each absent in logs of older agents: 0) */
 struct cs_status {
 	uint64_t time_us;
 	uint64_t dropped_records, dropped_bytes, write_errors;
 	uint64_t ticks, samples, suspend_total_ns, suspend_max_ns;
 	uint64_t truncated_stacks, failed_walks, deferred_walks;
 	uint64_t stack_checks, stack_mismatches; /* fast walks repeated exactly, and how many differed */
+	uint64_t signals;     /* sent to threads that ran, for their stacks */
+	uint64_t parked_kept; /* samples of threads that ran, found parked with their capture's frames: no signal */
 };
 void cs_status_encode(struct cs_out *o, const struct cs_status *s);
 bool cs_status_decode(const uint8_t *p, size_t n, struct cs_status *s);

@@ -204,16 +204,18 @@ static void status_and_messages(void)
 	uint8_t buf[256];
 	struct cs_out o;
 	cs_out_init(&o, buf, sizeof buf);
-	struct cs_status s = {123, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+	struct cs_status s = {123, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
 	cs_status_encode(&o, &s);
 	struct cs_status d;
 	CHECK(cs_status_decode(buf, o.len, &d));
 	CHECK(memcmp(&s, &d, sizeof s) == 0);
-	/* older agents' records end before the stack checks, or before deferred_walks */
-	CHECK(cs_status_decode(buf, o.len - 2, &d) && d.deferred_walks == 10 && d.stack_checks == 0 &&
+	/* older agents' records end before the signal counts, the stack checks,
+	 * or deferred_walks */
+	CHECK(cs_status_decode(buf, o.len - 2, &d) && d.stack_mismatches == 12 && d.signals == 0 && d.parked_kept == 0);
+	CHECK(cs_status_decode(buf, o.len - 4, &d) && d.deferred_walks == 10 && d.stack_checks == 0 &&
 	      d.stack_mismatches == 0);
-	CHECK(cs_status_decode(buf, o.len - 3, &d) && d.failed_walks == 9 && d.deferred_walks == 0);
-	CHECK(!cs_status_decode(buf, o.len - 4, &d));
+	CHECK(cs_status_decode(buf, o.len - 5, &d) && d.failed_walks == 9 && d.deferred_walks == 0);
+	CHECK(!cs_status_decode(buf, o.len - 6, &d));
 
 	cs_out_init(&o, buf, sizeof buf);
 	struct cs_message m = {77, CS_LEVEL_WARNING, S("disk full")};

@@ -677,10 +677,12 @@ static void write_json_process(FILE *f, struct prof_process *p, const struct exp
 	fprintf(f, "],\"agent\":{\"dropped\":%" PRIu64 ",\"dropped_bytes\":%" PRIu64 ",\"write_errors\":%" PRIu64
 		   ",\"suspend_us_median\":%.1f,\"suspend_us_max\":%.1f,\"suspend_ms_total\":%.1f"
 		   ",\"failed_walks\":%" PRIu64 ",\"truncated_stacks\":%" PRIu64 ",\"deferred_walks\":%" PRIu64
-		   ",\"stack_checks\":%" PRIu64 ",\"stack_mismatches\":%" PRIu64 "}",
+		   ",\"stack_checks\":%" PRIu64 ",\"stack_mismatches\":%" PRIu64 ",\"signals\":%" PRIu64
+		   ",\"parked_kept\":%" PRIu64 "}",
 		st->dropped_records, st->dropped_bytes, st->write_errors, prof_suspend_median_us(p),
 		(double)st->suspend_max_ns / 1000.0, (double)st->suspend_total_ns / 1e6, st->failed_walks,
-		st->truncated_stacks, st->deferred_walks, st->stack_checks, st->stack_mismatches);
+		st->truncated_stacks, st->deferred_walks, st->stack_checks, st->stack_mismatches, st->signals,
+		st->parked_kept);
 	fputs(",\"native_modules\":[", f);
 	for (size_t i = 0; i < natsym_modules(p->natsym); i++) {
 		const char *path;

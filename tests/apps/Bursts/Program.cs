@@ -1,0 +1,96 @@
+// Bursts SECONDS
+//
+// A thread that works in short bursts and parks between them at the same
+// place, as a thread pool's worker does: the thread "burster" waits in
+// Worker.Park (an AutoResetEvent) and, each time Main sets the event, runs
+// Worker.Burst for 150 us, then parks again.  Main
+// paces it, spinning 500 us of wall time in Program.Pace between sets, for
+// SECONDS.  The burster is parked about 70 % of the time, in one place with
+// one stack, and has run between most pairs of ticks of a sampler at 1 kHz.
+//
+// stdout: "pid <N>", then "bursts <count>" at the end.
+using System.Diagnostics;
+using System.Globalization;
+using System.Runtime.CompilerServices;
+
+namespace Clrscope.TestApps;
+
+internal static class Program
+{
+    private static int Main(string[] args)
+    {
+        if (args.Length != 1
+            || !double.TryParse(args[0], NumberStyles.Float, CultureInfo.InvariantCulture, out double seconds)
+            || double.IsNaN(seconds) || seconds < 0)
+        {
+            Console.Error.WriteLine("usage: Bursts SECONDS");
+            return 2;
+        }
+        Say("pid " + Environment.ProcessId.ToString(CultureInfo.InvariantCulture));
+
+        var burster = new Thread(Worker.Loop) { Name = "burster", IsBackground = true };
+        burster.Start();
+        long end = Stopwatch.GetTimestamp() + (long)(seconds * Stopwatch.Frequency);
+        long count = 0;
+        while (Stopwatch.GetTimestamp() < end)
+        {
+            Pace(Stopwatch.GetTimestamp() + Stopwatch.Frequency / 2000);
+            Worker.Go.Set();
+            count++;
+        }
+        Worker.Stop = true;
+        Worker.Go.Set();
+        burster.Join();
+        Say("bursts " + count.ToString(CultureInfo.InvariantCulture));
+        return 0;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void Pace(long until)
+    {
+        while (Stopwatch.GetTimestamp() < until)
+        {
+        }
+    }
+
+    private static void Say(string line)
+    {
+        Console.Out.WriteLine(line);
+        Console.Out.Flush();
+    }
+}
+
+internal static class Worker
+{
+    public static readonly AutoResetEvent Go = new(false);
+    public static volatile bool Stop;
+    public static double Sink;
+
+    public static void Loop()
+    {
+        while (!Stop)
+        {
+            Park();
+            Burst();
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void Park() => Go.WaitOne();
+
+    // 150 us of wall time.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void Burst()
+    {
+        long until = Stopwatch.GetTimestamp() + Stopwatch.Frequency * 150 / 1_000_000;
+        double x = Sink;
+        while (Stopwatch.GetTimestamp() < until)
+        {
+            for (int i = 0; i < 50; i++)
+            {
+                x = x * 1.0000001 + 1.0;
+            }
+        }
+        Sink = x;
+    }
+}
