@@ -367,9 +367,11 @@ static void check_parked(struct still_thread *known, const struct sig_walk *capt
  * the CPU once per period of CPU time the thread used by its own clock
  * (kernel time in system calls too): a thread running a fifth of the time
  * has a fifth of its samples on the CPU, so on-CPU samples add up to CPU
- * time, as a CPU-time timer would sample.  Its other samples are waits.
- * The signal sampler signals only threads that used a period of CPU: on. */
-static bool off_cpu(struct still_thread *known, uint64_t period_ns)
+ * time, as a CPU-time timer would sample.  Its other samples are waits,
+ * and so is a capture that found it waiting in a system call (waiting:
+ * the time it used stays owed to a sample that finds it running).  The
+ * signal sampler signals only threads that used a period of CPU: on. */
+static bool off_cpu(struct still_thread *known, uint64_t period_ns, bool waiting)
 {
 	if (!known || !known->clock)
 		return false;
@@ -380,7 +382,7 @@ static bool off_cpu(struct still_thread *known, uint64_t period_ns)
 	known->cpu_accounted = now;
 	if (known->cpu_credit > (int64_t)(2 * period_ns))
 		known->cpu_credit = (int64_t)(2 * period_ns); /* (a tick that came late) */
-	if (known->cpu_credit * 2 < (int64_t)period_ns)
+	if (waiting || known->cpu_credit * 2 < (int64_t)period_ns)
 		return true;
 	known->cpu_credit -= (int64_t)period_ns;
 	return false;
@@ -428,7 +430,8 @@ static void record_tick(uint32_t nslots, uint64_t tick_us, uint64_t suspend_ns, 
 		if (still[t] && hold_sample(refs[t], stacks[t], tick_us))
 			continue;
 		refs[n] = refs[t];
-		stacks[n] = cs_tick_stack_state(stacks[t], still[t] || off_cpu(s.known[t], period_ns));
+		stacks[n] = cs_tick_stack_state(stacks[t], still[t] || off_cpu(s.known[t], period_ns,
+										 s.slots[t].captured && s.slots[t].blocked));
 		n++;
 	}
 	for (uint32_t t = 0; t < nslots; t++) {
@@ -648,8 +651,12 @@ static void take_tick_mixed(void)
 			t->still = false;
 			/* pending and not run: frozen where the handler will catch it;
 			 * pending and run: it blocks the signal, walk it instead */
+			/* pending and not run, or its signal's instant only just came
+			 * (a thread waiting for a CPU has not taken it yet): the capture
+			 * to come stands for this tick too */
 			bool pending = !walk_now && sigsampler_pending(t->os_tid, t->thread);
-			if (pending && t->cpu_before && t->cpu_now == t->cpu_before &&
+			bool not_run = t->cpu_before && t->cpu_now == t->cpu_before;
+			if (pending && (not_run || !sigsampler_overdue(t->os_tid, t->thread)) &&
 			    sigsampler_extend(t->os_tid, t->thread)) {
 				t->by_signal = true;
 				continue;
@@ -782,14 +789,15 @@ static void *sampler_main(void *arg)
 	 * this thread; the default 50 us timer slack made each of those ~100 us. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 
-	uint64_t next = agent_mono_ns();
+	uint64_t next = agent_mono_ns(), gap = 0;
 	pthread_mutex_lock(&s.mu);
 	while (!s.stop) {
 		bool sampling = atomic_load(&s.sampling);
 		/* without sampling, still wake to pass events on */
 		uint64_t period = sampling ? 1000000000ull / atomic_load(&s.rate_hz) : IDLE_WAKE_NS;
 		uint64_t now = agent_mono_ns();
-		next += sampling ? jittered_period(period) : period;
+		next += gap ? gap : sampling ? jittered_period(period) : period; /* gap: drawn at the last tick */
+		gap = 0;
 		if (next + period < now)
 			next = now + period; /* fell behind (a long GC): skip, don't burst */
 		struct timespec until = to_timespec(next);
@@ -799,6 +807,9 @@ static void *sampler_main(void *arg)
 			break;
 		pthread_mutex_unlock(&s.mu);
 		if (sampling) {
+			/* drawn now: this tick's signals land before the next one */
+			gap = jittered_period(period);
+			sigsampler_set_deadline(next + gap);
 			take_tick();
 			write_thread_cpu(agent_mono_ns());
 		} else
@@ -818,7 +829,7 @@ static void *sampler_main(void *arg)
 		    "elsewhere, %llu unproven",
 		    (unsigned long long)parked.parked_kept, (unsigned long long)parked.parked_moved,
 		    (unsigned long long)parked.parked_unproven);
-	sigsampler_close_files();
+	sigsampler_release();
 	stage_commit();
 	write_holds(true); /* whatever is still open: the log ends here */
 	drain_events(true);

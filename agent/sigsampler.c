@@ -39,6 +39,7 @@
 struct capture {
 	uint64_t ip, sp, fp;
 	uint64_t arg0;    /* rdi: a system call's first argument */
+	uint64_t rax;     /* a system call's result (-EINTR: the signal ended a wait) */
 	uint64_t cpu_end; /* the thread's CPU clock as the handler ends (0: unread) */
 	struct activity act;
 	uint32_t len;     /* stack bytes copied from sp */
@@ -70,6 +71,9 @@ struct slot {
 	uint32_t extra;    /* ticks the signal in flight also stands for (sampler thread) */
 	uint32_t extra_at; /* the ring index its capture will take */
 	int syscall_fd;    /* its /proc/self/task/TID/syscall kept open: descriptor + 1, 0: none */
+	timer_t timer;     /* fires our signal at this thread at the instant drawn for its sample */
+	bool has_timer;
+	uint64_t due_ns;   /* that instant (or when the signal was sent) */
 	struct parked_proof proof;
 	struct capture ring[SIG_RING];
 };
@@ -83,15 +87,20 @@ static struct {
 	bool installed;
 	uint64_t last_refresh_ns, last_flush_ns;
 	struct still_listing listing; /* the last refresh of the thread list */
+	uint64_t deadline_ns; /* the next tick: signals land before it, at instants drawn at random */
+	uint64_t random;      /* xorshift64 state (sampler thread) */
 	_Atomic uint64_t handled, overflowed;
 	struct sig_stats stats;
 } g;
+
+static void drop_timer(struct slot *sl);
 
 static void on_signal(int sig, siginfo_t *si, void *context)
 {
 	(void)sig;
 	int saved = errno;
-	if (si->si_code != SI_QUEUE || si->si_pid != g.pid || !g.slots || (uint32_t)si->si_value.sival_int >= SIG_THREADS)
+	bool ours = (si->si_code == SI_QUEUE && si->si_pid == g.pid) || si->si_code == SI_TIMER;
+	if (!ours || !g.slots || (uint32_t)si->si_value.sival_int >= SIG_THREADS)
 		goto out;
 	struct slot *sl = &g.slots[si->si_value.sival_int];
 	if (sl->tid != (pid_t)syscall(SYS_gettid))
@@ -110,6 +119,7 @@ static void on_signal(int sig, siginfo_t *si, void *context)
 	c->sp = rsp;
 	c->fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
 	c->arg0 = (uint64_t)uc->uc_mcontext.gregs[REG_RDI];
+	c->rax = (uint64_t)uc->uc_mcontext.gregs[REG_RAX];
 	uint64_t hi = atomic_load_explicit(&sl->hi, memory_order_relaxed);
 	uint64_t want = hi > rsp && hi - rsp < STACK_COPY ? hi - rsp : STACK_COPY;
 	c->len = codemap_copy_pages(rsp, c->stack, (uint32_t)want);
@@ -166,18 +176,24 @@ int sigsampler_init(char *why, size_t whylen)
 	return -1;
 }
 
-void sigsampler_close_files(void)
+void sigsampler_release(void)
 {
 	for (uint32_t i = 0; g.slots && i < g.nslots; i++) {
 		if (g.slots[i].syscall_fd)
 			close(g.slots[i].syscall_fd - 1);
 		g.slots[i].syscall_fd = 0;
+		drop_timer(&g.slots[i]);
 	}
+}
+
+void sigsampler_set_deadline(uint64_t next_tick_ns)
+{
+	g.deadline_ns = next_tick_ns;
 }
 
 void sigsampler_reset(void)
 {
-	sigsampler_close_files();
+	sigsampler_release();
 	if (g.slots)
 		memset(g.slots, 0, g.nslots * sizeof *g.slots);
 	codemap_forget();
@@ -228,6 +244,7 @@ static struct slot *slot_for(pid_t os, ThreadID thread)
 	if (sl->syscall_fd)
 		close(sl->syscall_fd - 1); /* a former thread's */
 	sl->syscall_fd = 0;
+	drop_timer(sl); /* aimed at the former thread */
 	atomic_store(&sl->hi, 0);
 	atomic_store(&sl->last_rsp, 0);
 	sl->tid = os;
@@ -273,6 +290,54 @@ static bool handler_is_ours(void)
 	return sigaction(g.signo, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_signal;
 }
 
+/* Where in the time before the next tick the thread's signal lands: at
+ * an instant drawn at random, set by a timer of its own.  The sampler
+ * thread wakes late when every CPU is busy (it waits for one), most often
+ * just as some thread parks and frees one: a signal sent on waking finds
+ * short bursts of work over and their threads parked (a worker running
+ * 30 % of the time was caught working in 4 % of its samples, with
+ * EventPipe's sampler the same).  A timer fires on time whoever runs, and
+ * the signal reaches a running thread at once.  0: send it now. */
+#define SIGNAL_MARGIN_NS 100000ull /* delivered and handled before the tick */
+static uint64_t signal_delay(void)
+{
+	uint64_t now = agent_mono_ns();
+	if (g.deadline_ns <= now + SIGNAL_MARGIN_NS + 1000)
+		return 0;
+	if (!g.random)
+		g.random = now | 1;
+	g.random ^= g.random << 13;
+	g.random ^= g.random >> 7;
+	g.random ^= g.random << 17;
+	return g.random % (g.deadline_ns - now - SIGNAL_MARGIN_NS);
+}
+
+/* Arms the slot's timer to signal its thread after delay_ns; false when
+ * it has none and cannot have one (then the signal goes now). */
+static bool arm_timer(struct slot *sl, uint64_t delay_ns)
+{
+	if (!sl->has_timer) {
+		struct sigevent ev;
+		memset(&ev, 0, sizeof ev);
+		ev.sigev_notify = SIGEV_THREAD_ID;
+		ev.sigev_signo = g.signo;
+		ev.sigev_value.sival_int = (int)(sl - g.slots);
+		ev._sigev_un._tid = sl->tid;
+		if (timer_create(CLOCK_MONOTONIC, &ev, &sl->timer) != 0)
+			return false;
+		sl->has_timer = true;
+	}
+	struct itimerspec at = {.it_value = {(time_t)(delay_ns / 1000000000ull), (long)(delay_ns % 1000000000ull)}};
+	return timer_settime(sl->timer, 0, &at, NULL) == 0;
+}
+
+static void drop_timer(struct slot *sl)
+{
+	if (sl->has_timer)
+		timer_delete(sl->timer);
+	sl->has_timer = false;
+}
+
 /* Signals the slot's thread, unless a signal is still in flight to it (a
  * queued real-time signal counts against the user's limit, and its
  * capture is still to come); false when it could not be sent. */
@@ -284,6 +349,14 @@ static bool send_to(struct slot *sl)
 		g.stats.handler_lost++;
 		return false;
 	}
+	uint64_t delay = signal_delay();
+	sl->due_ns = agent_mono_ns() + delay;
+	atomic_fetch_add(&sl->sent, 1);
+	if (delay && arm_timer(sl, delay)) {
+		g.stats.signals++;
+		return true;
+	}
+	atomic_fetch_sub(&sl->sent, 1);
 	siginfo_t si;
 	memset(&si, 0, sizeof si);
 	si.si_signo = g.signo;
@@ -315,6 +388,14 @@ static struct syscall_site syscall_at(const struct capture *c)
 	if (code[2] == 0x0f && code[3] == 0x05)
 		return (struct syscall_site){c->ip + 2, c->sp, c->arg0};
 	return (struct syscall_site){0};
+}
+
+/* Whether the signal found the thread waiting in the system call at site
+ * (not just back from one): the kernel moved ip back to repeat the call,
+ * or the call returned EINTR. */
+static bool blocked_in(const struct capture *c, struct syscall_site site)
+{
+	return site.pc && (site.pc != c->ip || (int64_t)c->rax == -EINTR);
 }
 
 /* Unwinds one capture into pool[*used..]; a walk, or false when it gives
@@ -387,7 +468,8 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 	}
 	*walk = (struct sig_walk){.thread = thread, .start = used, .n = out.n,
 				  .truncated = out.verdict == UNWIND_TRUNCATED, .weight = 1,
-				  .cpu_end = c->cpu_end, .captured = true, .wait = site, .act = c->act};
+				  .cpu_end = c->cpu_end, .captured = true, .wait = site,
+				  .blocked = blocked_in(c, site), .act = c->act};
 	if (site.pc && !out.live_fp && !proof->words.overflow) {
 		proof->valid = true;
 		proof->site = site;
@@ -514,6 +596,15 @@ bool sigsampler_pending(uint32_t os_tid, ThreadID thread)
 {
 	struct slot *sl = slot_for((pid_t)os_tid, thread);
 	return sl && sl->alive && atomic_load(&sl->sent) != atomic_load(&sl->answered);
+}
+
+#define OVERDUE_NS 2000000ull
+
+bool sigsampler_overdue(uint32_t os_tid, ThreadID thread)
+{
+	struct slot *sl = slot_for((pid_t)os_tid, thread);
+	return sl && sl->alive && atomic_load(&sl->sent) != atomic_load(&sl->answered) &&
+	       agent_mono_ns() > sl->due_ns + OVERDUE_NS;
 }
 
 bool sigsampler_extend(uint32_t os_tid, ThreadID thread)

@@ -27,6 +27,7 @@ struct sig_walk {
 			     thread sat with the signal pending; 0 for an empty walk) */
 	uint64_t cpu_end; /* a capture: the thread's CPU clock as the handler ended */
 	struct syscall_site wait; /* a capture: the system call it was in (pc 0: none) */
+	bool blocked;     /* a capture: the signal found it waiting in that call (off the CPU) */
 	struct activity act; /* what the runtime was doing on the thread then */
 };
 
@@ -46,9 +47,13 @@ struct sig_stats {
 int sigsampler_init(char *why, size_t whylen) AGENT_HIDDEN;
 /* Forgets threads and names (a new attach). */
 void sigsampler_reset(void) AGENT_HIDDEN;
-/* Closes the files kept open for looking at threads (the sampler thread,
- * as it ends: a detached agent leaves no descriptor behind). */
-void sigsampler_close_files(void) AGENT_HIDDEN;
+/* Closes the files kept open for looking at threads and deletes the
+ * threads' timers (the sampler thread, as it ends: a detached agent leaves
+ * no descriptor or timer behind). */
+void sigsampler_release(void) AGENT_HIDDEN;
+/* When the next tick comes: signals sent before it land at instants drawn
+ * at random before it (CLOCK_MONOTONIC ns). */
+void sigsampler_set_deadline(uint64_t next_tick_ns) AGENT_HIDDEN;
 /* Collects what the handlers caught since the last call into pool/walks,
  * then signals the busy threads; returns the number of walks. */
 uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint64_t *addrs, uint32_t pool_size,
@@ -78,6 +83,9 @@ enum parked sigsampler_parked_as_captured(uint32_t os_tid, ThreadID thread, stru
 bool sigsampler_extend(uint32_t os_tid, ThreadID thread) AGENT_HIDDEN;
 /* A signal sent to the thread has not reached its handler yet. */
 bool sigsampler_pending(uint32_t os_tid, ThreadID thread) AGENT_HIDDEN;
+/* ... and its instant passed long enough ago (2 ms) that the thread, had it
+ * run, would have taken it: it blocks the signal. */
+bool sigsampler_overdue(uint32_t os_tid, ThreadID thread) AGENT_HIDDEN;
 uint64_t sigsampler_overflowed(void) AGENT_HIDDEN;
 struct sig_stats sigsampler_stats(void) AGENT_HIDDEN;
 

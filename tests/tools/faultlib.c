@@ -76,6 +76,10 @@ long faults_foreign_signals(void)
 
 /* Signals queued for this user now (SigQ in /proc/self/status), -1 when
  * unreadable. */
+/* Signals queued for the user (SigQ), less this process's POSIX timers
+ * (/proc/self/timers): a timer holds an entry of that queue from its
+ * creation, pending or not, and never more than one (a timer that fires
+ * again before its signal is taken counts an overrun instead). */
 static long queued_signals(void)
 {
 	FILE *f = fopen("/proc/self/status", "r");
@@ -87,6 +91,11 @@ static long queued_signals(void)
 		if (sscanf(line, "SigQ: %ld/%ld", &n, &limit) == 2)
 			break;
 	fclose(f);
+	f = fopen("/proc/self/timers", "r");
+	while (f && n > 0 && fgets(line, sizeof line, f))
+		n -= strncmp(line, "ID:", 3) == 0;
+	if (f)
+		fclose(f);
 	return n;
 }
 

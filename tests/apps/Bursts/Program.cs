@@ -1,12 +1,13 @@
-// Bursts SECONDS
+// Bursts SECONDS [BURST_US [GAP_US]]
 //
 // A thread that works in short bursts and parks between them at the same
 // place, as a thread pool's worker does: the thread "burster" waits in
 // Worker.Park (an AutoResetEvent) and, each time Main sets the event, runs
-// Worker.Burst for 150 us, then parks again.  Main
-// paces it, spinning 500 us of wall time in Program.Pace between sets, for
-// SECONDS.  The burster is parked about 70 % of the time, in one place with
-// one stack, and has run between most pairs of ticks of a sampler at 1 kHz.
+// Worker.Burst for BURST_US microseconds (default 150), then parks again.
+// Main paces it, spinning GAP_US (default 500) of wall time in Program.Pace
+// between sets, for SECONDS.  With 150 us bursts the burster is parked about 70 % of the
+// time, in one place with one stack, and has run between most pairs of
+// ticks of a sampler at 1 kHz.
 //
 // stdout: "pid <N>", then "bursts <count>" at the end.
 using System.Diagnostics;
@@ -19,13 +20,19 @@ internal static class Program
 {
     private static int Main(string[] args)
     {
-        if (args.Length != 1
+        int burstUs = 150, gapUs = 500;
+        if (args.Length < 1 || args.Length > 3
             || !double.TryParse(args[0], NumberStyles.Float, CultureInfo.InvariantCulture, out double seconds)
-            || double.IsNaN(seconds) || seconds < 0)
+            || double.IsNaN(seconds) || seconds < 0
+            || (args.Length == 2 && (!int.TryParse(args[1], NumberStyles.None, CultureInfo.InvariantCulture, out burstUs)
+                                     || burstUs > 400))
+            || (args.Length == 3 && (!int.TryParse(args[2], NumberStyles.None, CultureInfo.InvariantCulture, out gapUs)
+                                     || gapUs < 100 || gapUs > 100_000)))
         {
-            Console.Error.WriteLine("usage: Bursts SECONDS");
+            Console.Error.WriteLine("usage: Bursts SECONDS [BURST_US (at most 400) [GAP_US (100 to 100000)]]");
             return 2;
         }
+        Worker.BurstUs = burstUs;
         Say("pid " + Environment.ProcessId.ToString(CultureInfo.InvariantCulture));
 
         var burster = new Thread(Worker.Loop) { Name = "burster", IsBackground = true };
@@ -34,7 +41,7 @@ internal static class Program
         long count = 0;
         while (Stopwatch.GetTimestamp() < end)
         {
-            Pace(Stopwatch.GetTimestamp() + Stopwatch.Frequency / 2000);
+            Pace(Stopwatch.GetTimestamp() + Stopwatch.Frequency * gapUs / 1_000_000);
             Worker.Go.Set();
             count++;
         }
@@ -64,6 +71,7 @@ internal static class Worker
 {
     public static readonly AutoResetEvent Go = new(false);
     public static volatile bool Stop;
+    public static int BurstUs;
     public static double Sink;
 
     public static void Loop()
@@ -78,11 +86,11 @@ internal static class Worker
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static void Park() => Go.WaitOne();
 
-    // 150 us of wall time.
+    // BurstUs of wall time.
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static void Burst()
     {
-        long until = Stopwatch.GetTimestamp() + Stopwatch.Frequency * 150 / 1_000_000;
+        long until = Stopwatch.GetTimestamp() + Stopwatch.Frequency * BurstUs / 1_000_000;
         double x = Sink;
         while (Stopwatch.GetTimestamp() < until)
         {
