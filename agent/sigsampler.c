@@ -89,6 +89,7 @@ static struct {
 	struct still_listing listing; /* the last refresh of the thread list */
 	uint64_t deadline_ns; /* the next tick: signals land before it, at instants drawn at random */
 	uint64_t random;      /* xorshift64 state (sampler thread) */
+	bool armed;           /* a timer was armed since the last tick */
 	_Atomic uint64_t handled, overflowed;
 	struct sig_stats stats;
 } g;
@@ -328,7 +329,16 @@ static bool arm_timer(struct slot *sl, uint64_t delay_ns)
 		sl->has_timer = true;
 	}
 	struct itimerspec at = {.it_value = {(time_t)(delay_ns / 1000000000ull), (long)(delay_ns % 1000000000ull)}};
+	g.armed = true;
 	return timer_settime(sl->timer, 0, &at, NULL) == 0;
+}
+
+static void disarm_timers(void)
+{
+	static const struct itimerspec off;
+	for (uint32_t i = 0; i < g.nslots; i++)
+		if (g.slots[i].has_timer)
+			timer_settime(g.slots[i].timer, 0, &off, NULL);
 }
 
 static void drop_timer(struct slot *sl)
@@ -499,6 +509,11 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 			}
 		}
 	}
+	/* a program that took our signal over since the last tick must not get
+	 * the signals of timers armed before it did */
+	if (g.armed && !handler_is_ours())
+		disarm_timers();
+	g.armed = false;
 	uint32_t nwalks = 0, used = 0;
 	if (nretry)
 		*nretry = 0;
