@@ -353,14 +353,13 @@ static void check_parked(struct still_thread *known, const struct sig_walk *capt
 {
 	uint64_t kept = known->parked_check;
 	known->parked_check = 0;
-	const struct syscall_site *a = &known->parked_check_site, *b = &capture->wait;
-	if (!kept || a->pc != b->pc || a->sp != b->sp || a->arg0 != b->arg0)
+	if (!kept || !syscall_site_same(&known->parked_check_site, &capture->wait))
 		return;
 	s.stats.stack_checks++;
 	if (stack != kept && s.stats.stack_mismatches++ < 20)
 		agent_debug("stack check: frames kept by proof (stack %llu) differ from a capture at the same site "
 			    "(stack %llu, ip %#lx)",
-			    (unsigned long long)kept, (unsigned long long)stack, (unsigned long)b->pc);
+			    (unsigned long long)kept, (unsigned long long)stack, (unsigned long)capture->wait.pc);
 }
 
 /* Whether a thread's sample of this tick is off the CPU.  Samples are on
@@ -407,11 +406,10 @@ static void record_tick(uint32_t nslots, uint64_t tick_us, uint64_t suspend_ns, 
 			s.stats.truncated_stacks += slot->truncated;
 			stacks[t] = sym_stack_of(s.pool + slot->start, s.addrs + slot->start, slot->n, slot->truncated,
 						 !slot->captured, &slot->act, defs);
-			if (known && slot->captured)
+			if (known && slot->captured) {
 				check_parked(known, slot, stacks[t]);
-			if (known && slot->captured)
 				known->stack = stacks[t];
-			else if (known)
+			} else if (known)
 				still_walked(known, stacks[t]);
 		}
 		refs[t] = sym_thread(slot->thread);
@@ -649,11 +647,11 @@ static void take_tick_mixed(void)
 			if (t->still && !walk_now)
 				continue;
 			t->still = false;
-			/* pending and not run: frozen where the handler will catch it;
-			 * pending and run: it blocks the signal, walk it instead */
-			/* pending and not run, or its signal's instant only just came
-			 * (a thread waiting for a CPU has not taken it yet): the capture
-			 * to come stands for this tick too */
+			/* pending and not run (frozen where the handler will catch it),
+			 * or its signal's instant only just came (a thread waiting for a
+			 * CPU has not taken it yet): the capture to come stands for this
+			 * tick too; pending long after its instant while it ran: it
+			 * blocks the signal, walk it instead */
 			bool pending = !walk_now && sigsampler_pending(t->os_tid, t->thread);
 			bool not_run = t->cpu_before && t->cpu_now == t->cpu_before;
 			if (pending && (not_run || !sigsampler_overdue(t->os_tid, t->thread)) &&

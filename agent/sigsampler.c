@@ -598,7 +598,7 @@ enum parked sigsampler_parked_as_captured(uint32_t os_tid, ThreadID thread, stru
 	    atomic_load(&sl->sent) != atomic_load(&sl->answered))
 		return PARKED_UNPROVEN;
 	const struct parked_proof *p = &sl->proof;
-	if (p->site.pc != now->pc || p->site.sp != now->sp || p->site.arg0 != now->arg0)
+	if (!syscall_site_same(&p->site, now))
 		return PARKED_MOVED;
 	uint64_t words[UNWIND_WORDS_MAX];
 	if (codemap_read_words(p->words.addr, words, p->words.n) != 0 ||

@@ -16,6 +16,10 @@
 struct syscall_site {
 	uint64_t pc, sp, arg0;
 };
+static inline bool syscall_site_same(const struct syscall_site *a, const struct syscall_site *b)
+{
+	return a->pc == b->pc && a->sp == b->sp && a->arg0 == b->arg0;
+}
 
 struct sig_walk {
 	ThreadID thread;

@@ -118,8 +118,7 @@ static bool parked_as_captured(struct still_thread *t, uint32_t check_every, uin
 		return false;
 	default:
 		st.stats.parked_unproven++;
-		return t->cpu_now - t->cpu_walked <= CAPTURE_SLACK_NS && now.pc && now.pc == t->wait.pc &&
-		       now.sp == t->wait.sp && now.arg0 == t->wait.arg0;
+		return t->cpu_now - t->cpu_walked <= CAPTURE_SLACK_NS && now.pc && syscall_site_same(&now, &t->wait);
 	}
 }
 
