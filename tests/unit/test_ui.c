@@ -642,6 +642,72 @@ static void sample_filters(void)
 	remove_tree(base);
 }
 
+/* Main twice: the model keeps "App.Main" of lib.dll (1 sample, the first
+ * named so) apart from App.Main of app.dll over Work (10) and Idle (20). */
+static void make_two_mains(const char *dir)
+{
+	char err[256], proc[512];
+	cs_session_create(dir, "app", "dotnet app.dll", (char[512]){0}, 512, err, sizeof err);
+	cs_proc_dir_create(dir, 901, proc, sizeof proc, err, sizeof err);
+	uint8_t buf[8192], payload[2048];
+	struct cs_out o, p;
+	cs_out_init(&o, buf, sizeof buf);
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_hello h = {901, 1, 0, CS_LOAD_STARTUP, 100, S("0.1.0"), S("CoreCLR 10"), S("dotnet app.dll"), S("/x"), 0};
+	cs_hello_encode(&p, &h);
+	put_record(&o, CS_REC_HELLO, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_frame_def f[] = {{1, S("App.Main"), S("lib.dll")}, {2, S("App.Main"), S("app.dll")},
+				   {3, S("App.Work"), S("app.dll")}, {4, S("App.Idle"), S("app.dll")}};
+	for (int i = 0; i < 4; i++)
+		cs_frame_def_encode(&p, &f[i]);
+	put_record(&o, CS_REC_FRAMES, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_stack_def st[] = {{1, 0, 1}, {2, 0, 2}, {3, 2, 3}, {4, 2, 4}};
+	for (int i = 0; i < 4; i++)
+		cs_stack_def_encode(&p, &st[i]);
+	put_record(&o, CS_REC_STACKS, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	for (int i = 0; i < 31; i++) {
+		cs_put_varint(&p, 10000), cs_put_varint(&p, 50000), cs_put_varint(&p, 1);
+		cs_put_varint(&p, 1), cs_put_varint(&p, i == 0 ? 1 : i <= 10 ? 3 : 4);
+	}
+	put_record(&o, CS_REC_SAMPLES, p.buf, p.len);
+	write_segment(proc, 1, buf, o.len);
+}
+
+/* Frames named alike are one block, and the base's frames find it by name:
+ * a comparison by function would set the base's Main (the first of its
+ * name, lib.dll's) against the shown app.dll's Main and find nothing. */
+static void flame_same_names(void)
+{
+	char *base = make_temp_dir();
+	char then[600], now[600], line[700];
+	snprintf(then, sizeof then, "%s/then", base);
+	snprintf(now, sizeof now, "%s/now", base);
+	make_session(then);
+	make_two_mains(now);
+	struct session_screen s;
+	screen_open(&s, now);
+	struct app a;
+	memset(&a, 0, sizeof a);
+	a.session = &s;
+	snprintf(line, sizeof line, "diff %s", then);
+	run_line(&a, line);
+	run_line(&a, "flame");
+	struct canvas c;
+	canvas_init_memory(&c, 24, 100);
+	session_screen_key(&s, KEY_DOWN);
+	CHECK(shows(&s, &c, "App.Main: 31 samples, 100.0% of all; base 100.0% (+0.0 points)"));
+	session_screen_key(&s, KEY_DOWN);
+	CHECK(shows(&s, &c, "App.Idle: 20 samples, 64.5% of all; base 25.0% (+39.5 points)"));
+	session_screen_key(&s, KEY_RIGHT);
+	CHECK(shows(&s, &c, "App.Work: 10 samples, 32.3% of all; base 75.0% (-42.7 points)"));
+	canvas_free_memory(&c);
+	session_screen_free(&s);
+	remove_tree(base);
+}
+
 /* After ':diff', the flame graph colours each frame by how its share
  * moved: the base has Work 75 % and Idle 25 %, the process shown (the
  * phases) Work 33 % and Idle 67 %; without colour '+' and '-' marks. */
@@ -921,6 +987,7 @@ int main(void)
 	RUN(flame_view);
 	RUN(sample_filters);
 	RUN(flame_diff);
+	RUN(flame_same_names);
 	RUN(events_view);
 	return CHECK_DONE();
 }

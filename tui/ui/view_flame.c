@@ -40,6 +40,8 @@ struct flame {
 	const char *base_dir;
 	size_t matches;
 	int top, rows, cols; /* where the graph was drawn last, for clicks */
+	uint32_t *by_name;   /* function -> the shown process's first function of its name */
+	size_t nby_name, by_name_cap;
 };
 
 /* ---- the tree of frames ---- */
@@ -56,13 +58,29 @@ static uint32_t child_of(struct flame *f, uint32_t node, uint32_t function)
 	return n;
 }
 
+/* A block is a name: functions the model keeps apart but names alike (the
+ * "[native]" of two modules) are one block, as in the folded stacks, and the
+ * base's frames find theirs by name. */
+static void index_names(struct flame *f, const struct prof_process *p, struct strmap *names)
+{
+	strmap_init(names);
+	xgrow(&f->by_name, &f->by_name_cap, p->nfunctions ? p->nfunctions : 1, sizeof *f->by_name);
+	f->nby_name = p->nfunctions;
+	for (size_t i = 0; i < p->nfunctions; i++) {
+		const char *name = p->functions[i].name;
+		f->by_name[i] = (uint32_t)i;
+		if (name && !strmap_get(names, name, strlen(name), &f->by_name[i]))
+			strmap_add(names, name, strlen(name), (uint32_t)i);
+	}
+}
+
 static void count_path(void *ctx, const uint32_t *functions, size_t depth, uint64_t count)
 {
 	struct flame *f = ctx;
 	uint32_t node = 0;
 	f->nodes[0].total += count;
 	for (size_t d = 0; d < depth; d++) {
-		node = child_of(f, node, functions[d]);
+		node = child_of(f, node, functions[d] < f->nby_name ? f->by_name[functions[d]] : functions[d]);
 		f->nodes[node].total += count;
 	}
 }
@@ -91,23 +109,14 @@ static void count_base_path(void *ctx, const uint32_t *functions, size_t depth, 
 	}
 }
 
-static void count_base(struct flame *f, const struct prof_process *p, const struct prof_process *base)
+static void count_base(struct flame *f, const struct strmap *names, const struct prof_process *base)
 {
-	struct strmap names;
-	strmap_init(&names);
-	for (size_t i = 0; i < p->nfunctions; i++) {
-		uint32_t seen;
-		const char *name = p->functions[i].name;
-		if (name && !strmap_get(&names, name, strlen(name), &seen))
-			strmap_add(&names, name, strlen(name), (uint32_t)i);
-	}
 	uint32_t *to_shown = xcalloc(base->nfunctions ? base->nfunctions : 1, sizeof *to_shown);
 	for (size_t i = 0; i < base->nfunctions; i++) {
 		const char *name = base->functions[i].name;
-		if (!name || !strmap_get(&names, name, strlen(name), &to_shown[i]))
+		if (!name || !strmap_get(names, name, strlen(name), &to_shown[i]))
 			to_shown[i] = UINT32_MAX;
 	}
-	strmap_free(&names);
 	struct base_count b = {f, to_shown, base->nfunctions};
 	prof_each_stack(base, count_base_path, &b);
 	free(to_shown);
@@ -188,8 +197,10 @@ static void *create(void)
 static void destroy(void *priv)
 {
 	struct flame *f = priv;
-	if (f)
+	if (f) {
 		free(f->nodes);
+		free(f->by_name);
+	}
 	free(f);
 }
 
@@ -220,15 +231,18 @@ static void update(struct view *v, struct session_screen *s)
 	}
 	for (size_t i = 0; i < f->nnodes; i++)
 		f->nodes[i].total = f->nodes[i].base_total = 0;
-	if (p)
-		prof_each_stack(p, count_path, f);
 	struct prof_process *base = view_diff_base(&s->views[VIEW_DIFF], &f->base_dir);
 	f->diff = base && p && !f->plain;
 	f->base_root = 0;
+	if (!p)
+		return;
+	struct strmap names;
+	index_names(f, p, &names);
+	prof_each_stack(p, count_path, f);
 	if (f->diff)
-		count_base(f, p, base);
-	if (p)
-		mark_matches(f, p);
+		count_base(f, &names, base);
+	strmap_free(&names);
+	mark_matches(f, p);
 }
 
 /* How a frame's share of all samples moved against the base, in points. */
