@@ -23,6 +23,9 @@
 #define REGIONS 8192
 #define MAPS_REFRESH_NS 100000000ull /* an address outside them rereads the maps at most this often */
 #define MAPS_RECHECK_NS 2000000ull /* ... one that memory holds (new code): this often */
+#define LINE_BYTES 64 /* a cached line never crosses a page: readable whole or not at all */
+#define LINES 2048     /* power of two */
+#define FACT_SLOTS 4096 /* power of two: addresses whose code bytes were looked at */
 #define MODULE_REFRESH_NS 200000000ull /* an unknown address rescans the modules at most this often */
 #define LIBRARY_REFRESH_NS 5000000ull  /* ... one in a shared object's mapping (one just loaded) */
 
@@ -77,6 +80,7 @@ static struct {
 	struct region *regions;
 	uint32_t nregions;
 	uint64_t maps_ns;
+	uint32_t lines_stamp; /* lines read under another stamp are stale */
 } m;
 
 int codemap_init(void)
@@ -105,6 +109,7 @@ void codemap_forget(void)
 	memset(m.bodies, 0, BODIES * sizeof *m.bodies);
 	m.dirty = false;
 	m.generation++;
+	m.lines_stamp++;
 	m.nmodules = 0;
 	m.modules_ns = 0;
 	m.nimages = 0;
@@ -159,6 +164,46 @@ static uint32_t hash(uint64_t v)
 	return (uint32_t)((v * 0x9E3779B97F4A7C15ull) >> 40);
 }
 
+/* What the instruction bytes around an address say, read once per address:
+ * code does not change while it lives, and the addresses asked about are
+ * code a thread ran or returns to (forgotten with the rest of the map).
+ * Samples land on the same few system calls and call sites again and again:
+ * a system call per capture was most of the sampler thread's reads. */
+struct code_fact {
+	uint64_t addr;
+	uint32_t generation; /* the map's, plus one (0: an empty slot) */
+	int8_t facts;        /* CODE_* bits, -1: unreadable */
+};
+static struct code_fact code_facts[FACT_SLOTS];
+
+static int8_t read_facts(uint64_t addr)
+{
+	uint8_t before[8], around[4];
+	int found = 0;
+	if (addr >= sizeof before && codemap_read(addr - sizeof before, before, sizeof before) == 0) {
+		if (x64_follows_call(before + sizeof before - 1, sizeof before))
+			found |= CODE_FOLLOWS_CALL;
+	} else
+		found = -1;
+	if (addr >= 2 && codemap_read(addr - 2, around, sizeof around) == 0) {
+		if (around[0] == 0x0f && around[1] == 0x05)
+			found = (found < 0 ? 0 : found) | CODE_AFTER_SYSCALL;
+		if (around[2] == 0x0f && around[3] == 0x05)
+			found = (found < 0 ? 0 : found) | CODE_AT_SYSCALL;
+	}
+	return (int8_t)found;
+}
+
+int codemap_code_facts(uint64_t addr)
+{
+	struct code_fact *f = &code_facts[hash(addr) & (FACT_SLOTS - 1)];
+	if (f->generation != m.generation + 1 || f->addr != addr) {
+		*f = (struct code_fact){addr, m.generation + 1, read_facts(addr)};
+		m.dirty = true;
+	}
+	return f->facts;
+}
+
 /* The body that starts at start, asked of the runtime on first sight
  * (or, for ReadyToRun code, known to end at known_end). */
 static int32_t body_at_start(uint64_t start, FunctionID fn, uint64_t known_end)
@@ -195,10 +240,60 @@ static int32_t body_at_start(uint64_t start, FunctionID fn, uint64_t known_end)
 	return -1;
 }
 
-/* The decoders' reader (ehframe.c, r2r.c): this process's memory, never a fault. */
+/* Lines of the modules' tables (unwind tables, ReadyToRun headers), kept
+ * as read: they are file mappings that do not change while their module
+ * is loaded, and a new native leaf asked for its unwind rule read some
+ * twenty words of them one system call at a time (a binary search of the
+ * table, then its entry), on every sample of a hot native loop. */
+struct line {
+	uint64_t base;
+	uint32_t stamp; /* m.lines_stamp + 1 when read (0: empty) */
+	uint8_t bytes[LINE_BYTES];
+};
+static struct line lines[LINES];
+
+/* The decoders' reader (ehframe.c, r2r.c): this process's memory, never a
+ * fault; through the lines.  A read that misses a line reads all the lines
+ * it spans in one system call. */
 static int read_no_fault(uint64_t addr, void *buf, uint32_t n)
 {
-	return codemap_read(addr, buf, n);
+	enum { SPAN_MAX = 16 };
+	if (!n)
+		return 0;
+	uint64_t first = addr & ~(uint64_t)(LINE_BYTES - 1);
+	uint32_t count = (uint32_t)(((addr + n - 1) & ~(uint64_t)(LINE_BYTES - 1)) - first) / LINE_BYTES + 1;
+	if (count > SPAN_MAX)
+		return codemap_read(addr, buf, n);
+	bool all_there = true;
+	for (uint32_t i = 0; i < count && all_there; i++) {
+		const struct line *l = &lines[hash(first + i * LINE_BYTES) & (LINES - 1)];
+		all_there = l->stamp == m.lines_stamp + 1 && l->base == first + i * LINE_BYTES;
+	}
+	uint32_t off = (uint32_t)(addr - first);
+	if (all_there) {
+		for (uint32_t i = 0, done = 0; i < count; i++) {
+			const struct line *l = &lines[hash(first + i * LINE_BYTES) & (LINES - 1)];
+			uint32_t from = i ? 0 : off, take = LINE_BYTES - from < n - done ? LINE_BYTES - from : n - done;
+			memcpy((uint8_t *)buf + done, l->bytes + from, take);
+			done += take;
+		}
+		return 0;
+	}
+	uint8_t span[SPAN_MAX * LINE_BYTES];
+	struct iovec local = {span, count * LINE_BYTES}, remote = {(void *)(uintptr_t)first, count * LINE_BYTES};
+	ssize_t got = process_vm_readv(m.pid, &local, 1, &remote, 1, 0); /* short at an unreadable page */
+	uint32_t whole = got > 0 ? (uint32_t)got / LINE_BYTES : 0;
+	for (uint32_t i = 0; i < whole; i++) {
+		struct line *l = &lines[hash(first + i * LINE_BYTES) & (LINES - 1)];
+		l->base = first + i * LINE_BYTES;
+		l->stamp = m.lines_stamp + 1;
+		memcpy(l->bytes, span + i * LINE_BYTES, LINE_BYTES);
+	}
+	m.dirty |= whole > 0;
+	if (got < (ssize_t)(off + n))
+		return -1;
+	memcpy(buf, span + off, n);
+	return 0;
 }
 
 /* The ReadyToRun tables of fn's module, read on first sight. */
@@ -354,6 +449,7 @@ static const struct module *module_of(uint64_t ip)
 			return NULL;
 		m.modules_ns = now;
 		m.modules_scan++;
+		m.lines_stamp++; /* a module may have gone, and its tables with it */
 		m.nmodules = 0;
 		dl_iterate_phdr(list_module, NULL);
 		m.dirty = true;
@@ -395,13 +491,24 @@ static void read_maps(void)
 	FILE *f = fopen("/proc/self/maps", "re");
 	if (!f)
 		return;
+	/* read again as new code appears (a page at a time while the JIT is
+	 * busy), on a server some 800 lines: parsed by hand, in large reads */
+	static char buf[1 << 16];
+	setvbuf(f, buf, _IOFBF, sizeof buf);
 	char line[512];
 	while (m.nregions < REGIONS && fgets(line, sizeof line, f)) {
-		unsigned long lo, hi;
-		char perms[8];
-		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 && (perms[0] == 'r' || perms[2] == 'x'))
+		char *p = line, *end;
+		uint64_t lo = strtoull(p, &end, 16);
+		if (end == p || *end != '-')
+			continue;
+		p = end + 1;
+		uint64_t hi = strtoull(p, &end, 16);
+		if (end == p || end[0] != ' ' || !end[1] || !end[2] || !end[3])
+			continue;
+		const char *perms = end + 1;
+		if (perms[0] == 'r' || perms[2] == 'x')
 			m.regions[m.nregions++] = (struct region){lo, hi, perms[0] == 'r', perms[2] == 'x',
-								  perms[2] == 'x' && strstr(line, ".so") != NULL};
+								  perms[2] == 'x' && strstr(perms, ".so") != NULL};
 	}
 	fclose(f);
 	m.dirty = true;
@@ -487,31 +594,31 @@ static struct ip_entry resolve(uint64_t ip)
 
 struct code_at codemap_at(uint64_t ip, bool check_epilog)
 {
-	/* not kept when not code: the address may be code a moment later */
-	int exec = executable(ip, check_epilog);
-	if (exec <= 0)
-		return (struct code_at){.unknown = exec < 0};
-	struct ip_entry *e = NULL, tmp;
+	struct ip_entry *e = NULL, *free_slot = NULL, tmp;
 	uint32_t h = hash(ip);
-	for (uint32_t k = 0; k < IP_PROBES && !e; k++) {
+	for (uint32_t k = 0; k < IP_PROBES && !e && !free_slot; k++) {
 		struct ip_entry *s = &m.ips[(h + k) & (IP_SLOTS - 1)];
-		if (s->flags && s->ip == ip) {
-			/* code outside the modules known then: a module loaded
-			 * since (dlopen) may hold it, and only its unwind table
-			 * can step through it (and name its functions) */
-			if (!s->fn && !s->in_module &&
-			    (s->modules_scan != m.modules_scan || agent_mono_ns() - m.modules_ns >= MODULE_REFRESH_NS))
-				*s = resolve(ip);
+		if (s->flags && s->ip == ip)
 			e = s;
-		} else if (!s->flags) {
-			*s = resolve(ip);
-			m.dirty = true;
-			e = s;
-		}
+		else if (!s->flags)
+			free_slot = s;
 	}
-	if (!e) { /* a full neighbourhood: answer without keeping it */
-		tmp = resolve(ip);
-		e = &tmp;
+	if (e) {
+		/* only code is kept: the maps need not be asked again.  Code
+		 * outside the modules known then: a module loaded since (dlopen)
+		 * may hold it, and only its unwind table can step through it (and
+		 * name its functions) */
+		if (!e->fn && !e->in_module &&
+		    (e->modules_scan != m.modules_scan || agent_mono_ns() - m.modules_ns >= MODULE_REFRESH_NS))
+			*e = resolve(ip);
+	} else {
+		/* not kept when not code: the address may be code a moment later */
+		int exec = executable(ip, check_epilog);
+		if (exec <= 0)
+			return (struct code_at){.unknown = exec < 0};
+		e = free_slot ? free_slot : &tmp; /* a full neighbourhood: answer without keeping it */
+		*e = resolve(ip);
+		m.dirty = true;
 	}
 	struct code_at at = {true, false, e->fn, e->body >= 0 ? &m.bodies[e->body] : NULL, false, e->in_module,
 			     e->native_known, e->rule};

@@ -62,6 +62,13 @@ struct native_function {
 bool codemap_native_function(uint64_t addr, struct native_function *out) AGENT_HIDDEN;
 /* Reads n bytes of this process at addr without faulting (0 or -1). */
 int codemap_read(uint64_t addr, void *buf, size_t n) AGENT_HIDDEN;
+/* What the code bytes around addr (code a thread ran or returns to) say,
+ * read once per address while the map lasts: CODE_* bits, -1 when they
+ * cannot be read. */
+#define CODE_FOLLOWS_CALL 1  /* the bytes before addr end in a call: addr is a return address */
+#define CODE_AFTER_SYSCALL 2 /* a syscall instruction ends at addr (the call returned, or EINTR) */
+#define CODE_AT_SYSCALL 4    /* addr is a syscall instruction (the kernel moved ip back to repeat it) */
+int codemap_code_facts(uint64_t addr) AGENT_HIDDEN;
 /* Reads the n (at most 1024) 8-byte words at addrs into words, in one
  * system call, without faulting (0 or -1). */
 int codemap_read_words(const uint64_t *addrs, uint64_t *words, uint32_t n) AGENT_HIDDEN;

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "agent/codemap.h"
-#include "agent/x64frame.h"
 #include "common/records.h"
 
 #define BODIES 8192 /* power of two */
@@ -113,9 +112,8 @@ uint32_t ilmap_offset(FunctionID fn, uint64_t addr, bool leaf_maybe_call)
 	if (leaf_maybe_call) {
 		/* a thread stopped in a call out of managed code is at the call's
 		 * return address: name the call */
-		uint8_t before[8];
-		if (codemap_read(addr - sizeof before, before, sizeof before) == 0 &&
-		    x64_follows_call(before + sizeof before - 1, sizeof before))
+		int code = codemap_code_facts(addr);
+		if (code > 0 && (code & CODE_FOLLOWS_CALL))
 			addr--;
 	}
 	struct code_at at = codemap_at(addr, false);

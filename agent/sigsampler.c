@@ -390,12 +390,10 @@ static bool send_to(struct slot *sl)
  * moved ip back to repeat it). */
 static struct syscall_site syscall_at(const struct capture *c)
 {
-	uint8_t code[4];
-	if (c->ip < 2 || codemap_read(c->ip - 2, code, sizeof code) != 0)
-		return (struct syscall_site){0};
-	if (code[0] == 0x0f && code[1] == 0x05)
+	int code = codemap_code_facts(c->ip);
+	if (code > 0 && (code & CODE_AFTER_SYSCALL))
 		return (struct syscall_site){c->ip, c->sp, c->arg0};
-	if (code[2] == 0x0f && code[3] == 0x05)
+	if (code > 0 && (code & CODE_AT_SYSCALL))
 		return (struct syscall_site){c->ip + 2, c->sp, c->arg0};
 	return (struct syscall_site){0};
 }

@@ -170,9 +170,8 @@ static bool step_native(const struct stack_copy *s, const struct code_at *at, bo
 		uint64_t ret;
 		if (read_word(s, f->sp, &ret) && ret > 8) {
 			struct code_at caller = codemap_at(ret - 1, false);
-			uint8_t before[8];
-			if (caller.fn && caller.body && codemap_read(ret - sizeof before, before, sizeof before) == 0 &&
-			    x64_follows_call(before + sizeof before - 1, sizeof before)) {
+			int code = caller.fn && caller.body ? codemap_code_facts(ret) : -1;
+			if (code > 0 && (code & CODE_FOLLOWS_CALL)) {
 				f->ip = ret;
 				f->sp += 8;
 				return true;

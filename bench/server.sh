@@ -9,7 +9,10 @@
 # and park, sockets, many threads.  Runs are interleaved (the order rotates
 # each round) so that drift of the machine touches every configuration
 # alike; medians of requests per second and of the 99th percentile latency
-# are compared, with the spread.
+# are compared, with the spread, and for clrscope the share of a CPU its
+# sampler thread used under load (the part of the cost that the machine's
+# noise does not drown: requests/s of one configuration moved by 20 % and
+# more between runs here).
 #
 #   bench/server.sh [-n RUNS] [-d SECONDS] [-c CONNECTIONS] [BUILD_DIR]
 #
@@ -71,18 +74,41 @@ run() {
 	local pid=$bench_pid
 	bench_wait_line "$out" '^listening' 60 "$pid"
 	"${load_cpu[@]}" wrk -t"$load_threads" -c"$connections" -d1s "http://127.0.0.1:$port/hash?n=16" >/dev/null 2>&1 || true
+	local before after
+	before=$(sampler_ticks "$port")
 	"${load_cpu[@]}" wrk -t"$load_threads" -c"$connections" -d"${seconds}s" --latency "http://127.0.0.1:$port/hash?n=16" >"$out.wrk" 2>&1 || true
+	after=$(sampler_ticks "$port")
 	bench_reap "$pid" || true
 	rm -rf "$work/s-$n" "$work"/t-"$n".*
-	python3 - "$config" "$out.wrk" >>"$work/results" <<'PY'
+	python3 - "$config" "$out.wrk" "$before" "$after" "$seconds" "$(getconf CLK_TCK)" >>"$work/results" <<'PY'
 import re, sys
 text = open(sys.argv[2]).read()
 rps = re.search(r"Requests/sec:\s+([\d.]+)", text)
 p99 = re.search(r"^\s+99%\s+([\d.]+)(us|ms|s)\b", text, re.M)
 scale = {"us": 0.001, "ms": 1.0, "s": 1000.0}
+before, after, seconds, hz = sys.argv[3:7]
+sampler = "nan" if before == "-" or after == "-" else "%.2f" % (
+    100.0 * (int(after) - int(before)) / int(hz) / float(seconds))
 print(sys.argv[1], rps.group(1) if rps else "nan",
-      "%.2f" % (float(p99.group(1)) * scale[p99.group(2)]) if p99 else "nan")
+      "%.2f" % (float(p99.group(1)) * scale[p99.group(2)]) if p99 else "nan", sampler)
 PY
+}
+
+# sampler_ticks PORT: the CPU time (clock ticks) of clrscope's sampler thread
+# in the server listening on PORT so far, '-' without one: the steadiest
+# part of the cost to read (the machine's noise moves requests/s far more)
+sampler_ticks() {
+	local p t
+	for p in $(pgrep -f "WebHash.dll $1 " || true); do
+		[[ $(cat "/proc/$p/comm" 2>/dev/null) == dotnet ]] || continue
+		for t in /proc/"$p"/task/*; do
+			if [[ $(cat "$t/comm" 2>/dev/null) == clrscope-samp* ]]; then
+				sed 's/.*) //' "$t/stat" | awk '{print $12 + $13}'
+				return
+			fi
+		done
+	done
+	echo -
 }
 
 echo "clrscope server benchmark: WebHash under wrk (${connections} connections, ${seconds} s), $runs interleaved runs" >&2
@@ -96,20 +122,25 @@ done
 
 python3 - "$work/results" <<'EOF'
 import math, statistics, sys
-rows = {}
+rows, sampler = {}, {}
 for line in open(sys.argv[1]):
-    name, rps, p99 = line.split()
+    name, rps, p99, cpu = line.split()
     if not math.isnan(float(rps)):
         rows.setdefault(name, []).append((float(rps), float(p99)))
+    if not math.isnan(float(cpu)):
+        sampler.setdefault(name, []).append(float(cpu))
 order = [c for c in ["none", "clrscope-100hz", "clrscope-1khz", "clrscope-1khz-novalidate", "dotnet-trace"] if c in rows]
 base = statistics.median(r for r, _ in rows["none"])
-print("%-24s %12s %9s %20s %12s %18s" % ("configuration", "median req/s", "loss", "min..max req/s", "median p99", "min..max p99 ms"))
+print("%-24s %12s %9s %20s %12s %18s %16s" % ("configuration", "median req/s", "loss", "min..max req/s", "median p99",
+                                               "min..max p99 ms", "sampler thread"))
 for name in order:
     rps = [r for r, _ in rows[name]]
     p99 = [p for _, p in rows[name]]
     m = statistics.median(rps)
-    print("%-24s %12.0f %8.1f%% %9.0f..%-9.0f %9.1f ms %8.1f..%-8.1f" % (
-        name, m, 100 * (1 - m / base), min(rps), max(rps), statistics.median(p99), min(p99), max(p99)))
+    cpu = sampler.get(name)
+    print("%-24s %12.0f %8.1f%% %9.0f..%-9.0f %9.1f ms %8.1f..%-8.1f %16s" % (
+        name, m, 100 * (1 - m / base), min(rps), max(rps), statistics.median(p99), min(p99), max(p99),
+        "%.1f%% of a CPU" % statistics.median(cpu) if cpu else "-"))
 def loss(name):
     return 100 * (1 - statistics.median(r for r, _ in rows[name]) / base)
 print()
