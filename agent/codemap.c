@@ -176,22 +176,29 @@ struct code_fact {
 };
 static struct code_fact code_facts[FACT_SLOTS];
 
+static int8_t facts_of(const uint8_t *before, bool has_before, const uint8_t *around, bool has_around)
+{
+	int found = has_before || has_around ? 0 : -1;
+	if (has_before && x64_follows_call(before + 7, 8))
+		found |= CODE_FOLLOWS_CALL;
+	if (has_around && around[0] == 0x0f && around[1] == 0x05)
+		found |= CODE_AFTER_SYSCALL;
+	if (has_around && around[2] == 0x0f && around[3] == 0x05)
+		found |= CODE_AT_SYSCALL;
+	return (int8_t)found;
+}
+
+/* The 8 bytes before addr and 2 from it, in one read where it can be (a
+ * new leaf in a hot loop asks at every sample), else each part alone. */
 static int8_t read_facts(uint64_t addr)
 {
+	uint8_t code[10];
+	if (addr >= 8 && codemap_read(addr - 8, code, sizeof code) == 0)
+		return facts_of(code, true, code + 6, true);
 	uint8_t before[8], around[4];
-	int found = 0;
-	if (addr >= sizeof before && codemap_read(addr - sizeof before, before, sizeof before) == 0) {
-		if (x64_follows_call(before + sizeof before - 1, sizeof before))
-			found |= CODE_FOLLOWS_CALL;
-	} else
-		found = -1;
-	if (addr >= 2 && codemap_read(addr - 2, around, sizeof around) == 0) {
-		if (around[0] == 0x0f && around[1] == 0x05)
-			found = (found < 0 ? 0 : found) | CODE_AFTER_SYSCALL;
-		if (around[2] == 0x0f && around[3] == 0x05)
-			found = (found < 0 ? 0 : found) | CODE_AT_SYSCALL;
-	}
-	return (int8_t)found;
+	bool has_before = addr >= 8 && codemap_read(addr - 8, before, sizeof before) == 0;
+	bool has_around = addr >= 2 && codemap_read(addr - 2, around, sizeof around) == 0;
+	return facts_of(before, has_before, around, has_around);
 }
 
 int codemap_code_facts(uint64_t addr)
