@@ -59,6 +59,14 @@ struct hold {
 	bool used;
 };
 
+/* Threads whose last walk's root part is kept for the next one (a thread
+ * that hashes to a slot another holds takes it over). */
+#define MEMO_THREADS 64
+struct thread_memo {
+	ThreadID thread;
+	struct sym_memo memo;
+};
+
 struct check_walk {
 	struct walk w; /* first: walk_frame sees a struct walk */
 	bool got;
@@ -104,6 +112,7 @@ static struct {
 	uint32_t thread_cpu_rounds;
 	int64_t budget_ns;        /* suspension time that may be spent now */
 	uint64_t budget_at_ns;    /* when it was last topped up */
+	struct thread_memo *memos; /* MEMO_THREADS, by a hash of the thread */
 } s = {
 	.mu = PTHREAD_MUTEX_INITIALIZER,
 };
@@ -387,6 +396,17 @@ static bool off_cpu(struct still_thread *known, uint64_t period_ns, bool waiting
 	return false;
 }
 
+static struct sym_memo *memo_of(ThreadID thread)
+{
+	struct thread_memo *m = &s.memos[(thread * 0x9E3779B97F4A7C15ull) >> 58 & (MEMO_THREADS - 1)];
+	if (m->thread != thread) {
+		m->thread = thread;
+		m->memo.n = 0;
+		m->memo.ids_stamp = 0;
+	}
+	return &m->memo;
+}
+
 /* After ResumeRuntime: turn the copied FunctionIDs into ids and log them.
  * A capture that stood for several ticks (its thread sat with the signal
  * pending) gives that many samples. */
@@ -404,8 +424,9 @@ static void record_tick(uint32_t nslots, uint64_t tick_us, uint64_t suspend_ns, 
 			stacks[t] = known->stack; /* captures come first: theirs is interned */
 		} else {
 			s.stats.truncated_stacks += slot->truncated;
-			stacks[t] = sym_stack_of(s.pool + slot->start, s.addrs + slot->start, slot->n, slot->truncated,
-						 !slot->captured, &slot->act, defs);
+			stacks[t] = sym_stack_of_memo(s.pool + slot->start, s.addrs + slot->start, slot->n,
+						      slot->truncated, !slot->captured, &slot->act, defs,
+						      memo_of(slot->thread));
 			if (known && slot->captured) {
 				check_parked(known, slot, stacks[t]);
 				known->stack = stacks[t];
@@ -888,18 +909,21 @@ int sampler_start(uint32_t rate_hz, bool sampling)
 		s.holds_buf = malloc(HOLD_BYTES);
 	if (!s.ended)
 		s.ended = malloc(HOLD_SLOTS * sizeof *s.ended);
+	if (!s.memos)
+		s.memos = calloc(MEMO_THREADS, sizeof *s.memos);
 	for (uint32_t i = 0; i < MAX_CHECKS; i++)
 		if (!s.checks[i].stack)
 			s.checks[i].stack = malloc(CHECK_STACK);
 	if (!s.pool || !s.slots || !s.known || !s.unmanaged || !s.stage_buf || !s.addrs ||
 	    !s.check_frames || !s.checks[MAX_CHECKS - 1].stack || !s.holds || !s.held || !s.holds_buf || !s.ended ||
-	    codemap_init() != 0)
+	    !s.memos || codemap_init() != 0)
 		return -1;
 	s.nchecks = 0;
 	for (uint32_t i = 0; i < s.nheld; i++)
 		s.holds[s.held[i]].used = false; /* runs of a former attach were written or are gone */
 	s.nheld = 0;
 	s.nended = 0;
+	memset(s.memos, 0, MEMO_THREADS * sizeof *s.memos); /* ids of a former attach */
 	cs_out_init(&s.stage, s.stage_buf, STAGE_BYTES);
 	s.stage_open = false;
 	memset(&s.stats, 0, sizeof s.stats);

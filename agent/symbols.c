@@ -64,6 +64,11 @@ static struct {
  * instrumentation's function mapper runs on the runtime's JIT threads). */
 static pthread_mutex_t metadata_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* Changes whenever an id may come to mean something else (a new id space,
+ * the end of an attach): memos of other stamps are stale.  Outside sym,
+ * which is cleared at the end. */
+static uint32_t ids_stamp = 1;
+
 static bool epochs_is_current(struct epochs *e, uint64_t id)
 {
 	if (id < e->base)
@@ -150,6 +155,7 @@ static void new_id_space(const char *which)
 	still_reset(); /* their stacks are of the old space: walk them again */
 	/* said at the 1st, 10th, 100th ...: a cap below what the program
 	 * needs makes one every tick */
+	ids_stamp++;
 	uint32_t n = ++sym.id_spaces;
 	while (n % 10 == 0)
 		n /= 10;
@@ -197,6 +203,7 @@ void sym_fini(void)
 	free(sym.code_paths);
 	ilmap_fini();
 	memset(&sym, 0, sizeof sym);
+	ids_stamp++;
 	pthread_mutex_unlock(&metadata_mu);
 }
 
@@ -650,8 +657,15 @@ static uint64_t push_activity(uint64_t stack, FunctionID below, const struct act
 	return stack;
 }
 
-uint64_t sym_stack_of(const FunctionID *frames, const uint64_t *addrs, uint32_t n, bool truncated,
-		      bool leaf_maybe_call, const struct activity *act, struct sym_defs *d)
+static bool memo_valid(const struct sym_memo *memo, bool truncated)
+{
+	return memo->ids_stamp == ids_stamp && memo->code_stamp == codemap_generation() + 1 &&
+	       memo->drop_stamp == lw_drop_epoch() + 1 && memo->truncated == truncated;
+}
+
+uint64_t sym_stack_of_memo(const FunctionID *frames, const uint64_t *addrs, uint32_t n, bool truncated,
+			   bool leaf_maybe_call, const struct activity *act, struct sym_defs *d,
+			   struct sym_memo *memo)
 {
 	uint64_t stack = 0;
 	if (truncated)
@@ -668,16 +682,48 @@ uint64_t sym_stack_of(const FunctionID *frames, const uint64_t *addrs, uint32_t 
 			skip = n - 1;
 	}
 	bool named_leaf = !act || !act->n; /* else the leaf's native run is the activity */
+	/* the root part the thread's last walk had: its ids, while they are
+	 * still written (an id whose definition did not fit the buffer is not
+	 * kept, so that it is defined again) */
+	bool reuse = memo && addrs && memo_valid(memo, truncated);
+	uint32_t kept = 0;
 	for (uint32_t i = n; i-- > skip;) {
+		uint32_t depth = n - 1 - i;
+		if (reuse && i > 0 && depth < memo->n && memo->fn[depth] == frames[i] && memo->addr[depth] == addrs[i]) {
+			stack = memo->stack[depth];
+			kept = depth + 1;
+			continue;
+		}
+		reuse = false;
 		uint32_t il = addrs && frames[i] ? ilmap_offset(frames[i], addrs[i], leaf_maybe_call && i == 0)
 						 : ILMAP_NONE;
 		uint64_t frame = frames[i] ? sym_frame(frames[i], d)
 					   : native_frame(addrs ? addrs[i] : 0, named_leaf && i == 0, d);
 		stack = sym_stack(stack, frame, il, d);
+		if (memo && addrs && i > 0 && depth == kept && depth < SYM_MEMO_DEPTH &&
+		    epochs_is_current(&sym.stack_written, stack)) {
+			memo->fn[depth] = frames[i];
+			memo->addr[depth] = addrs[i];
+			memo->stack[depth] = stack;
+			kept = depth + 1;
+		}
+	}
+	if (memo && addrs) {
+		memo->n = kept;
+		memo->ids_stamp = ids_stamp;
+		memo->code_stamp = codemap_generation() + 1;
+		memo->drop_stamp = lw_drop_epoch() + 1;
+		memo->truncated = truncated;
 	}
 	if (act && act->n)
 		stack = push_activity(stack, skip < n ? frames[skip] : 0, act, d);
 	return stack;
+}
+
+uint64_t sym_stack_of(const FunctionID *frames, const uint64_t *addrs, uint32_t n, bool truncated,
+		      bool leaf_maybe_call, const struct activity *act, struct sym_defs *d)
+{
+	return sym_stack_of_memo(frames, addrs, n, truncated, leaf_maybe_call, act, d, NULL);
 }
 
 static const char *primitive_name(CorElementType t)

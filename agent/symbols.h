@@ -64,6 +64,26 @@ void sym_flush_defs(struct sym_defs *d) AGENT_HIDDEN;
 uint64_t sym_stack_of(const FunctionID *frames, const uint64_t *addrs, uint32_t n, bool truncated,
 		      bool leaf_maybe_call, const struct activity *act, struct sym_defs *d) AGENT_HIDDEN;
 
+/* A thread's last walk, root first, with the stack id of each prefix: the
+ * next walk of the thread shares most of its root part (a server thread's
+ * dispatch loop under each request), and those ids are taken from here
+ * instead of being named and looked up again, frame by frame.  Valid while
+ * nothing was forgotten or dropped since (the stamps). */
+#define SYM_MEMO_DEPTH 96
+struct sym_memo {
+	uint32_t n; /* frames kept (the leaf never is) */
+	uint32_t ids_stamp, code_stamp, drop_stamp;
+	bool truncated;
+	FunctionID fn[SYM_MEMO_DEPTH];
+	uint64_t addr[SYM_MEMO_DEPTH];
+	uint64_t stack[SYM_MEMO_DEPTH];
+};
+/* sym_stack_of for a sampled walk (addrs given) of the thread whose memo
+ * this is; the same id. */
+uint64_t sym_stack_of_memo(const FunctionID *frames, const uint64_t *addrs, uint32_t n, bool truncated,
+			   bool leaf_maybe_call, const struct activity *act, struct sym_defs *d,
+			   struct sym_memo *memo) AGENT_HIDDEN;
+
 uint64_t sym_thread(ThreadID tid) AGENT_HIDDEN;
 /* A thread's new name or OS thread id: its THREAD record is written again. */
 void sym_thread_name(ThreadID tid, const char *name) AGENT_HIDDEN;
