@@ -20,6 +20,49 @@ static struct cs_str S(const char *s)
 	return (struct cs_str){s, strlen(s)};
 }
 
+/* What a fake process recorded before its samples: its HELLO, threads,
+ * frames and stacks. */
+struct fake_process {
+	uint32_t pid, rate_hz;
+	const struct cs_thread *threads;
+	int nthreads;
+	const struct cs_frame_def *frames;
+	int nframes;
+	const struct cs_stack_def *stacks;
+	int nstacks;
+};
+
+/* Writes fp's first segment in the session dir: those records, then one
+ * SAMPLES record of the ticks encoded in samples. */
+static void write_fake_process(const char *dir, const struct fake_process *fp, const struct cs_out *samples)
+{
+	char err[256], proc[512];
+	cs_proc_dir_create(dir, (pid_t)fp->pid, proc, sizeof proc, err, sizeof err);
+	uint8_t buf[8192], payload[2048];
+	struct cs_out o, p;
+	cs_out_init(&o, buf, sizeof buf);
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_hello h = {fp->pid, 1, 0, CS_LOAD_STARTUP, fp->rate_hz, S("0.1.0"), S("CoreCLR 10"),
+			     S("dotnet app.dll"), S("/x"), 0};
+	cs_hello_encode(&p, &h);
+	put_record(&o, CS_REC_HELLO, p.buf, p.len);
+	for (int i = 0; i < fp->nthreads; i++) {
+		cs_out_init(&p, payload, sizeof payload);
+		cs_thread_encode(&p, &fp->threads[i]);
+		put_record(&o, CS_REC_THREAD, p.buf, p.len);
+	}
+	cs_out_init(&p, payload, sizeof payload);
+	for (int i = 0; i < fp->nframes; i++)
+		cs_frame_def_encode(&p, &fp->frames[i]);
+	put_record(&o, CS_REC_FRAMES, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	for (int i = 0; i < fp->nstacks; i++)
+		cs_stack_def_encode(&p, &fp->stacks[i]);
+	put_record(&o, CS_REC_STACKS, p.buf, p.len);
+	put_record(&o, CS_REC_SAMPLES, samples->buf, samples->len);
+	write_segment(proc, 1, buf, o.len);
+}
+
 static void canvas_text_cuts_by_width(void)
 {
 	struct canvas c;
@@ -76,34 +119,18 @@ static void listview_scrolls(void)
  * a second process (pid) has the same functions under other ids. */
 static void make_process(const char *dir, uint32_t pid)
 {
-	char err[256], proc[512];
-	cs_proc_dir_create(dir, (pid_t)pid, proc, sizeof proc, err, sizeof err);
-	uint8_t buf[8192], payload[2048];
-	struct cs_out o, p;
-	cs_out_init(&o, buf, sizeof buf);
-	cs_out_init(&p, payload, sizeof payload);
-	struct cs_hello h = {pid, 1, 0, CS_LOAD_STARTUP, 100, S("0.1.0"), S("CoreCLR 10"), S("dotnet app.dll"), S("/x"), 0};
-	cs_hello_encode(&p, &h);
-	put_record(&o, CS_REC_HELLO, p.buf, p.len);
-	cs_out_init(&p, payload, sizeof payload);
 	uint64_t base = pid == 777 ? 16 : 40; /* ids differ between processes */
 	struct cs_frame_def f[] = {{base, S("App.Main"), S("app.dll")}, {base + 1, S("App.Work"), S("app.dll")},
 				   {base + 2, S("App.Idle"), S("app.dll")}};
-	for (int i = 0; i < 3; i++)
-		cs_frame_def_encode(&p, &f[i]);
-	put_record(&o, CS_REC_FRAMES, p.buf, p.len);
-	cs_out_init(&p, payload, sizeof payload);
 	struct cs_stack_def st[] = {{1, 0, base}, {2, 1, base + 1}, {3, 1, base + 2}};
-	for (int i = 0; i < 3; i++)
-		cs_stack_def_encode(&p, &st[i]);
-	put_record(&o, CS_REC_STACKS, p.buf, p.len);
+	uint8_t payload[2048];
+	struct cs_out p;
 	cs_out_init(&p, payload, sizeof payload);
 	for (int i = 0; i < 40; i++) {
 		cs_put_varint(&p, 10000), cs_put_varint(&p, 50000), cs_put_varint(&p, 1);
 		cs_put_varint(&p, 1), cs_put_varint(&p, i < 30 ? 2 : 3);
 	}
-	put_record(&o, CS_REC_SAMPLES, p.buf, p.len);
-	write_segment(proc, 1, buf, o.len);
+	write_fake_process(dir, &(struct fake_process){pid, 100, NULL, 0, f, 3, st, 3}, &p);
 }
 
 static void make_session(const char *dir)
@@ -449,33 +476,14 @@ static void flame_view(void)
  * second only worker-a runs, in Idle.  All: Work 10, Idle 20. */
 static void make_phases(const char *dir)
 {
-	char err[256], proc[512];
+	char err[256];
 	cs_session_create(dir, "app", "dotnet app.dll", (char[512]){0}, 512, err, sizeof err);
-	cs_proc_dir_create(dir, 900, proc, sizeof proc, err, sizeof err);
-	uint8_t buf[8192], payload[2048];
-	struct cs_out o, p;
-	cs_out_init(&o, buf, sizeof buf);
-	cs_out_init(&p, payload, sizeof payload);
-	struct cs_hello h = {900, 1, 0, CS_LOAD_STARTUP, 10, S("0.1.0"), S("CoreCLR 10"), S("dotnet app.dll"), S("/x"), 0};
-	cs_hello_encode(&p, &h);
-	put_record(&o, CS_REC_HELLO, p.buf, p.len);
 	struct cs_thread th[] = {{1, 5001, 101, S("worker-a")}, {2, 5002, 102, S("worker-b")}};
-	for (int i = 0; i < 2; i++) {
-		cs_out_init(&p, payload, sizeof payload);
-		cs_thread_encode(&p, &th[i]);
-		put_record(&o, CS_REC_THREAD, p.buf, p.len);
-	}
-	cs_out_init(&p, payload, sizeof payload);
 	struct cs_frame_def f[] = {{1, S("App.Main"), S("app.dll")}, {2, S("App.Work"), S("app.dll")},
 				   {3, S("App.Idle"), S("app.dll")}};
-	for (int i = 0; i < 3; i++)
-		cs_frame_def_encode(&p, &f[i]);
-	put_record(&o, CS_REC_FRAMES, p.buf, p.len);
-	cs_out_init(&p, payload, sizeof payload);
 	struct cs_stack_def st[] = {{1, 0, 1}, {2, 1, 2}, {3, 1, 3}};
-	for (int i = 0; i < 3; i++)
-		cs_stack_def_encode(&p, &st[i]);
-	put_record(&o, CS_REC_STACKS, p.buf, p.len);
+	uint8_t payload[2048];
+	struct cs_out p;
 	cs_out_init(&p, payload, sizeof payload);
 	for (int i = 0; i < 20; i++) { /* ticks at 0.05, 0.15, ... 1.95 s */
 		cs_put_varint(&p, i ? 100000 : 50000), cs_put_varint(&p, 50000), cs_put_varint(&p, i < 10 ? 2 : 1);
@@ -486,8 +494,7 @@ static void make_phases(const char *dir)
 			cs_put_varint(&p, 1), cs_put_varint(&p, 3);
 		}
 	}
-	put_record(&o, CS_REC_SAMPLES, p.buf, p.len);
-	write_segment(proc, 1, buf, o.len);
+	write_fake_process(dir, &(struct fake_process){900, 10, th, 2, f, 3, st, 3}, &p);
 }
 
 /* The Functions view's line of a function ("" when not shown). */
@@ -646,34 +653,19 @@ static void sample_filters(void)
  * named so) apart from App.Main of app.dll over Work (10) and Idle (20). */
 static void make_two_mains(const char *dir)
 {
-	char err[256], proc[512];
+	char err[256];
 	cs_session_create(dir, "app", "dotnet app.dll", (char[512]){0}, 512, err, sizeof err);
-	cs_proc_dir_create(dir, 901, proc, sizeof proc, err, sizeof err);
-	uint8_t buf[8192], payload[2048];
-	struct cs_out o, p;
-	cs_out_init(&o, buf, sizeof buf);
-	cs_out_init(&p, payload, sizeof payload);
-	struct cs_hello h = {901, 1, 0, CS_LOAD_STARTUP, 100, S("0.1.0"), S("CoreCLR 10"), S("dotnet app.dll"), S("/x"), 0};
-	cs_hello_encode(&p, &h);
-	put_record(&o, CS_REC_HELLO, p.buf, p.len);
-	cs_out_init(&p, payload, sizeof payload);
 	struct cs_frame_def f[] = {{1, S("App.Main"), S("lib.dll")}, {2, S("App.Main"), S("app.dll")},
 				   {3, S("App.Work"), S("app.dll")}, {4, S("App.Idle"), S("app.dll")}};
-	for (int i = 0; i < 4; i++)
-		cs_frame_def_encode(&p, &f[i]);
-	put_record(&o, CS_REC_FRAMES, p.buf, p.len);
-	cs_out_init(&p, payload, sizeof payload);
 	struct cs_stack_def st[] = {{1, 0, 1}, {2, 0, 2}, {3, 2, 3}, {4, 2, 4}};
-	for (int i = 0; i < 4; i++)
-		cs_stack_def_encode(&p, &st[i]);
-	put_record(&o, CS_REC_STACKS, p.buf, p.len);
+	uint8_t payload[2048];
+	struct cs_out p;
 	cs_out_init(&p, payload, sizeof payload);
 	for (int i = 0; i < 31; i++) {
 		cs_put_varint(&p, 10000), cs_put_varint(&p, 50000), cs_put_varint(&p, 1);
 		cs_put_varint(&p, 1), cs_put_varint(&p, i == 0 ? 1 : i <= 10 ? 3 : 4);
 	}
-	put_record(&o, CS_REC_SAMPLES, p.buf, p.len);
-	write_segment(proc, 1, buf, o.len);
+	write_fake_process(dir, &(struct fake_process){901, 100, NULL, 0, f, 4, st, 4}, &p);
 }
 
 /* Frames named alike are one block, and the base's frames find it by name:
