@@ -38,6 +38,9 @@ uint64_t agent_mono_ns(void) AGENT_HIDDEN;
 /* The CPU-time clock of any thread of this process, by its OS id (the
  * kernel's MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED)). */
 clockid_t agent_thread_cpu_clock(uint32_t os_tid) AGENT_HIDDEN;
+/* A number drawn uniformly from [0, n) by xorshift64 from *state (seeded
+ * from the clock when 0); one state per thread that draws. */
+uint64_t agent_random_below(uint64_t *state, uint64_t n) AGENT_HIDDEN;
 /* Microseconds since the agent started: the time axis of the log. */
 uint64_t agent_now_us(void) AGENT_HIDDEN;
 

@@ -790,17 +790,11 @@ static void drain_events(bool final)
  * Ticks on an exact grid alias with work that repeats in step with it (a
  * frame loop, a timer, a round that takes P/12): the same phase of every
  * round is sampled and a true 3:1 split reads 1193:5. Random gaps keep the
- * mean rate and sample every phase alike. xorshift64: the sampler thread
- * is the only user. */
+ * mean rate and sample every phase alike. */
 static uint64_t jittered_period(uint64_t period)
 {
-	static uint64_t state;
-	if (!state)
-		state = agent_mono_ns() | 1;
-	state ^= state << 13;
-	state ^= state >> 7;
-	state ^= state << 17;
-	return period / 2 + (uint64_t)(((unsigned __int128)(state >> 11) * period) >> 53);
+	static uint64_t state; /* the sampler thread is the only user */
+	return period / 2 + agent_random_below(&state, period);
 }
 
 static void *sampler_main(void *arg)

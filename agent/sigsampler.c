@@ -88,7 +88,7 @@ static struct {
 	uint64_t last_refresh_ns, last_flush_ns;
 	struct still_listing listing; /* the last refresh of the thread list */
 	uint64_t deadline_ns; /* the next tick: signals land before it, at instants drawn at random */
-	uint64_t random;      /* xorshift64 state (sampler thread) */
+	uint64_t random;      /* agent_random_below's state (sampler thread) */
 	bool armed;           /* a timer was armed since the last tick */
 	_Atomic uint64_t handled, overflowed;
 	struct sig_stats stats;
@@ -305,12 +305,7 @@ static uint64_t signal_delay(void)
 	uint64_t now = agent_mono_ns();
 	if (g.deadline_ns <= now + SIGNAL_MARGIN_NS + 1000)
 		return 0;
-	if (!g.random)
-		g.random = now | 1;
-	g.random ^= g.random << 13;
-	g.random ^= g.random >> 7;
-	g.random ^= g.random << 17;
-	return g.random % (g.deadline_ns - now - SIGNAL_MARGIN_NS);
+	return agent_random_below(&g.random, g.deadline_ns - now - SIGNAL_MARGIN_NS);
 }
 
 /* Arms the slot's timer to signal its thread after delay_ns; false when

@@ -28,6 +28,16 @@ uint64_t agent_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t agent_random_below(uint64_t *state, uint64_t n)
+{
+	if (!*state)
+		*state = agent_mono_ns() | 1;
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return (uint64_t)(((unsigned __int128)(*state >> 11) * n) >> 53);
+}
+
 uint64_t agent_now_us(void)
 {
 	return (agent_mono_ns() - g_agent.start_mono_ns) / 1000;
