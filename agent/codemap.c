@@ -287,17 +287,17 @@ static int read_no_fault(uint64_t addr, void *buf, uint32_t n)
 	uint32_t count = (uint32_t)(((addr + n - 1) & ~(uint64_t)(LINE_BYTES - 1)) - first) / LINE_BYTES + 1;
 	if (count > SPAN_MAX)
 		return codemap_read(addr, buf, n);
+	struct line *at[SPAN_MAX];
 	bool all_there = true;
-	for (uint32_t i = 0; i < count && all_there; i++) {
-		const struct line *l = &lines[hash(first + i * LINE_BYTES) & (LINES - 1)];
-		all_there = l->stamp == m.lines_stamp + 1 && l->base == first + i * LINE_BYTES;
+	for (uint32_t i = 0; i < count; i++) {
+		at[i] = &lines[hash(first + i * LINE_BYTES) & (LINES - 1)];
+		all_there &= at[i]->stamp == m.lines_stamp + 1 && at[i]->base == first + i * LINE_BYTES;
 	}
 	uint32_t off = (uint32_t)(addr - first);
 	if (all_there) {
 		for (uint32_t i = 0, done = 0; i < count; i++) {
-			const struct line *l = &lines[hash(first + i * LINE_BYTES) & (LINES - 1)];
 			uint32_t from = i ? 0 : off, take = LINE_BYTES - from < n - done ? LINE_BYTES - from : n - done;
-			memcpy((uint8_t *)buf + done, l->bytes + from, take);
+			memcpy((uint8_t *)buf + done, at[i]->bytes + from, take);
 			done += take;
 		}
 		return 0;
@@ -307,7 +307,7 @@ static int read_no_fault(uint64_t addr, void *buf, uint32_t n)
 	ssize_t got = process_vm_readv(m.pid, &local, 1, &remote, 1, 0); /* short at an unreadable page */
 	uint32_t whole = got > 0 ? (uint32_t)got / LINE_BYTES : 0;
 	for (uint32_t i = 0; i < whole; i++) {
-		struct line *l = &lines[hash(first + i * LINE_BYTES) & (LINES - 1)];
+		struct line *l = at[i]; /* (two lines of the span may share one: the later wins) */
 		l->base = first + i * LINE_BYTES;
 		l->stamp = m.lines_stamp + 1;
 		memcpy(l->bytes, span + i * LINE_BYTES, LINE_BYTES);
