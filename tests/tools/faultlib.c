@@ -74,12 +74,11 @@ long faults_foreign_signals(void)
 	return atomic_load(&foreign);
 }
 
-/* Signals queued for this user now (SigQ in /proc/self/status), -1 when
- * unreadable. */
-/* Signals queued for the user (SigQ), less this process's POSIX timers
- * (/proc/self/timers): a timer holds an entry of that queue from its
- * creation, pending or not, and never more than one (a timer that fires
- * again before its signal is taken counts an overrun instead). */
+/* Signals queued for this user now (SigQ in /proc/self/status), less this
+ * process's POSIX timers (/proc/self/timers): a timer holds an entry of
+ * that queue from its creation, pending or not, and never more than one (a
+ * timer that fires again before its signal is taken counts an overrun
+ * instead); -1 when unreadable. */
 static long queued_signals(void)
 {
 	FILE *f = fopen("/proc/self/status", "r");
