@@ -180,3 +180,17 @@ bench_rss_kb() {
 	kb=$(awk '$1 == "VmRSS:" { print $2 }' "/proc/$1/status" 2>/dev/null || true)
 	echo "${kb:--}"
 }
+
+# bench_dotnet_trace: the reference tool, dotnet-trace (a .NET global tool
+# from NuGet), installed into BUILD/tools on first use; its path in trace.
+# Fails, saying why, when it cannot be installed.
+bench_dotnet_trace() {
+	trace=$build/tools/dotnet-trace
+	[[ -x $trace ]] && return 0
+	echo "installing dotnet-trace into $build/tools (once)" >&2
+	local log
+	log=$(dotnet tool install --tool-path "$build/tools" dotnet-trace 2>&1) && [[ -x $trace ]] && return 0
+	echo "dotnet-trace could not be installed:" >&2
+	tail -3 <<<"$log" >&2
+	return 1
+}

@@ -1,45 +1,68 @@
 #!/usr/bin/env bash
 # Server benchmark: an ASP.NET Core (Kestrel) app (tests/apps/WebHash:
 # SHA-256 over a 1 KiB buffer per request, 16 times) under a load generator
-# on the loopback (wrk), with no profiler, under clrscope at 100 Hz and at
-# 1 kHz (the default mixed sampler, with and without its self-check, the
-# validate dial), and under dotnet-trace's default
-# collection (the real tool, installed from NuGet into BUILD/tools on first
-# use).  A server costs what a CPU loop hides: thread-pool threads that wake
-# and park, sockets, many threads.  Runs are interleaved (the order rotates
-# each round) so that drift of the machine touches every configuration
-# alike; medians of requests per second and of the 99th percentile latency
-# are compared, with the spread, and for clrscope the share of a CPU its
-# sampler thread used under load (the part of the cost that the machine's
-# noise does not drown: requests/s of one configuration moved by 20 % and
-# more between runs here).
+# on the loopback, with no profiler, under clrscope at 100 Hz and at 1 kHz
+# (the default mixed sampler, with and without its self-check, the validate
+# dial), and under dotnet-trace's default collection (the real tool,
+# installed from NuGet into BUILD/tools on first use).  A server costs what
+# a CPU loop hides: thread-pool threads that wake and park, sockets, many
+# threads.  Runs are interleaved (the order rotates each round) so that
+# drift of the machine touches every configuration alike.
 #
-#   bench/server.sh [-n RUNS] [-d SECONDS] [-c CONNECTIONS] [BUILD_DIR]
+#   bench/server.sh [-n RUNS] [-d SECONDS] [-c CONNECTIONS] [-q REQUESTS_PER_S] [BUILD_DIR]
 #
 # Each run: the app starts under its configuration, takes one second of
-# load to warm up, then SECONDS of measured load.  With two CPUs or more
-# the server (and the profiler's own processes) is pinned to CPU 0 and wrk
-# to CPU 1: unpinned, the scheduler's placement moved the unprofiled
-# server's throughput by +-20% from run to run, more than the costs
-# measured.  Not a test: nothing is asserted.
+# load to warm up, then two measured phases of SECONDS each:
+#  - saturated (wrk, CONNECTIONS connections as fast as they go): requests
+#    per second and the 99th percentile latency, medians and spread;
+#  - a fixed load (hey, REQUESTS_PER_S in all, default 3200: about a third
+#    of what the server can take): the CPU time the server and the
+#    profiler's own processes used, as a share of one CPU, and what the
+#    profiler added to the unprofiled server's.  At a fixed load every
+#    configuration does the same work, so the CPU it takes is the cost
+#    itself; saturated throughput reads it through the machine's noise
+#    (requests/s of one configuration moved by 20-40 % between runs here,
+#    the CPU at a fixed load by a few points of a CPU).  A profiler's cost
+#    is mostly per tick and per thread, not per request, so the points of a
+#    CPU it adds at a fixed load are about the share of a saturated
+#    server's throughput it would take.
+# Also for clrscope: the share of a CPU its sampler thread used in the
+# saturated phase.  With two CPUs or more the server (and the profiler's
+# own processes) is pinned to CPU 0 and the load to CPU 1: unpinned, the
+# scheduler's placement moved the unprofiled server's throughput by +-20 %
+# from run to run.  The thread pool's spin-waiting is off in every
+# configuration (DOTNET_ThreadPool_UnfairSemaphoreSpinLimit=0): a worker
+# that spins burns whatever CPU is idle, so with it the server's CPU at a
+# fixed load followed the machine's idle time, not the work (unprofiled:
+# 2.2-2.5 s per 6 s with spinning, 2.0-2.1 s without).  Last, for scale,
+# what a thread that only sleeps a tick and wakes costs on this machine
+# (bench/wakecost.c): every sampler that wakes each tick pays it, EventPipe's
+# too.  Not a test: nothing is asserted.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 runs=5
 seconds=5
 connections=32
+fixed_rate=3200
 bench_opt() {
 	case $1 in
 	n) bench_uint runs -n "$2" ;;
 	d) bench_uint seconds -d "$2" ;;
 	c) bench_uint connections -c "$2" ;;
+	q) bench_uint fixed_rate -q "$2" ;;
 	esac
 }
-bench_options "n:d:c:" "" "$@"
+bench_options "n:d:c:q:" "" "$@"
 set -- "${bench_args[@]}"
 (($# <= 1)) || bench_usage_error "one build directory at most"
 bench_build "${1:-}"
 command -v wrk >/dev/null || { echo "no wrk: install it (apt-get install wrk, or scripts/deps.sh)" >&2; exit 1; }
+command -v hey >/dev/null || { echo "no hey: install it (apt-get install hey, or scripts/deps.sh)" >&2; exit 1; }
+# hey's rate is per worker: 32 workers share the total
+hey_workers=32
+((fixed_rate >= hey_workers)) || bench_usage_error "-q wants at least $hey_workers requests per second"
+export DOTNET_ThreadPool_UnfairSemaphoreSpinLimit=0
 app=$(bench_app WebHash)
 bench_workdir server
 server_cpu=() load_cpu=() load_threads=2
@@ -48,18 +71,16 @@ if (($(nproc) >= 2)) && command -v taskset >/dev/null; then
 fi
 
 configs=(none clrscope-100hz clrscope-1khz clrscope-1khz-novalidate)
-trace=$build/tools/dotnet-trace
-if [[ ! -x $trace ]]; then
-	echo "installing dotnet-trace into $build/tools (once)" >&2
-	dotnet tool install --tool-path "$build/tools" dotnet-trace >"$work/tool.log" 2>&1 ||
-		echo "dotnet-trace could not be installed (see below); its row is left out:
-$(tail -3 "$work/tool.log")" >&2
+if bench_dotnet_trace; then
+	configs+=(dotnet-trace)
+else
+	echo "(dotnet-trace's row is left out)" >&2
 fi
-[[ -x $trace ]] && configs+=(dotnet-trace)
 
-# run CONFIG N: one run; appends "config requests_per_s p99_ms" to results
+# run CONFIG N: one run; appends "config requests_per_s p99_ms sampler_cpu_pct
+# fixed_load_cpu_pct fixed_load_p99_ms" to results
 run() {
-	local config=$1 n=$2 out="$work/$1-$2" port=$((21000 + RANDOM % 20000)) life=$((seconds + 8))
+	local config=$1 n=$2 out="$work/$1-$2" port=$((21000 + RANDOM % 20000)) life=$((2 * seconds + 10))
 	case $config in
 	none) bench_start "$out" "${server_cpu[@]}" dotnet "$app" "$port" "$life" ;;
 	clrscope-100hz) bench_start "$out" "${server_cpu[@]}" "$clrscope" record -o "$work/s-$n" --rate 100 -- dotnet "$app" "$port" "$life" ;;
@@ -78,19 +99,58 @@ run() {
 	before=$(sampler_ticks "$port")
 	"${load_cpu[@]}" wrk -t"$load_threads" -c"$connections" -d"${seconds}s" --latency "http://127.0.0.1:$port/hash?n=16" >"$out.wrk" 2>&1 || true
 	after=$(sampler_ticks "$port")
+	local tree_before tree_after
+	tree_before=$(tree_ticks "$pid")
+	"${load_cpu[@]}" hey -c "$hey_workers" -q $((fixed_rate / hey_workers)) -z "${seconds}s" \
+		"http://127.0.0.1:$port/hash?n=16" >"$out.hey" 2>&1 || true
+	tree_after=$(tree_ticks "$pid")
 	bench_reap "$pid" || true
 	rm -rf "$work/s-$n" "$work"/t-"$n".*
-	python3 - "$config" "$out.wrk" "$before" "$after" "$seconds" "$(getconf CLK_TCK)" >>"$work/results" <<'PY'
+	python3 - "$config" "$out.wrk" "$before" "$after" "$seconds" "$(getconf CLK_TCK)" "$out.hey" \
+		"$tree_before" "$tree_after" "$fixed_rate" >>"$work/results" <<'PY'
 import re, sys
 text = open(sys.argv[2]).read()
 rps = re.search(r"Requests/sec:\s+([\d.]+)", text)
 p99 = re.search(r"^\s+99%\s+([\d.]+)(us|ms|s)\b", text, re.M)
 scale = {"us": 0.001, "ms": 1.0, "s": 1000.0}
 before, after, seconds, hz = sys.argv[3:7]
-sampler = "nan" if before == "-" or after == "-" else "%.2f" % (
-    100.0 * (int(after) - int(before)) / int(hz) / float(seconds))
+def share(a, b):
+    return "nan" if a == "-" or b == "-" else "%.2f" % (100.0 * (int(b) - int(a)) / int(hz) / float(seconds))
+fixed = open(sys.argv[7]).read()
+fixed_p99 = re.search(r"^\s+99% in ([\d.]+) secs", fixed, re.M)
+ok = re.search(r"^\s+\[200\]\s+(\d+) responses", fixed, re.M)
+# a fixed load the server did not keep up with (or errors) is no measure
+served = int(ok.group(1)) if ok else 0
+kept_up = served >= 0.95 * int(sys.argv[10]) * float(seconds)
+fixed_cpu = share(sys.argv[8], sys.argv[9]) if kept_up else "nan"
 print(sys.argv[1], rps.group(1) if rps else "nan",
-      "%.2f" % (float(p99.group(1)) * scale[p99.group(2)]) if p99 else "nan", sampler)
+      "%.2f" % (float(p99.group(1)) * scale[p99.group(2)]) if p99 else "nan", share(before, after),
+      fixed_cpu, "%.2f" % (1000 * float(fixed_p99.group(1))) if fixed_p99 else "nan", served)
+PY
+}
+
+# tree_ticks PID: the CPU time (clock ticks) PID and every process under it
+# used so far: the server, and the profiler's own process around it
+tree_ticks() {
+	python3 - "$1" <<'PY'
+import os, sys
+stats = {}
+for name in os.listdir("/proc"):
+    if name.isdigit():
+        try:
+            with open("/proc/%s/stat" % name) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        stats[int(name)] = (int(fields[1]), int(fields[11]) + int(fields[12]))  # ppid, utime + stime
+tree, grew = {int(sys.argv[1])}, True
+while grew:
+    grew = False
+    for pid, (ppid, _) in stats.items():
+        if ppid in tree and pid not in tree:
+            tree.add(pid)
+            grew = True
+print(sum(stats[p][1] for p in tree if p in stats))
 PY
 }
 
@@ -120,32 +180,65 @@ for ((r = 0; r < runs; r++)); do
 	done
 done
 
-python3 - "$work/results" <<'EOF'
+python3 - "$work/results" "$fixed_rate" <<'EOF'
 import math, statistics, sys
-rows, sampler = {}, {}
+rows, sampler, fixed, fixed_p99 = {}, {}, {}, {}
 for line in open(sys.argv[1]):
-    name, rps, p99, cpu = line.split()
+    name, rps, p99, cpu, fcpu, fp99, _ = line.split()
     if not math.isnan(float(rps)):
         rows.setdefault(name, []).append((float(rps), float(p99)))
-    if not math.isnan(float(cpu)):
-        sampler.setdefault(name, []).append(float(cpu))
-order = [c for c in ["none", "clrscope-100hz", "clrscope-1khz", "clrscope-1khz-novalidate", "dotnet-trace"] if c in rows]
-base = statistics.median(r for r, _ in rows["none"])
-print("%-24s %12s %9s %20s %12s %18s %16s" % ("configuration", "median req/s", "loss", "min..max req/s", "median p99",
-                                               "min..max p99 ms", "sampler thread"))
+    for table, value in ((sampler, cpu), (fixed, fcpu), (fixed_p99, fp99)):
+        if not math.isnan(float(value)):
+            table.setdefault(name, []).append(float(value))
+order = [c for c in ["none", "clrscope-100hz", "clrscope-1khz", "clrscope-1khz-novalidate", "dotnet-trace"]
+         if c in rows or c in fixed]
+med = statistics.median
+def spread(values, fmt):
+    return (fmt + ".." + fmt) % (min(values), max(values)) if values else "-"
+print("saturated (wrk):")
+print("%-24s %12s %9s %18s %11s %16s %15s" % ("configuration", "median req/s", "loss", "min..max req/s", "median p99",
+                                             "min..max p99 ms", "sampler thread"))
+base = med(r for r, _ in rows["none"]) if "none" in rows else float("nan")
 for name in order:
+    if name not in rows:
+        continue
     rps = [r for r, _ in rows[name]]
     p99 = [p for _, p in rows[name]]
-    m = statistics.median(rps)
-    cpu = sampler.get(name)
-    print("%-24s %12.0f %8.1f%% %9.0f..%-9.0f %9.1f ms %8.1f..%-8.1f %16s" % (
-        name, m, 100 * (1 - m / base), min(rps), max(rps), statistics.median(p99), min(p99), max(p99),
-        "%.1f%% of a CPU" % statistics.median(cpu) if cpu else "-"))
+    print("%-24s %12.0f %8.1f%% %18s %8.1f ms %16s %15s" % (
+        name, med(rps), 100 * (1 - med(rps) / base), spread(rps, "%.0f"), med(p99), spread(p99, "%.1f"),
+        "%.1f%% of a CPU" % med(sampler[name]) if name in sampler else "-"))
+print()
+print("fixed load (hey, %s requests/s): CPU of the server and the profiler's processes, %% of one CPU" % sys.argv[2])
+print("%-24s %10s %14s %10s %12s" % ("configuration", "median CPU", "min..max", "added", "median p99"))
+fbase = med(fixed["none"]) if "none" in fixed else float("nan")
+for name in order:
+    if name not in fixed:
+        print("%-24s %10s (the server did not keep up with the load in any run)" % (name, "-"))
+        continue
+    print("%-24s %9.1f%% %14s %+9.1f %9.1f ms" % (name, med(fixed[name]), spread(fixed[name], "%.1f"),
+                                               med(fixed[name]) - fbase,
+                                               med(fixed_p99[name]) if name in fixed_p99 else float("nan")))
 def loss(name):
-    return 100 * (1 - statistics.median(r for r, _ in rows[name]) / base)
+    return 100 * (1 - med(r for r, _ in rows[name]) / base)
+def added(name):
+    return med(fixed[name]) - fbase if name in fixed and "none" in fixed else float("nan")
 print()
 if "dotnet-trace" in rows:
-    print("goals: clrscope 1 kHz loses at most half of dotnet-trace's loss (%.1f%% -> %.1f%%): %.1f%%; "
+    print("goals, saturated: clrscope 1 kHz loses at most half of dotnet-trace's loss (%.1f%% -> %.1f%%): %.1f%%; "
           "clrscope 100 Hz at most 3%%: %.1f%%" % (loss("dotnet-trace"), loss("dotnet-trace") / 2,
                                                  loss("clrscope-1khz"), loss("clrscope-100hz")))
+    # a profiler's cost is mostly per tick and per thread, not per request:
+    # the points of a CPU it adds at a fixed load are about the share of a
+    # saturated server's throughput it takes
+    print("goals, fixed load: clrscope 1 kHz adds at most half of dotnet-trace's CPU (%+.1f -> %+.1f points): %+.1f; "
+          "clrscope 100 Hz at most 3 points: %+.1f" % (added("dotnet-trace"), added("dotnet-trace") / 2,
+                                                     added("clrscope-1khz"), added("clrscope-100hz")))
 EOF
+
+# what any sampler that wakes every tick pays on this machine before its work
+if [[ -x $build/bench/wakecost ]]; then
+	echo
+	echo "for scale: a thread that only sleeps a tick and wakes, pinned like the server (bench/wakecost):"
+	"${server_cpu[@]}" "$build/bench/wakecost" 1000
+	"${server_cpu[@]}" "$build/bench/wakecost" 10000 300
+fi

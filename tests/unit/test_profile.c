@@ -258,6 +258,12 @@ static void cpu_and_wall(void)
 	struct prof_function *burn = find_function(pr, "App.Burn"), *enter = find_function(pr, names[2]);
 	CHECK(burn && burn->self == 3 && burn->self_cpu == 3 && burn->self_wall == 3);
 	CHECK(enter && enter->total == 0 && enter->total_cpu == 0 && enter->total_wall == 2);
+	/* the JSON in CPU time lists the lock's frame too: it is in samples,
+	 * wall ones, and its entry carries them */
+	char *cpu_json = capture(&s, EXPORT_JSON);
+	CHECK(strstr(cpu_json, "\"name\":\"System.Threading.Monitor.Enter\",\"module\":\"app.dll\",\"self\":0,\"total\":0,"
+			       "\"self_cpu\":0,\"total_cpu\":0,\"self_wall\":0,\"total_wall\":2,") != NULL);
+	free(cpu_json);
 	CHECK_EQ_U(pr->threads[1].states[PROF_STATE_RUNNING], 3);
 	CHECK_EQ_U(pr->threads[2].states[PROF_STATE_LOCK], 2);
 	CHECK_EQ_U(pr->threads[2].states[PROF_STATE_SLEEP], 1);

@@ -64,7 +64,7 @@ void cmd_record_usage(FILE *f)
 		   "                      ran), suspend (the runtime suspended for every tick in\n"
 		   "                      which a thread ran) or signal (busy threads only; CPU time)\n"
 		   "      --validate N    repeat every Nth fast walk of a thread exactly and count\n"
-		   "                      the differences (0: never; default 200)\n"
+		   "                      the differences (0: never; default 1000)\n"
 		   "      --rotate SEC    also write a pprof profile of each SEC seconds beside the\n"
 		   "                      session (DIR.000001.pb.gz, ...), for collectors\n"
 		   "  -m, --max-size SIZE the most the session may take (K, M, G suffixes; default a\n"

@@ -88,14 +88,18 @@ static int cmp_functions_total(const void *a, const void *b, void *ctx)
 	return cmp_functions(a, b, ctx);
 }
 
-/* Functions with samples or instrumentation, most self time first. */
-static size_t sorted_functions(const struct prof_process *p, uint32_t **out)
+/* Functions with samples of the time shown (any_time: of either time) or
+ * with instrumentation, most self time first.  JSON lists a function that
+ * only waited beside the others, as its wall columns say something. */
+static size_t sorted_functions(const struct prof_process *p, bool any_time, uint32_t **out)
 {
 	uint32_t *idx = xmalloc((p->nfunctions ? p->nfunctions : 1) * sizeof *idx);
 	size_t n = 0;
-	for (size_t i = 0; i < p->nfunctions; i++)
-		if (p->functions[i].total || p->functions[i].hooked)
+	for (size_t i = 0; i < p->nfunctions; i++) {
+		const struct prof_function *fn = &p->functions[i];
+		if (fn->total || fn->hooked || (any_time && (fn->total_cpu || fn->total_wall)))
 			idx[n++] = (uint32_t)i;
+	}
 	qsort_r(idx, n, sizeof *idx, cmp_functions, p->functions);
 	*out = idx;
 	return n;
@@ -322,7 +326,7 @@ static void write_text(FILE *f, struct prof_process *p, const struct export_opti
 
 	prof_compute(p);
 	uint32_t *idx;
-	size_t n = sorted_functions(p, &idx);
+	size_t n = sorted_functions(p, false, &idx);
 	size_t top = o->top ? o->top : TEXT_TOP_DEFAULT;
 	if (n > top)
 		n = top;
@@ -347,7 +351,7 @@ static void write_text(FILE *f, struct prof_process *p, const struct export_opti
 	}
 	if (o->lines) {
 		/* methods in the order of their total time */
-		size_t nt = sorted_functions(p, &idx);
+		size_t nt = sorted_functions(p, false, &idx);
 		qsort_r(idx, nt, sizeof *idx, cmp_functions_total, p->functions);
 		write_text_lines(f, p, idx, nt, top);
 		free(idx);
@@ -616,7 +620,7 @@ static void write_json_process(FILE *f, struct prof_process *p, const struct exp
 	fputs("],\"functions\":[", f);
 	prof_compute(p);
 	uint32_t *idx;
-	size_t n = sorted_functions(p, &idx);
+	size_t n = sorted_functions(p, true, &idx);
 	if (o->top && n > o->top)
 		n = o->top;
 	struct prof_lines L;
