@@ -155,8 +155,8 @@ PY
 }
 
 # sampler_ticks PORT: the CPU time (clock ticks) of clrscope's sampler thread
-# in the server listening on PORT so far, '-' without one: the steadiest
-# part of the cost to read (the machine's noise moves requests/s far more)
+# in the server listening on PORT so far, '-' without one: the part of the
+# cost that is the sampler thread's own (the fixed load's CPU is the whole)
 sampler_ticks() {
 	local p t
 	for p in $(pgrep -f "WebHash.dll $1 " || true); do
