@@ -5,11 +5,11 @@
 source "$CLRSCOPE_TESTLIB"
 post=$CLRSCOPE_TEST_TOOLS/post_semaphore
 
-"$CLRSCOPE_BIN" record -o "$WORK/s" --rate 100 -- dotnet "$(app Spin)" 8 >"$WORK/out" 2>"$WORK/err" &
+"$CLRSCOPE_BIN" record -o "$WORK/s" --rate 100 -- dotnet "$(app Spin)" 8 >"$WORK/spin.out" 2>"$WORK/spin.err" &
 rec=$!
 CHILDREN+=($rec)
-for _ in $(seq 100); do grep -q "^tick 10" "$WORK/out" 2>/dev/null && break; sleep 0.1; done
-pid=$(awk '/^pid / {print $2; exit}' "$WORK/out")
+for _ in $(seq 100); do grep -q "^tick 10" "$WORK/spin.out" 2>/dev/null && break; sleep 0.1; done
+pid=$(awk '/^pid / {print $2; exit}' "$WORK/spin.out")
 proc="$WORK/s/$pid"
 [[ -f "$proc/dials" ]] && pass "the agent wrote its dials file" || fail "no $proc/dials"
 perm=$(stat -c %a "$proc/dials")
@@ -38,7 +38,7 @@ expect_contains "$ERR" "is gone" "says the semaphore is gone"
 sleep 1.5
 expect_status 0 "dial after the agent made a new semaphore" -- clrscope dial "$WORK/s" flush_ms=50
 wait "$rec" && pass "the program ran to its end and exited 0" || fail "record/Spin failed"
-expect_contains "$(cat "$WORK/out")" "tick 35" "the program kept ticking"
+expect_contains "$(cat "$WORK/spin.out")" "tick 35" "the program kept ticking"
 
 clrscope report --format json "$WORK/s" >"$WORK/r.json"
 p='d["processes"][0]'

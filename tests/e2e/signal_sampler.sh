@@ -34,10 +34,10 @@ check "s > 2000" "mixed: a sample per tick of the busy thread" s="$(json "$p['sa
 
 # switch live: suspension first, then the signal sampler; a tight leaf loop
 # (Spin's SpinInner) is seen only once the runtime stops choosing where
-"$CLRSCOPE_BIN" record -o "$WORK/live" --sampler suspend --rate 500 -- dotnet "$(app Spin)" 5 >"$WORK/out" 2>"$WORK/err" &
+"$CLRSCOPE_BIN" record -o "$WORK/live" --sampler suspend --rate 500 -- dotnet "$(app Spin)" 5 >"$WORK/spin.out" 2>"$WORK/spin.err" &
 rec=$!
 CHILDREN+=($rec)
-for _ in $(seq 100); do grep -q '^tick 10' "$WORK/out" 2>/dev/null && break; sleep 0.1; done
+for _ in $(seq 100); do grep -q '^tick 10' "$WORK/spin.out" 2>/dev/null && break; sleep 0.1; done
 expect_status 0 "dial sampler=signal" -- clrscope dial "$WORK/live" sampler=signal
 expect_contains "$OUT" "sampler=signal" "the agent switched"
 rc=0

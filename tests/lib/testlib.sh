@@ -44,7 +44,9 @@ app() { # app NAME -> path of its dll
 clrscope() { "$CLRSCOPE_BIN" "$@"; }
 
 # expect_status WANT DESCRIPTION -- COMMAND...: runs COMMAND, keeps its
-# stdout/stderr in $OUT/$ERR, checks the exit status.
+# stdout/stderr in $OUT/$ERR, checks the exit status. The files are
+# $WORK/out and $WORK/err: a program left running in the background must
+# write elsewhere, or its output lands in the middle of the next answer.
 expect_status() {
 	local want=$1 what=$2
 	shift 3
