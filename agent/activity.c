@@ -10,6 +10,8 @@
  * is one sample's label. */
 #include "agent/activity.h"
 
+#include "agent/codemap.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/syscall.h>
@@ -144,6 +146,7 @@ static HRESULT on_dynamic_jit_finished(ICorProfilerCallback11 *self, FunctionID 
 {
 	(void)self, (void)fn, (void)status, (void)safe;
 	activity_leave(ACT_JIT);
+	codemap_dynamic_compiled(); /* its code may be where a collected one's was */
 	return S_OK;
 }
 

@@ -3,6 +3,7 @@
 #include "agent/r2r.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +31,7 @@
 #define MODULE_REFRESH_NS 200000000ull /* an unknown address rescans the modules at most this often */
 #define LIBRARY_REFRESH_NS 5000000ull  /* ... one in a shared object's mapping (one just loaded) */
 
-enum { IP_KNOWN = 1, IP_EPILOG_CHECKED = 2, IP_EPILOG = 4 };
+enum { IP_KNOWN = 1, IP_EPILOG_CHECKED = 2, IP_EPILOG = 4, IP_DYNAMIC = 8 };
 
 struct ip_entry {
 	uint64_t ip;
@@ -40,6 +41,7 @@ struct ip_entry {
 	bool in_module;
 	bool native_known;
 	uint32_t modules_scan; /* not in a module as of this scan of the modules */
+	uint32_t dynamic_epoch; /* code the runtime generated: the dynamic compilations seen when resolved */
 	struct eh_rule rule;
 };
 
@@ -229,16 +231,20 @@ int codemap_code_facts(uint64_t addr)
 
 /* The body that starts at start, asked of the runtime on first sight
  * (or, for ReadyToRun code, known to end at known_end). */
-static int32_t body_at_start(uint64_t start, FunctionID fn, uint64_t known_end)
+static int32_t body_at_start(uint64_t start, FunctionID fn, uint64_t known_end, uint32_t dynamic_epoch)
 {
 	uint32_t h = hash(start);
 	for (uint32_t k = 0; k < BODY_PROBES; k++) {
 		uint32_t j = (h + k) & (BODIES - 1);
 		struct code_body *b = &m.bodies[j];
-		if (b->start == start && b->fn == fn)
+		bool same = b->start == start && b->fn == fn;
+		if (same && b->dynamic_epoch == dynamic_epoch)
 			return (int32_t)j;
-		if (b->start)
+		if (b->start && !same)
 			continue;
+		/* empty; or a dynamic method's, read before a later compilation
+		 * (which may have put other code there under the same id): read
+		 * again */
 		COR_PRF_CODE_INFO info[4] = {{start, known_end - start}};
 		ULONG32 n = 1;
 		ICorProfilerInfo10 *pi = g_agent.info;
@@ -250,6 +256,7 @@ static int32_t body_at_start(uint64_t start, FunctionID fn, uint64_t known_end)
 		b->start = start;
 		b->end = start + info[0].size;
 		b->fn = fn;
+		b->dynamic_epoch = dynamic_epoch;
 		uint8_t code[PROLOG_BYTES];
 		size_t len = info[0].size < sizeof code ? info[0].size : sizeof code;
 		b->decoded = codemap_read(start, code, len) == 0 && x64_decode_prolog(code, len, &b->prolog);
@@ -352,11 +359,11 @@ static int32_t r2r_body(FunctionID fn, uint64_t ip)
 	uint64_t start, end;
 	if (!img || !r2r_range_of(img, ip, read_no_fault, &start, &end))
 		return -1;
-	int32_t b = body_at_start(start, fn, end);
+	int32_t b = body_at_start(start, fn, end, 0);
 	return b >= 0 && ip >= m.bodies[b].start && ip < m.bodies[b].end ? b : -1;
 }
 
-static int32_t body_containing(FunctionID fn, uint64_t ip)
+static int32_t body_containing(FunctionID fn, uint64_t ip, uint32_t dynamic_epoch)
 {
 	UINT_PTR starts[STARTS_MAX];
 	ULONG32 n = 0;
@@ -368,7 +375,7 @@ static int32_t body_containing(FunctionID fn, uint64_t ip)
 	for (ULONG32 i = 0; i < n; i++) {
 		if (starts[i] > ip)
 			continue;
-		int32_t b = body_at_start(starts[i], fn, 0);
+		int32_t b = body_at_start(starts[i], fn, 0, dynamic_epoch);
 		if (b >= 0 && ip >= m.bodies[b].start && ip < m.bodies[b].end)
 			return b;
 	}
@@ -380,7 +387,7 @@ static int32_t body_containing(FunctionID fn, uint64_t ip)
 	COR_PRF_CODE_INFO info[4];
 	ULONG32 ni = 0;
 	if (SUCCEEDED(pi->vtbl->GetCodeInfo2(pi, fn, 4, &ni, info)) && ni >= 1 && ip >= info[0].startAddress) {
-		b = body_at_start(info[0].startAddress, fn, 0);
+		b = body_at_start(info[0].startAddress, fn, 0, dynamic_epoch);
 		if (b >= 0 && ip >= m.bodies[b].start && ip < m.bodies[b].end)
 			return b;
 	}
@@ -594,6 +601,41 @@ uint64_t codemap_stack_top(uint64_t sp)
 	return r && r->readable ? r->hi : 0;
 }
 
+static _Atomic uint32_t dynamic_compiles = 1;
+
+void codemap_dynamic_compiled(void)
+{
+	atomic_fetch_add_explicit(&dynamic_compiles, 1, memory_order_relaxed);
+}
+
+uint32_t codemap_dynamic_epoch(void)
+{
+	return atomic_load_explicit(&dynamic_compiles, memory_order_relaxed);
+}
+
+/* Code the runtime generated outside every module: a dynamic method
+ * (GetFunctionFromIP3: GetFunctionFromIP fails for a method without
+ * metadata) with a body whose prolog is known is unwound like any
+ * method's; anything else there is the runtime's own stubs, which its
+ * unwinder steps through by the frame pointer and does not report. */
+static void resolve_generated(struct ip_entry *e)
+{
+	ICorProfilerInfo10 *pi = g_agent.info;
+	e->dynamic_epoch = codemap_dynamic_epoch();
+	FunctionID fn = 0;
+	ReJITID rejit = 0;
+	BOOL dynamic = FALSE;
+	if (FAILED(pi->vtbl->GetFunctionFromIP3(pi, (LPCBYTE)e->ip, &fn, &rejit)) || !fn ||
+	    FAILED(pi->vtbl->IsFunctionDynamic(pi, fn, &dynamic)) || !dynamic)
+		return;
+	int32_t body = body_containing(fn, e->ip, e->dynamic_epoch);
+	if (body < 0 || !m.bodies[body].decoded)
+		return;
+	e->fn = fn;
+	e->body = body;
+	e->flags |= IP_DYNAMIC;
+}
+
 static struct ip_entry resolve(uint64_t ip)
 {
 	struct ip_entry e = {ip, 0, -1, IP_KNOWN};
@@ -602,15 +644,17 @@ static struct ip_entry resolve(uint64_t ip)
 		e.fn = 0;
 	BOOL dynamic = FALSE;
 	if (e.fn && SUCCEEDED(pi->vtbl->IsFunctionDynamic(pi, e.fn, &dynamic)) && dynamic) {
-		/* IL stubs and dynamic methods have no code versions to ask
-		 * about: named, but not unwound by their layout */
+		/* IL stubs have no code versions to ask about: named, but not
+		 * unwound by their layout */
 	} else if (e.fn) {
-		e.body = body_containing(e.fn, ip);
+		e.body = body_containing(e.fn, ip, 0);
 	} else {
 		const struct module *mod = module_of(ip);
 		e.in_module = mod != NULL;
 		e.native_known = mod && eh_rule_at(mod->eh_hdr, ip, read_no_fault, &e.rule);
 		e.modules_scan = m.modules_scan;
+		if (!mod)
+			resolve_generated(&e);
 	}
 	return e;
 }
@@ -634,6 +678,11 @@ struct code_at codemap_at(uint64_t ip, bool check_epilog)
 		if (!e->fn && !e->in_module &&
 		    (e->modules_scan != m.modules_scan || agent_mono_ns() - m.modules_ns >= MODULE_REFRESH_NS))
 			*e = resolve(ip);
+		/* generated code: a dynamic method compiled since may be there
+		 * now (the runtime frees a collected one's code and reuses its id) */
+		else if ((e->flags & IP_DYNAMIC || (!e->fn && !e->in_module)) &&
+			 e->dynamic_epoch != codemap_dynamic_epoch())
+			*e = resolve(ip);
 	} else {
 		/* not kept when not code: the address may be code a moment later */
 		int exec = executable(ip, check_epilog);
@@ -644,7 +693,7 @@ struct code_at codemap_at(uint64_t ip, bool check_epilog)
 		m.dirty = true;
 	}
 	struct code_at at = {true, false, e->fn, e->body >= 0 ? &m.bodies[e->body] : NULL, false, e->in_module,
-			     e->native_known, e->rule};
+			     e->native_known, (e->flags & IP_DYNAMIC) != 0, e->rule};
 	if (check_epilog && at.body) {
 		if (!(e->flags & IP_EPILOG_CHECKED))
 			e->flags |= IP_EPILOG_CHECKED | (in_epilog(ip, at.body) ? IP_EPILOG : 0);

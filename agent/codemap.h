@@ -17,6 +17,7 @@
 struct code_body {
 	uint64_t start, end;
 	FunctionID fn;
+	uint32_t dynamic_epoch; /* a dynamic method's: the compilations seen when it was read (0: not dynamic) */
 	bool decoded; /* the prolog is one x64frame understands */
 	struct x64_prolog prolog;
 };
@@ -30,6 +31,9 @@ struct code_at {
 	bool in_module;               /* native code of a loaded module (else: code the runtime
 					 generated, such as stubs, which its unwinder does not report) */
 	bool native_known;            /* native code whose unwind rule is in rule */
+	bool dynamic;                 /* fn is a dynamic method (DynamicMethod, compiled
+					 expressions and regexes), which the runtime's
+					 DoStackSnapshot does not report */
 	struct eh_rule rule;
 };
 
@@ -37,6 +41,12 @@ int codemap_init(void) AGENT_HIDDEN;
 /* Forgets every address and body (code may have been unloaded, or a new
  * attach). */
 void codemap_forget(void) AGENT_HIDDEN;
+/* A dynamic method was compiled (any thread): its code may sit where a
+ * collected one's was, and its FunctionID may be a collected one's. */
+void codemap_dynamic_compiled(void) AGENT_HIDDEN;
+/* Compilations of dynamic methods so far: what is kept of a dynamic
+ * method (its name) under another count may be stale. */
+uint32_t codemap_dynamic_epoch(void) AGENT_HIDDEN;
 /* Changes whenever codemap_forget forgets: what others keep by body
  * start address is stale then. */
 uint32_t codemap_generation(void) AGENT_HIDDEN;

@@ -317,32 +317,70 @@ static void stage_open(uint64_t now_ns)
 	s.stage_open = true;
 }
 
+/* A walk as the profiling API's unwinder reports it: without dynamic
+ * methods (it gives no frame to a method without metadata), and one
+ * frame for a run of native frames. */
+static uint32_t as_snapshot_reports(const FunctionID *in, uint32_t n, FunctionID *out)
+{
+	ICorProfilerInfo10 *info = g_agent.info;
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		BOOL dynamic = FALSE;
+		if (in[i] && SUCCEEDED(info->vtbl->IsFunctionDynamic(info, in[i], &dynamic)) && dynamic)
+			continue;
+		if (!in[i] && k && !out[k - 1])
+			continue;
+		out[k++] = in[i];
+	}
+	return k;
+}
+
 /* The checks of this tick, with the runtime running again: each exact
  * walk's managed part against the fast unwinder's walk of the same stack
  * from the same registers. */
-static void run_checks(void)
+static void run_checks(uint32_t nslots)
 {
+	static FunctionID fast[MAX_DEPTH], exact_frames[MAX_DEPTH];
+	static uint64_t fast_addrs[MAX_DEPTH];
+	uint32_t pool_end = 0;
+	for (uint32_t t = 0; t < nslots; t++)
+		if (s.slots[t].start + s.slots[t].n > pool_end)
+			pool_end = s.slots[t].start + s.slots[t].n;
 	for (uint32_t i = 0; i < s.nchecks; i++) {
 		const struct check *c = &s.checks[i];
-		const struct sig_walk *exact = &s.slots[c->slot];
+		struct sig_walk *exact = &s.slots[c->slot];
 		if (c->first >= exact->n)
 			continue;
 		struct stack_copy copy = {c->regs.sp, c->len, c->stack};
-		struct unwind_out out = {s.check_frames, 0, MAX_DEPTH, UNWIND_EXACT, 0};
+		struct unwind_out out = {s.check_frames, 0, MAX_DEPTH, UNWIND_EXACT, 0, false, fast_addrs, false};
 		unwind_stack(&c->regs, true, &copy, &out);
 		const FunctionID *want = s.pool + exact->start + c->first;
 		uint32_t nwant = exact->n - c->first;
 		if (out.verdict == UNWIND_BROKEN)
 			continue; /* never a sample: the runtime walks such a thread instead */
-		bool same = out.verdict != UNWIND_TRUNCATED && out.n == nwant &&
-			    memcmp(out.frames, want, nwant * sizeof *want) == 0;
+		uint32_t nfast = as_snapshot_reports(out.frames, out.n, fast);
+		nwant = as_snapshot_reports(want, nwant, exact_frames);
+		bool same = out.verdict != UNWIND_TRUNCATED && nfast == nwant &&
+			    memcmp(fast, exact_frames, nwant * sizeof *want) == 0;
+		if (same && out.n != exact->n - c->first && pool_end + c->first + out.n <= FRAME_POOL) {
+			/* the same but for the dynamic methods only the fast walk has:
+			 * the sample is the fast walk under the exact one's native leaf */
+			memcpy(s.pool + pool_end, s.pool + exact->start, c->first * sizeof *s.pool);
+			memcpy(s.addrs + pool_end, s.addrs + exact->start, c->first * sizeof *s.addrs);
+			memcpy(s.pool + pool_end + c->first, out.frames, out.n * sizeof *s.pool);
+			memcpy(s.addrs + pool_end + c->first, fast_addrs, out.n * sizeof *s.addrs);
+			s.addrs[pool_end + c->first] = s.addrs[exact->start + c->first]; /* (a call's, or the leaf's) */
+			exact->start = pool_end;
+			exact->n = c->first + out.n;
+			pool_end += exact->n;
+		}
 		s.stats.stack_checks++;
 		if (!same && s.stats.stack_mismatches++ < 20) {
 			agent_debug("stack check: fast walk differs (%u frames, verdict %d; exact %u frames from ip %#lx)",
 				    out.n, out.verdict, nwant, (unsigned long)c->regs.ip);
-			for (uint32_t k = 0; k < out.n || k < nwant; k++)
-				agent_debug("  %3u fast %#lx exact %#lx", k, k < out.n ? (unsigned long)out.frames[k] : 0ul,
-					    k < nwant ? (unsigned long)want[k] : 0ul);
+			for (uint32_t k = 0; k < nfast || k < nwant; k++)
+				agent_debug("  %3u fast %#lx exact %#lx", k, k < nfast ? (unsigned long)fast[k] : 0ul,
+					    k < nwant ? (unsigned long)exact_frames[k] : 0ul);
 		}
 	}
 	s.nchecks = 0;
@@ -704,7 +742,7 @@ static void take_tick_mixed(void)
 		walked = walk_suspended(&nslots, used, &suspend_ns);
 	if (!walked)
 		nslots = reuse_still_stacks(nslots);
-	run_checks();
+	run_checks(nslots);
 	record_tick(nslots, (t0 - g_agent.start_mono_ns) / 1000, suspend_ns, agent_mono_ns());
 	publish_stats();
 }

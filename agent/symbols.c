@@ -33,6 +33,8 @@ static struct {
 	struct idmap threads;   /* ThreadID -> thread ref */
 	struct idmap modules;   /* ModuleID -> index into metadata[] */
 	struct idmap classes;   /* ClassID -> index into class_names[] */
+	struct idmap dynamic_names;  /* a dynamic method's FunctionID -> a hash of the name its frame has */
+	struct idmap dynamic_epochs; /* ... -> the dynamic compilations seen when that name was read */
 	char **class_names;
 	size_t nclass_names, class_names_cap;
 	struct thread_info {
@@ -100,7 +102,8 @@ int sym_init(void)
 {
 	sym_fini();
 	if (!idmap_init(&sym.functions, 4096) || !idmap_init(&sym.stacks, 16384) || !idmap_init(&sym.sites, 4096) ||
-	    !idmap_init(&sym.threads, 64) || !idmap_init(&sym.modules, 64) || !idmap_init(&sym.classes, 64))
+	    !idmap_init(&sym.threads, 64) || !idmap_init(&sym.modules, 64) || !idmap_init(&sym.classes, 64) ||
+	    !idmap_init(&sym.dynamic_names, 64) || !idmap_init(&sym.dynamic_epochs, 64))
 		return -1;
 	sym.defs_buf = malloc(SYM_DEFS_PARTS * SYM_DEFS_BYTES);
 	if (!sym.defs_buf || ilmap_init() != 0)
@@ -142,13 +145,15 @@ static void new_id_space(const char *which)
 	idmap_free(&sym.stacks);
 	idmap_free(&sym.sites);
 	idmap_free(&sym.classes);
+	idmap_free(&sym.dynamic_names);
+	idmap_free(&sym.dynamic_epochs);
 	for (size_t i = 0; i < sym.nclass_names; i++)
 		free(sym.class_names[i]);
 	sym.nclass_names = 0;
 	sym.next_site = 1;
 	sym.nnatives = 0;
 	if (!idmap_init(&sym.functions, 4096) || !idmap_init(&sym.stacks, 16384) || !idmap_init(&sym.sites, 4096) ||
-	    !idmap_init(&sym.classes, 64))
+	    !idmap_init(&sym.classes, 64) || !idmap_init(&sym.dynamic_names, 64) || !idmap_init(&sym.dynamic_epochs, 64))
 		agent_message(CS_LEVEL_ERROR, "out of memory starting a new id space");
 	epochs_restart(&sym.frame_written, sym.next_frame);
 	epochs_restart(&sym.stack_written, sym.next_stack);
@@ -189,6 +194,8 @@ void sym_fini(void)
 	free(sym.class_names);
 	free(sym.thread_info);
 	idmap_free(&sym.classes);
+	idmap_free(&sym.dynamic_names);
+	idmap_free(&sym.dynamic_epochs);
 	idmap_free(&sym.functions);
 	idmap_free(&sym.stacks);
 	idmap_free(&sym.sites);
@@ -278,9 +285,53 @@ static void type_name(IMetaDataImport *md, mdTypeDef td, char *out, size_t cap)
 	}
 }
 
+/* A module's path and file name. */
+static void module_name(ModuleID mod, char *module, size_t module_cap, char *path, size_t path_cap)
+{
+	ICorProfilerInfo10 *info = g_agent.info;
+	WCHAR wmod[512];
+	ULONG wlen = 0;
+	LPCBYTE base = NULL;
+	AssemblyID asm_id = 0;
+	if (FAILED(info->vtbl->GetModuleInfo(info, mod, &base, 512, &wlen, wmod, &asm_id)))
+		return;
+	wide_to_utf8(wmod, wlen, path, path_cap);
+	const char *slash = strrchr(path, '/');
+	const char *base_name = slash ? slash + 1 : path;
+	size_t n = strlen(base_name);
+	if (n >= module_cap)
+		n = module_cap - 1;
+	memcpy(module, base_name, n);
+	module[n] = 0;
+}
+
+/* A method without metadata, named as the runtime's event stream names it:
+ * "dynamicClass.NAME" for a DynamicMethod, "ILStubClass.IL_STUB_..." for
+ * the runtime's marshalling stubs; no token, no source. */
+static bool dynamic_function_name(FunctionID fn, char *name, size_t name_cap, char *module, size_t module_cap)
+{
+	ICorProfilerInfo10 *info = g_agent.info;
+	BOOL dynamic = FALSE;
+	if (FAILED(info->vtbl->IsFunctionDynamic(info, fn, &dynamic)) || !dynamic)
+		return false;
+	ModuleID mod = 0;
+	PCCOR_SIGNATURE sig = NULL;
+	ULONG sig_len = 0, wlen = 0;
+	WCHAR wname[512];
+	if (FAILED(info->vtbl->GetDynamicFunctionInfo(info, fn, &mod, &sig, &sig_len, 512, &wlen, wname)))
+		return false;
+	char method[512], path[NAME_MAX_UTF8];
+	wide_to_utf8(wname, wlen, method, sizeof method);
+	snprintf(name, name_cap, "%s.%s", strncmp(method, "IL_STUB", 7) == 0 ? "ILStubClass" : "dynamicClass", method);
+	if (mod)
+		module_name(mod, module, module_cap, path, sizeof path);
+	return true;
+}
+
 /* Its name, its module's file name, and where its code came from: the
- * MethodDef token and the module's path (empty for one not from a file). */
-static void function_name(FunctionID fn, char *name, size_t name_cap, char *module, size_t module_cap,
+ * MethodDef token and the module's path (empty for one not from a file).
+ * True for a dynamic method. */
+static bool function_name(FunctionID fn, char *name, size_t name_cap, char *module, size_t module_cap,
 			  uint32_t *token, char *path, size_t path_cap)
 {
 	ICorProfilerInfo10 *info = g_agent.info;
@@ -291,26 +342,15 @@ static void function_name(FunctionID fn, char *name, size_t name_cap, char *modu
 	module[0] = 0;
 	path[0] = 0;
 	*token = 0;
+	if (dynamic_function_name(fn, name, name_cap, module, module_cap))
+		return true;
 	if (FAILED(info->vtbl->GetFunctionInfo(info, fn, &cls, &mod, &tok)))
-		return;
+		return false;
 	*token = tok;
-	WCHAR wmod[512];
-	ULONG wlen = 0;
-	LPCBYTE base = NULL;
-	AssemblyID asm_id = 0;
-	if (SUCCEEDED(info->vtbl->GetModuleInfo(info, mod, &base, 512, &wlen, wmod, &asm_id))) {
-		wide_to_utf8(wmod, wlen, path, path_cap);
-		const char *slash = strrchr(path, '/');
-		const char *base_name = slash ? slash + 1 : path;
-		size_t n = strlen(base_name);
-		if (n >= module_cap)
-			n = module_cap - 1;
-		memcpy(module, base_name, n);
-		module[n] = 0;
-	}
+	module_name(mod, module, module_cap, path, path_cap);
 	IMetaDataImport *md = module_metadata(mod);
 	if (!md)
-		return;
+		return false;
 	mdTypeDef td = 0;
 	WCHAR wname[512];
 	ULONG wname_len = 0;
@@ -318,13 +358,14 @@ static void function_name(FunctionID fn, char *name, size_t name_cap, char *modu
 	PCCOR_SIGNATURE sig = NULL;
 	ULONG sig_len = 0, rva = 0;
 	if (FAILED(md->vtbl->GetMethodProps(md, tok, &td, wname, 512, &wname_len, &attr, &sig, &sig_len, &rva, &impl)))
-		return;
+		return false;
 	char type[NAME_MAX_UTF8], method[512];
 	type[0] = 0;
 	if (td)
 		type_name(md, td, type, sizeof type);
 	wide_to_utf8(wname, wname_len, method, sizeof method);
 	snprintf(name, name_cap, "%s%s%s", type, type[0] ? "." : "", method);
+	return false;
 }
 
 /* The reference of an assembly path, defined (CODE_PATH) when this drop
@@ -480,12 +521,36 @@ static uint64_t native_frame(uint64_t addr, bool leaf, struct sym_defs *d)
 	return nm->frame;
 }
 
+static uint32_t name_hash(const char *name)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (; *name; name++)
+		h = (h ^ (uint8_t)*name) * 16777619u;
+	return h;
+}
+
+/* A dynamic method's FunctionID outlives it: the runtime gives a collected
+ * one's to the next it makes.  After a dynamic compilation its name is read
+ * again, and a frame named otherwise now is a new frame. */
+static bool dynamic_renamed(FunctionID fn)
+{
+	uint32_t seen, hash = 0, epoch = codemap_dynamic_epoch();
+	if (!idmap_get(&sym.dynamic_epochs, fn, &seen) || seen == epoch)
+		return false;
+	char name[NAME_MAX_UTF8], module[256], path[NAME_MAX_UTF8];
+	uint32_t token;
+	function_name(fn, name, sizeof name, module, sizeof module, &token, path, sizeof path);
+	idmap_get(&sym.dynamic_names, fn, &hash);
+	idmap_put(&sym.dynamic_epochs, fn, epoch);
+	return name_hash(name) != hash;
+}
+
 uint64_t sym_frame(FunctionID fn, struct sym_defs *d)
 {
 	if (!fn)
 		return sym_pseudo_frame(CS_FRAME_NATIVE, d);
 	uint32_t id;
-	bool known = idmap_get(&sym.functions, fn, &id);
+	bool known = idmap_get(&sym.functions, fn, &id) && !dynamic_renamed(fn);
 	if (known && epochs_is_current(&sym.frame_written, id))
 		return id;
 	if (!known) {
@@ -495,7 +560,11 @@ uint64_t sym_frame(FunctionID fn, struct sym_defs *d)
 	}
 	char name[NAME_MAX_UTF8], module[256], path[NAME_MAX_UTF8];
 	uint32_t token;
-	function_name(fn, name, sizeof name, module, sizeof module, &token, path, sizeof path);
+	uint32_t epoch = codemap_dynamic_epoch(); /* before the name is read */
+	if (function_name(fn, name, sizeof name, module, sizeof module, &token, path, sizeof path)) {
+		idmap_put(&sym.dynamic_names, fn, name_hash(name));
+		idmap_put(&sym.dynamic_epochs, fn, epoch);
+	}
 	define_frame(id, name, module, token, path, NULL, d);
 	return id;
 }
@@ -660,7 +729,8 @@ static uint64_t push_activity(uint64_t stack, FunctionID below, const struct act
 static bool memo_valid(const struct sym_memo *memo, bool truncated)
 {
 	return memo->ids_stamp == ids_stamp && memo->code_stamp == codemap_generation() + 1 &&
-	       memo->drop_stamp == lw_drop_epoch() + 1 && memo->truncated == truncated;
+	       memo->drop_stamp == lw_drop_epoch() + 1 && memo->dynamic_stamp == codemap_dynamic_epoch() &&
+	       memo->truncated == truncated;
 }
 
 uint64_t sym_stack_of_memo(const FunctionID *frames, const uint64_t *addrs, uint32_t n, bool truncated,
@@ -713,6 +783,7 @@ uint64_t sym_stack_of_memo(const FunctionID *frames, const uint64_t *addrs, uint
 		memo->ids_stamp = ids_stamp;
 		memo->code_stamp = codemap_generation() + 1;
 		memo->drop_stamp = lw_drop_epoch() + 1;
+		memo->dynamic_stamp = codemap_dynamic_epoch();
 		memo->truncated = truncated;
 	}
 	if (act && act->n)

@@ -68,11 +68,12 @@ uint64_t sym_stack_of(const FunctionID *frames, const uint64_t *addrs, uint32_t 
  * next walk of the thread shares most of its root part (a server thread's
  * dispatch loop under each request), and those ids are taken from here
  * instead of being named and looked up again, frame by frame.  Valid while
- * nothing was forgotten or dropped since (the stamps). */
+ * nothing was forgotten or dropped, and no dynamic method compiled, since
+ * (the stamps). */
 #define SYM_MEMO_DEPTH 96
 struct sym_memo {
 	uint32_t n; /* frames kept (the leaf never is) */
-	uint32_t ids_stamp, code_stamp, drop_stamp;
+	uint32_t ids_stamp, code_stamp, drop_stamp, dynamic_stamp;
 	bool truncated;
 	FunctionID fn[SYM_MEMO_DEPTH];
 	uint64_t addr[SYM_MEMO_DEPTH];

@@ -2,9 +2,11 @@
 # busy thread carry the frames the runtime's own unwinder reports, root
 # first, none lost and none invented: an OSR'd driver loop, a frameless
 # caller and a frameless leaf, a catch funclet (attributed to its method),
-# recursion 300 deep, a generic method calling a lambda, and a P/Invoke
-# calling back into managed code.  The validation dial repeats fast walks
-# exactly and finds them equal, and time splits keep their true ratio.
+# recursion 300 deep, a generic method calling a lambda, a P/Invoke
+# calling back into managed code, and a dynamic method (which the runtime's
+# event stream names and the profiling API's walk leaves out).  The
+# validation dial repeats fast walks exactly and finds them equal, and time
+# splits keep their true ratio.
 source "$CLRSCOPE_TESTLIB"
 
 # shape -> the expected chain below Main (each sample must follow it from
@@ -18,7 +20,11 @@ declare -A chain=(
 	[recursion]="Recursion.Run $(printf 'Recursion.Recurse %.0s' $(seq 300))Spin"
 	[generic]="Generic.Run Box\`1.Apply Generic+<>c.<Run>b__0_0 Spin"
 	[pinvoke]="PInvoke.Run [native] PInvoke.Compare Spin"
+	[dynamic]="Dynamic.Run dynamicClass.Spin64 Spin"
 )
+# DoStackSnapshot gives no frame to a method without metadata: every walk
+# of the suspending sampler is one of its
+declare -A suspend_chain=([dynamic]="Dynamic.Run Spin")
 
 # exact_share FOLDED CHAIN: the share of samples that follow the chain, and
 # of those how many reach its end (printed as "share deep")
@@ -58,13 +64,15 @@ PY
 }
 
 for sampler in mixed signal suspend; do
-	for shape in osr frameless funclet recursion generic pinvoke; do
+	for shape in osr frameless funclet recursion generic pinvoke dynamic; do
 		s="$WORK/$shape-$sampler"
 		expect_status 0 "$shape under --sampler $sampler" -- \
 			clrscope record -o "$s" --rate 1000 --validate 20 --sampler "$sampler" -- dotnet "$(app Shapes)" "$shape" 2
 		tid=$(awk '/^tid/{print $2}' "$WORK/out")
 		clrscope report --format collapsed --thread "$tid" "$s" >"$WORK/folded"
-		read -r share deep total < <(exact_share "$WORK/folded" "${chain[$shape]}")
+		want=${chain[$shape]}
+		[[ $sampler == suspend && -n "${suspend_chain[$shape]:-}" ]] && want=${suspend_chain[$shape]}
+		read -r share deep total < <(exact_share "$WORK/folded" "$want")
 		check "x >= 0.97" "$shape/$sampler: samples carry exactly the expected frames" x="$share"
 		# the suspending sampler stops threads where they can stop (safe
 		# points: never in a frameless leaf, mostly at the P/Invoke's
@@ -83,6 +91,32 @@ for sampler in mixed signal suspend; do
 			check "m < 0.01 * c" "$shape: fast walks equal the runtime's walks (under 1% differ)" m="$bad" c="$checks"
 		fi
 	done
+done
+
+# dynamic methods made and collected all along (a new one every 10 ms): the
+# runtime gives a collected one's FunctionID and code to the next, and each
+# frame still has the name of the method that ran there (StepN calls
+# SpinEven when N is even, SpinOdd when it is odd)
+for sampler in mixed signal; do
+	expect_status 0 "dynamics under --sampler $sampler" -- \
+		clrscope record -o "$WORK/dynamics-$sampler" --rate 1000 --sampler "$sampler" -- dotnet "$(app Shapes)" dynamics 3
+	clrscope report --format collapsed "$WORK/dynamics-$sampler" >"$WORK/folded"
+	read -r good bad < <(python3 - "$WORK/folded" <<'PY'
+import re, sys
+good = bad = 0
+for line in open(sys.argv[1]):
+    stack, n = line.rsplit(" ", 1)
+    m = re.search(r"dynamicClass\.Step(\d+);Clrscope\.TestApps\.Program\.Spin(Even|Odd)", stack)
+    if m:
+        if (int(m.group(1)) % 2 == 0) == (m.group(2) == "Even"):
+            good += int(n)
+        else:
+            bad += int(n)
+print(good, bad)
+PY
+)
+	check "g > 500" "dynamics/$sampler: samples in the dynamic methods" g="$good"
+	check "b == 0" "dynamics/$sampler: no frame has a collected method's name" b="$bad"
 done
 
 # time splits: CpuRatio's callers of one callee, 3:1, within 10% for the
@@ -130,6 +164,11 @@ checks=$(json "d['processes'][0]['agent']['stack_checks']" "$WORK/r.json")
 bad=$(json "d['processes'][0]['agent']['stack_mismatches']" "$WORK/r.json")
 check "c >= 50" "web app: the validation dial repeated fast walks exactly" c="$checks"
 check "m < 0.01 * c" "web app: fast walks equal the runtime's walks (under 1% differ)" m="$bad" c="$checks"
+# ASP.NET Core calls the endpoint through a delegate it compiles at run
+# time (an expression tree: dynamicClass.lambda_method1), as dotnet-trace shows
+clrscope report --format collapsed "$WORK/web" >"$WORK/web.folded"
+n=$(grep -c 'dynamicClass\.lambda_method[0-9]*;Program+<>c__DisplayClass0_0\.<<Main>$>b__0' "$WORK/web.folded" || true)
+check "n > 0" "web app: the request delegate's dynamic method sits above the endpoint" n="$n"
 
 # the dial: off, and bad values refused
 expect_status 2 "--validate refuses a negative count" -- clrscope record --validate -1 -- true

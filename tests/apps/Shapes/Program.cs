@@ -10,11 +10,17 @@
 //   recursion  Run -> Recurse x300 -> Spin
 //   generic    Run -> Box<Item>.Apply<long> -> lambda -> Spin
 //   pinvoke    Run -> libc qsort -> Compare (a managed callback) -> Spin
+//   dynamic    Run -> Spin64 -> Spin  (Spin64: a DynamicMethod emitted at run
+//              time, as compiled expressions and regexes are)
+//   dynamics   RunMany -> StepN -> SpinEven or SpinOdd: a new dynamic method
+//              every 10 ms (StepN calls SpinEven when N is even), the old
+//              ones collected, so the runtime reuses their ids and code
 // Spin is a busy loop: nearly all samples land there (or in Mix).
 //
 // stdout: "tid <OS thread id>", then "done <rounds>".
 using System.Diagnostics;
 using System.Globalization;
+using System.Reflection.Emit;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 
@@ -29,7 +35,7 @@ internal static unsafe class Program
         if (args.Length != 2
             || !double.TryParse(args[1], NumberStyles.Float, CultureInfo.InvariantCulture, out double seconds))
         {
-            Console.Error.WriteLine("usage: Shapes osr|frameless|funclet|recursion|generic|pinvoke SECONDS");
+            Console.Error.WriteLine("usage: Shapes osr|frameless|funclet|recursion|generic|pinvoke|dynamic|dynamics SECONDS");
             return 2;
         }
         Console.Out.WriteLine("tid " + gettid().ToString(CultureInfo.InvariantCulture));
@@ -43,6 +49,8 @@ internal static unsafe class Program
             "recursion" => Recursion.Run(deadline),
             "generic" => Generic.Run(deadline),
             "pinvoke" => PInvoke.Run(deadline),
+            "dynamic" => Dynamic.Run(deadline),
+            "dynamics" => Dynamic.RunMany(deadline),
             _ => -1,
         };
         if (rounds < 0)
@@ -251,6 +259,75 @@ internal static unsafe class Program
                 rounds++;
             }
             while (Stopwatch.GetTimestamp() < deadline);
+            return rounds;
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void SpinEven() => Spin();
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void SpinOdd() => Spin();
+
+    internal static class Dynamic
+    {
+        // A method with no metadata, made of IL at run time: it calls a
+        // method 64 times and returns.
+        private static Action MakeSpin64(string name = "Spin64", string callee = nameof(Spin))
+        {
+            var method = new DynamicMethod(name, null, Type.EmptyTypes, typeof(Program).Module);
+            ILGenerator il = method.GetILGenerator();
+            LocalBuilder k = il.DeclareLocal(typeof(int));
+            Label top = il.DefineLabel(), test = il.DefineLabel();
+            il.Emit(OpCodes.Ldc_I4_0);
+            il.Emit(OpCodes.Stloc, k);
+            il.Emit(OpCodes.Br, test);
+            il.MarkLabel(top);
+            il.Emit(OpCodes.Call, typeof(Program).GetMethod(callee)!);
+            il.Emit(OpCodes.Ldloc, k);
+            il.Emit(OpCodes.Ldc_I4_1);
+            il.Emit(OpCodes.Add);
+            il.Emit(OpCodes.Stloc, k);
+            il.MarkLabel(test);
+            il.Emit(OpCodes.Ldloc, k);
+            il.Emit(OpCodes.Ldc_I4, 64);
+            il.Emit(OpCodes.Blt, top);
+            il.Emit(OpCodes.Ret);
+            return method.CreateDelegate<Action>();
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long Run(long deadline)
+        {
+            Action spin64 = MakeSpin64();
+            long rounds = 0;
+            do
+            {
+                spin64();
+                rounds += 64;
+            }
+            while (Stopwatch.GetTimestamp() < deadline);
+            return rounds;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long RunMany(long deadline)
+        {
+            long rounds = 0;
+            for (int n = 0; Stopwatch.GetTimestamp() < deadline; n++)
+            {
+                Action step = MakeSpin64("Step" + n.ToString(CultureInfo.InvariantCulture),
+                    n % 2 == 0 ? nameof(SpinEven) : nameof(SpinOdd));
+                long until = Math.Min(deadline, Stopwatch.GetTimestamp() + Stopwatch.Frequency / 100);
+                do
+                {
+                    step();
+                    rounds += 64;
+                }
+                while (Stopwatch.GetTimestamp() < until);
+                if (n % 4 == 3)
+                    GC.Collect(); // the dropped ones go, and their ids are free again
+            }
             return rounds;
         }
     }
