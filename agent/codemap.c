@@ -199,8 +199,15 @@ static int8_t facts_of(const uint8_t *before, bool has_before, const uint8_t *ar
 	int found = has_before || has_around ? 0 : -1;
 	if (has_before && x64_follows_call(before + 7, 8))
 		found |= CODE_FOLLOWS_CALL;
-	if (has_around && around[0] == 0x0f && around[1] == 0x05)
+	if (has_around && around[0] == 0x0f && around[1] == 0x05) {
 		found |= CODE_AFTER_SYSCALL;
+		if (has_before && around == before + 6) { /* one read: the bytes before the syscall too */
+			int64_t nr = x64_syscall_number(around + 2, 8);
+			found |= nr == X64_LINUX_FUTEX		   ? CODE_FUTEX_SYSCALL
+				 : x64_linux_syscall_waits(nr) ? CODE_WAIT_SYSCALL
+							       : 0;
+		}
+	}
 	if (has_around && around[2] == 0x0f && around[3] == 0x05)
 		found |= CODE_AT_SYSCALL;
 	return (int8_t)found;

@@ -78,6 +78,9 @@ int codemap_read(uint64_t addr, void *buf, size_t n) AGENT_HIDDEN;
 #define CODE_FOLLOWS_CALL 1  /* the bytes before addr end in a call: addr is a return address */
 #define CODE_AFTER_SYSCALL 2 /* a syscall instruction ends at addr (the call returned, or EINTR) */
 #define CODE_AT_SYSCALL 4    /* addr is a syscall instruction (the kernel moved ip back to repeat it) */
+#define CODE_WAIT_SYSCALL 8  /* the syscall ending at addr is one that waits (its number, set just
+				before it, is a sleep, poll, epoll or yield), whatever its arguments */
+#define CODE_FUTEX_SYSCALL 16 /* ... is futex (it waits or not by its operation) */
 int codemap_code_facts(uint64_t addr) AGENT_HIDDEN;
 /* Reads the n (at most 1024) 8-byte words at addrs into words, in one
  * system call, without faulting (0 or -1). */

@@ -420,9 +420,15 @@ static void check_parked(struct still_thread *known, const struct sig_walk *capt
  * has a fifth of its samples on the CPU, so on-CPU samples add up to CPU
  * time, as a CPU-time timer would sample.  Its other samples are waits,
  * and so is a capture that found it waiting in a system call (waiting:
- * the time it used stays owed to a sample that finds it running).  The
- * signal sampler signals only threads that used a period of CPU: on. */
-static bool off_cpu(struct still_thread *known, uint64_t period_ns, bool waiting)
+ * the time it used stays owed to a sample that finds it running), or just
+ * back from one that waits (woke: the signal came as it waited, or as it
+ * waited for a CPU; a worker woken to work was caught so in half of its
+ * CPU samples), unless its clock says it has used the most credit kept
+ * with no capture to show for it (a thread that polls or yields in a loop is
+ * running there).  The signal sampler signals only threads that used a
+ * period of CPU: on. */
+#define CREDIT_MAX_PERIODS 2
+static bool off_cpu(struct still_thread *known, uint64_t period_ns, bool waiting, bool woke)
 {
 	if (!known || !known->clock)
 		return false;
@@ -431,9 +437,11 @@ static bool off_cpu(struct still_thread *known, uint64_t period_ns, bool waiting
 		known->cpu_accounted = known->cpu_before && known->cpu_before <= now ? known->cpu_before : now;
 	known->cpu_credit += (int64_t)(now - known->cpu_accounted);
 	known->cpu_accounted = now;
-	if (known->cpu_credit > (int64_t)(2 * period_ns))
-		known->cpu_credit = (int64_t)(2 * period_ns); /* (a tick that came late) */
+	if (known->cpu_credit > (int64_t)(CREDIT_MAX_PERIODS * period_ns))
+		known->cpu_credit = (int64_t)(CREDIT_MAX_PERIODS * period_ns); /* (a tick that came late) */
 	if (waiting || known->cpu_credit * 2 < (int64_t)period_ns)
+		return true;
+	if (woke && known->cpu_credit < (int64_t)(CREDIT_MAX_PERIODS * period_ns))
 		return true;
 	known->cpu_credit -= (int64_t)period_ns;
 	return false;
@@ -492,8 +500,9 @@ static void record_tick(uint32_t nslots, uint64_t tick_us, uint64_t suspend_ns, 
 		if (still[t] && hold_sample(refs[t], stacks[t], tick_us))
 			continue;
 		refs[n] = refs[t];
-		stacks[n] = cs_tick_stack_state(stacks[t], still[t] || off_cpu(s.known[t], period_ns,
-										 s.slots[t].captured && s.slots[t].blocked));
+		const struct sig_walk *w = &s.slots[t];
+		stacks[n] = cs_tick_stack_state(
+			stacks[t], still[t] || off_cpu(s.known[t], period_ns, w->captured && w->blocked, w->captured && w->woke));
 		n++;
 	}
 	for (uint32_t t = 0; t < nslots; t++) {

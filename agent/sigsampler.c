@@ -39,6 +39,7 @@
 struct capture {
 	uint64_t ip, sp, fp;
 	uint64_t arg0;    /* rdi: a system call's first argument */
+	uint64_t arg1;    /* rsi: its second (a futex's operation) */
 	uint64_t rax;     /* a system call's result (-EINTR: the signal ended a wait) */
 	uint64_t cpu_end; /* the thread's CPU clock as the handler ends (0: unread) */
 	struct activity act;
@@ -120,6 +121,7 @@ static void on_signal(int sig, siginfo_t *si, void *context)
 	c->sp = rsp;
 	c->fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
 	c->arg0 = (uint64_t)uc->uc_mcontext.gregs[REG_RDI];
+	c->arg1 = (uint64_t)uc->uc_mcontext.gregs[REG_RSI];
 	c->rax = (uint64_t)uc->uc_mcontext.gregs[REG_RAX];
 	uint64_t hi = atomic_load_explicit(&sl->hi, memory_order_relaxed);
 	uint64_t want = hi > rsp && hi - rsp < STACK_COPY ? hi - rsp : STACK_COPY;
@@ -401,6 +403,23 @@ static bool blocked_in(const struct capture *c, struct syscall_site site)
 	return site.pc && (site.pc != c->ip || (int64_t)c->rax == -EINTR);
 }
 
+/* Whether the capture is on the instruction after a system call that
+ * waits (it returned: the call's registers but rax are as it left them):
+ * the signal came while the thread waited, and the event it waited for
+ * came too, or while it waited for a CPU after it: either way it was most
+ * likely not running (a thread running its own code is hardly ever on that
+ * one instruction).  A busy thread that polls or yields is found there
+ * too: its CPU clock settles it (see off_cpu in sampler.c). */
+static bool woke_from_wait(const struct capture *c, struct syscall_site site)
+{
+	if (!site.pc || site.pc != c->ip || (int64_t)c->rax == -EINTR)
+		return false;
+	int code = codemap_code_facts(c->ip);
+	if (code <= 0)
+		return false;
+	return (code & CODE_WAIT_SYSCALL) || ((code & CODE_FUTEX_SYSCALL) && x64_futex_op_waits(c->arg1));
+}
+
 /* Unwinds one capture into pool[*used..]; a walk, or false when it gives
  * no sample (no managed frame, or a managed frame it could not place: the
  * thread is then listed for an exact walk).  A walk that reached the
@@ -472,7 +491,7 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 	*walk = (struct sig_walk){.thread = thread, .start = used, .n = out.n,
 				  .truncated = out.verdict == UNWIND_TRUNCATED, .weight = 1,
 				  .cpu_end = c->cpu_end, .captured = true, .wait = site,
-				  .blocked = blocked_in(c, site), .act = c->act};
+				  .blocked = blocked_in(c, site), .woke = woke_from_wait(c, site), .act = c->act};
 	if (site.pc && !out.live_fp && !proof->words.overflow) {
 		proof->valid = true;
 		proof->site = site;

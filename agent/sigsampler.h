@@ -32,6 +32,8 @@ struct sig_walk {
 	uint64_t cpu_end; /* a capture: the thread's CPU clock as the handler ended */
 	struct syscall_site wait; /* a capture: the system call it was in (pc 0: none) */
 	bool blocked;     /* a capture: the signal found it waiting in that call (off the CPU) */
+	bool woke;        /* a capture: at the return of a call that waits (the signal came as
+			     it waited or, woken, waited for a CPU: most likely off the CPU) */
 	struct activity act; /* what the runtime was doing on the thread then */
 };
 

@@ -192,3 +192,53 @@ bool x64_follows_call(const uint8_t *before_end, size_t avail)
 	}
 	return false;
 }
+
+int64_t x64_syscall_number(const uint8_t *end, size_t avail)
+{
+	if (avail < 8 || end[-2] != 0x0F || end[-1] != 0x05 || end[-7] != 0xB8)
+		return -1;
+	if ((end[-8] & 0xF0) == 0x40)
+		return -1; /* 41 B8 imm32 is mov $imm,%r8d */
+	return (int64_t)((uint32_t)end[-6] | (uint32_t)end[-5] << 8 | (uint32_t)end[-4] << 16 |
+			 (uint32_t)end[-3] << 24);
+}
+
+bool x64_linux_syscall_waits(int64_t nr)
+{
+	switch (nr) {
+	case 7:   /* poll */
+	case 23:  /* select */
+	case 24:  /* sched_yield */
+	case 34:  /* pause */
+	case 35:  /* nanosleep */
+	case 61:  /* wait4 */
+	case 128: /* rt_sigtimedwait */
+	case 130: /* rt_sigsuspend */
+	case 208: /* io_getevents */
+	case 230: /* clock_nanosleep */
+	case 232: /* epoll_wait */
+	case 247: /* waitid */
+	case 270: /* pselect6 */
+	case 271: /* ppoll */
+	case 281: /* epoll_pwait */
+	case 441: /* epoll_pwait2 */
+	case 449: /* futex_waitv */
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool x64_futex_op_waits(uint64_t op)
+{
+	switch (op & 0x7F) { /* without FUTEX_PRIVATE_FLAG and FUTEX_CLOCK_REALTIME */
+	case 0:  /* FUTEX_WAIT */
+	case 6:  /* FUTEX_LOCK_PI */
+	case 9:  /* FUTEX_WAIT_BITSET */
+	case 11: /* FUTEX_WAIT_REQUEUE_PI */
+	case 13: /* FUTEX_LOCK_PI2 */
+		return true;
+	default:
+		return false;
+	}
+}

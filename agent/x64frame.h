@@ -73,4 +73,18 @@ bool x64_decode_epilog(const uint8_t *code, size_t n, struct x64_epilog *out);
  * are readable. */
 bool x64_follows_call(const uint8_t *before_end, size_t avail);
 
+/* The number of the system call whose syscall instruction (0F 05) ends at
+ * end, when the instruction before it is mov $NR,%eax, as C libraries set
+ * most of theirs (avail bytes back from end are readable); -1 when it is
+ * not (a byte before the mov that may be a REX prefix makes it another
+ * register's). */
+int64_t x64_syscall_number(const uint8_t *end, size_t avail);
+
+/* Whether a Linux x86-64 system call waits (for time, an event, another
+ * thread or a CPU) whatever its arguments: futex does or not by its
+ * operation (x64_futex_op_waits). */
+bool x64_linux_syscall_waits(int64_t nr);
+#define X64_LINUX_FUTEX 202
+bool x64_futex_op_waits(uint64_t op);
+
 #endif

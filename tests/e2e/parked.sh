@@ -67,4 +67,12 @@ check "b / total >= 0.5 * share" "long bursts: Burst's share of the burster's sa
 read -r total parked bursting exact <<<"$(shape cpu "$tid" "$WORK/long")"
 check "b >= 0.25 * total" "long bursts: Burst has a good part of the burster's CPU samples" b="$bursting" total="$total" \
 	parked="$parked"
+# a capture on the instruction after the futex wait returned is the
+# burster woken by Main (the signal came as it waited, or as it waited for
+# a CPU after the wake): not its time on a CPU (those were 39-41 % of its
+# CPU samples; 13-20 % are left, where its clock says it used time that no
+# capture caught running)
+woke=$(clrscope report --format collapsed --time cpu --thread "$tid" "$WORK/long" |
+	awk '/WaitOneNoCheck;libc[^;]*!__futex_abstimed_wait_common [0-9]+$/ {n += $NF} END {print n + 0}')
+check "w < 0.3 * total" "long bursts: few CPU samples where the burster was woken from its wait" w="$woke" total="$total"
 finish

@@ -107,6 +107,31 @@ static void calls(void)
 	CHECK(!x64_follows_call(none + sizeof none - 1, sizeof none));
 }
 
+static void syscalls(void)
+{
+	/* glibc's futex wait: mov $0xca,%eax; syscall */
+	static const uint8_t futex[] = {0x89, 0xEA, 0xB8, 0xCA, 0x00, 0x00, 0x00, 0x0F, 0x05};
+	CHECK(x64_syscall_number(futex + sizeof futex, sizeof futex) == X64_LINUX_FUTEX);
+	/* epoll_wait (232): je ...; mov $0xe8,%eax; syscall */
+	static const uint8_t epoll[] = {0x74, 0x14, 0xB8, 0xE8, 0x00, 0x00, 0x00, 0x0F, 0x05};
+	CHECK(x64_syscall_number(epoll + sizeof epoll, sizeof epoll) == 232);
+	CHECK(x64_linux_syscall_waits(232));
+	/* mov $0xca,%r8d; syscall: the number is elsewhere */
+	static const uint8_t r8[] = {0x90, 0x41, 0xB8, 0xCA, 0x00, 0x00, 0x00, 0x0F, 0x05};
+	CHECK(x64_syscall_number(r8 + sizeof r8, sizeof r8) == -1);
+	/* xor $0x80,%sil; syscall: no number before it */
+	static const uint8_t sil[] = {0x00, 0x00, 0x00, 0x40, 0x80, 0xF6, 0x80, 0x0F, 0x05};
+	CHECK(x64_syscall_number(sil + sizeof sil, sizeof sil) == -1);
+	/* not after a syscall, or too few bytes */
+	CHECK(x64_syscall_number(futex + sizeof futex - 1, sizeof futex - 1) == -1);
+	CHECK(x64_syscall_number(futex + sizeof futex, 7) == -1);
+	/* send (44), write (1) and futex itself do not wait by their number */
+	CHECK(!x64_linux_syscall_waits(44) && !x64_linux_syscall_waits(1) && !x64_linux_syscall_waits(X64_LINUX_FUTEX));
+	CHECK(!x64_linux_syscall_waits(-1));
+	CHECK(x64_futex_op_waits(0x80) && x64_futex_op_waits(0x189)); /* WAIT | PRIVATE, WAIT_BITSET | PRIVATE | REALTIME */
+	CHECK(!x64_futex_op_waits(0x81));                             /* WAKE | PRIVATE */
+}
+
 int main(void)
 {
 	RUN(tier0_frame);
@@ -115,5 +140,6 @@ int main(void)
 	RUN(callee_saved);
 	RUN(epilogs);
 	RUN(calls);
+	RUN(syscalls);
 	return CHECK_DONE();
 }
