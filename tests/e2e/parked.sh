@@ -60,7 +60,9 @@ tid=$(burster "$WORK/long.json")
 # the truth: the burster's own CPU clock over the run
 share=$(json "[t['cpu_ms'] for t in d['processes'][0]['threads'] if t['name'] == 'burster'][0] / d['processes'][0]['duration_ms']" "$WORK/long.json")
 read -r total parked bursting exact <<<"$(shape wall "$tid" "$WORK/long")"
-check "total >= 2000 and exact >= 0.97 * total" "long bursts: the burster's samples have their exact frames" \
+# (about 2,900 samples in 3 s; fewer when the machine is slow to give the
+# sampler thread a CPU, with Main spinning one of the two: 1,988 once)
+check "total >= 1500 and exact >= 0.97 * total" "long bursts: the burster's samples have their exact frames" \
 	total="$total" exact="$exact"
 check "b / total >= 0.5 * share" "long bursts: Burst's share of the burster's samples comes near its time on a CPU" \
 	b="$bursting" total="$total" share="$share"
