@@ -78,7 +78,10 @@ def clrscope_shares(json_path, collapsed_path):
     managed = set()
     for process in report.get("processes", []):
         for f in process.get("functions", []):
-            if f.get("module", "").lower().endswith((".dll", ".exe")):
+            # an assembly's file, or a dynamic method's (its module may be
+            # one made in memory, as expression trees' RefEmit_... is)
+            if f.get("module", "").lower().endswith((".dll", ".exe")) or f["name"].startswith(
+                    ("dynamicClass.", "ILStubClass.")):
                 managed.add(f["name"])
     shares = Shares()
     for line in open(collapsed_path):
