@@ -194,36 +194,37 @@ struct code_fact {
 };
 static struct code_fact code_facts[FACT_SLOTS];
 
-static int8_t facts_of(const uint8_t *before, bool has_before, const uint8_t *around, bool has_around)
+/* before: the 8 bytes before the address, around: the 2 before it and 2
+ * from it; window (NULL when they were read apart): the SYSCALL_WINDOW
+ * bytes before the address, for the number of a syscall that ends there. */
+#define SYSCALL_WINDOW 14
+static int8_t facts_of(const uint8_t *before, bool has_before, const uint8_t *around, bool has_around,
+		       const uint8_t *window)
 {
 	int found = has_before || has_around ? 0 : -1;
 	if (has_before && x64_follows_call(before + 7, 8))
 		found |= CODE_FOLLOWS_CALL;
 	if (has_around && around[0] == 0x0f && around[1] == 0x05) {
 		found |= CODE_AFTER_SYSCALL;
-		if (has_before && around == before + 6) { /* one read: the bytes before the syscall too */
-			int64_t nr = x64_syscall_number(around + 2, 8);
-			found |= nr == X64_LINUX_FUTEX		   ? CODE_FUTEX_SYSCALL
-				 : x64_linux_syscall_waits(nr) ? CODE_WAIT_SYSCALL
-							       : 0;
-		}
+		int64_t nr = window ? x64_syscall_number(window + SYSCALL_WINDOW, SYSCALL_WINDOW) : -1;
+		found |= nr == X64_LINUX_FUTEX ? CODE_FUTEX_SYSCALL : x64_linux_syscall_waits(nr) ? CODE_WAIT_SYSCALL : 0;
 	}
 	if (has_around && around[2] == 0x0f && around[3] == 0x05)
 		found |= CODE_AT_SYSCALL;
 	return (int8_t)found;
 }
 
-/* The 8 bytes before addr and 2 from it, in one read where it can be (a
- * new leaf in a hot loop asks at every sample), else each part alone. */
+/* The bytes before addr and 2 from it, in one read where it can be (a new
+ * leaf in a hot loop asks at every sample), else each part alone. */
 static int8_t read_facts(uint64_t addr)
 {
-	uint8_t code[10];
-	if (addr >= 8 && codemap_read(addr - 8, code, sizeof code) == 0)
-		return facts_of(code, true, code + 6, true);
+	uint8_t code[SYSCALL_WINDOW + 2];
+	if (addr >= SYSCALL_WINDOW && codemap_read(addr - SYSCALL_WINDOW, code, sizeof code) == 0)
+		return facts_of(code + SYSCALL_WINDOW - 8, true, code + SYSCALL_WINDOW - 2, true, code);
 	uint8_t before[8], around[4];
 	bool has_before = addr >= 8 && codemap_read(addr - 8, before, sizeof before) == 0;
 	bool has_around = addr >= 2 && codemap_read(addr - 2, around, sizeof around) == 0;
-	return facts_of(before, has_before, around, has_around);
+	return facts_of(before, has_before, around, has_around, NULL);
 }
 
 int codemap_code_facts(uint64_t addr)

@@ -193,14 +193,48 @@ bool x64_follows_call(const uint8_t *before_end, size_t avail)
 	return false;
 }
 
+/* mov $imm32,%eax ending at end: its immediate, or -1. */
+static int64_t mov_eax_before(const uint8_t *end, size_t avail)
+{
+	if (avail < 6 || end[-5] != 0xB8)
+		return -1;
+	if ((end[-6] & 0xF0) == 0x40)
+		return -1; /* 41 B8 imm32 is mov $imm,%r8d */
+	return (int64_t)((uint32_t)end[-4] | (uint32_t)end[-3] << 8 | (uint32_t)end[-2] << 16 | (uint32_t)end[-1] << 24);
+}
+
+/* Whether the len bytes ending at end are one instruction that leaves eax
+ * alone, of the forms C libraries put between setting a system call's
+ * number and the syscall: xor $imm8,%sil (40 80 F6 ib: a futex operation
+ * made private); mov $imm32 to edx, ebx, esi or edi; xor of one register
+ * other than eax with itself. */
+static bool keeps_eax(const uint8_t *end, size_t len)
+{
+	const uint8_t *i = end - len;
+	switch (len) {
+	case 4:
+		return i[0] == 0x40 && i[1] == 0x80 && i[2] == 0xF6;
+	case 5:
+		return i[0] == 0xBA || i[0] == 0xBB || i[0] == 0xBE || i[0] == 0xBF;
+	case 2:
+		return i[0] == 0x31 && (i[1] & 0xC0) == 0xC0 && (i[1] >> 3 & 7) == (i[1] & 7) && (i[1] & 7) != 0;
+	default:
+		return false;
+	}
+}
+
 int64_t x64_syscall_number(const uint8_t *end, size_t avail)
 {
-	if (avail < 8 || end[-2] != 0x0F || end[-1] != 0x05 || end[-7] != 0xB8)
+	if (avail < 2 || end[-2] != 0x0F || end[-1] != 0x05)
 		return -1;
-	if ((end[-8] & 0xF0) == 0x40)
-		return -1; /* 41 B8 imm32 is mov $imm,%r8d */
-	return (int64_t)((uint32_t)end[-6] | (uint32_t)end[-5] << 8 | (uint32_t)end[-4] << 16 |
-			 (uint32_t)end[-3] << 24);
+	const uint8_t *at = end - 2;
+	size_t left = avail - 2;
+	int64_t nr = mov_eax_before(at, left);
+	static const size_t between[] = {4, 5, 2};
+	for (size_t k = 0; nr < 0 && k < sizeof between / sizeof *between; k++)
+		if (left >= between[k] && keeps_eax(at, between[k]))
+			nr = mov_eax_before(at - between[k], left - between[k]);
+	return nr;
 }
 
 bool x64_linux_syscall_waits(int64_t nr)

@@ -75,8 +75,9 @@ bool x64_follows_call(const uint8_t *before_end, size_t avail);
 
 /* The number of the system call whose syscall instruction (0F 05) ends at
  * end, when the instruction before it is mov $NR,%eax, as C libraries set
- * most of theirs (avail bytes back from end are readable); -1 when it is
- * not (a byte before the mov that may be a REX prefix makes it another
+ * most of theirs, or that and one instruction that leaves eax alone (avail
+ * bytes back from end are readable; 14 cover both); -1 when it is not (a
+ * byte before the mov that may be a REX prefix makes it another
  * register's). */
 int64_t x64_syscall_number(const uint8_t *end, size_t avail);
 

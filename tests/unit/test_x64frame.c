@@ -119,12 +119,24 @@ static void syscalls(void)
 	/* mov $0xca,%r8d; syscall: the number is elsewhere */
 	static const uint8_t r8[] = {0x90, 0x41, 0xB8, 0xCA, 0x00, 0x00, 0x00, 0x0F, 0x05};
 	CHECK(x64_syscall_number(r8 + sizeof r8, sizeof r8) == -1);
-	/* xor $0x80,%sil; syscall: no number before it */
+	/* xor $0x80,%sil; syscall with no number before it */
 	static const uint8_t sil[] = {0x00, 0x00, 0x00, 0x40, 0x80, 0xF6, 0x80, 0x0F, 0x05};
 	CHECK(x64_syscall_number(sil + sizeof sil, sizeof sil) == -1);
+	/* glibc's __lll_lock_wait: mov $0xca,%eax; xor $0x80,%sil; syscall */
+	static const uint8_t lock[] = {0x89, 0xD7, 0xB8, 0xCA, 0x00, 0x00, 0x00, 0x40, 0x80, 0xF6, 0x80, 0x0F, 0x05};
+	CHECK(x64_syscall_number(lock + sizeof lock, sizeof lock) == X64_LINUX_FUTEX);
+	/* mov $0xca,%eax; mov $0x80,%esi; syscall; and mov $0xca,%eax; xor %edx,%edx; syscall */
+	static const uint8_t esi[] = {0x90, 0xB8, 0xCA, 0x00, 0x00, 0x00, 0xBE, 0x80, 0x00, 0x00, 0x00, 0x0F, 0x05};
+	CHECK(x64_syscall_number(esi + sizeof esi, sizeof esi) == X64_LINUX_FUTEX);
+	static const uint8_t edx[] = {0x90, 0xB8, 0xE8, 0x00, 0x00, 0x00, 0x31, 0xD2, 0x0F, 0x05};
+	CHECK(x64_syscall_number(edx + sizeof edx, sizeof edx) == 232);
+	/* ... but not an instruction between that writes eax (xor %eax,%eax) */
+	static const uint8_t eax[] = {0x90, 0xB8, 0xE8, 0x00, 0x00, 0x00, 0x31, 0xC0, 0x0F, 0x05};
+	CHECK(x64_syscall_number(eax + sizeof eax, sizeof eax) == -1);
 	/* not after a syscall, or too few bytes */
 	CHECK(x64_syscall_number(futex + sizeof futex - 1, sizeof futex - 1) == -1);
 	CHECK(x64_syscall_number(futex + sizeof futex, 7) == -1);
+	CHECK(x64_syscall_number(futex + sizeof futex, 2) == -1);
 	/* send (44), write (1) and futex itself do not wait by their number */
 	CHECK(!x64_linux_syscall_waits(44) && !x64_linux_syscall_waits(1) && !x64_linux_syscall_waits(X64_LINUX_FUTEX));
 	CHECK(!x64_linux_syscall_waits(-1));
