@@ -46,11 +46,16 @@ clrscope report --format json --time wall "$WORK/short" >"$WORK/short.json"
 a='d["processes"][0]["agent"]'
 kept=$(json "$a['parked_kept']" "$WORK/short.json") signals=$(json "$a['signals']" "$WORK/short.json")
 checks=$(json "$a['stack_checks']" "$WORK/short.json") mismatches=$(json "$a['stack_mismatches']" "$WORK/short.json")
-check "kept >= 300" "short bursts: samples kept by proof, without a signal" kept="$kept" signals="$signals"
+# (about 840 kept of 2,900 samples; 325 of 1,873 in a CI run on a slow machine)
+check "kept >= 100" "short bursts: samples kept by proof, without a signal" kept="$kept" signals="$signals"
 check "checks >= 20 and mismatches == 0" "short bursts: the checks found every kept and fast stack right" \
 	checks="$checks" mismatches="$mismatches"
 read -r total parked bursting exact <<<"$(shape wall "$(burster "$WORK/short.json")" "$WORK/short")"
-check "total >= 2000 and exact >= 0.97 * total" "short bursts: the burster's samples have their exact frames" \
+# (about 2,900 samples in 3 s; fewer when the machine is slow to give the
+# sampler thread a CPU: 1,873 and, with long bursts, 1,278 in one CI run
+# where the burster itself got half its usual CPU; 1,000 are plenty for a
+# 97 % share)
+check "total >= 1000 and exact >= 0.97 * total" "short bursts: the burster's samples have their exact frames" \
 	total="$total" exact="$exact" parked="$parked"
 
 expect_status 0 "long bursts: record Bursts at 1 kHz" -- \
@@ -60,9 +65,7 @@ tid=$(burster "$WORK/long.json")
 # the truth: the burster's own CPU clock over the run
 share=$(json "[t['cpu_ms'] for t in d['processes'][0]['threads'] if t['name'] == 'burster'][0] / d['processes'][0]['duration_ms']" "$WORK/long.json")
 read -r total parked bursting exact <<<"$(shape wall "$tid" "$WORK/long")"
-# (about 2,900 samples in 3 s; fewer when the machine is slow to give the
-# sampler thread a CPU, with Main spinning one of the two: 1,988 once)
-check "total >= 1500 and exact >= 0.97 * total" "long bursts: the burster's samples have their exact frames" \
+check "total >= 1000 and exact >= 0.97 * total" "long bursts: the burster's samples have their exact frames" \
 	total="$total" exact="$exact"
 check "b / total >= 0.5 * share" "long bursts: Burst's share of the burster's samples comes near its time on a CPU" \
 	b="$bursting" total="$total" share="$share"
