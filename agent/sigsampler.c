@@ -563,11 +563,38 @@ bool sigsampler_signal(uint32_t os_tid, ThreadID thread)
 	return sl && send_to(sl) && sl->alive;
 }
 
+/* One number of /proc/self/task/TID/syscall: decimal (maybe negative) or
+ * 0x-prefixed hex, then a space or the end; NULL when it is neither. */
+static const char *parse_number(const char *p, bool hex, int64_t *out)
+{
+	bool negative = !hex && *p == '-';
+	p += negative;
+	if (hex) {
+		if (p[0] != '0' || p[1] != 'x')
+			return NULL;
+		p += 2;
+	}
+	uint64_t v = 0;
+	const char *start = p;
+	for (;; p++) {
+		int d = *p >= '0' && *p <= '9' ? *p - '0' : hex && *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
+		if (d < 0)
+			break;
+		v = v * (hex ? 16 : 10) + (uint64_t)d;
+	}
+	if (p == start || (*p != ' ' && *p != '\n' && *p != 0))
+		return NULL;
+	*out = negative ? -(int64_t)v : (int64_t)v;
+	return *p == ' ' ? p + 1 : p;
+}
+
 /* The system call a thread sits in, as the kernel says in
  * /proc/self/task/TID/syscall: "NR ARG0 .. ARG5 SP PC" while it is in one
- * ("running", or "-1 SP PC" when it is not): false when it is not.  *fd
- * (given: the file kept open, its descriptor + 1; 0 until opened) saves
- * an open and a close per look. */
+ * ("running" while it runs or waits for a CPU, "-1 SP PC" when it is
+ * stopped elsewhere): false when it is not.
+ * *fd (given: the file kept open, its descriptor + 1; 0 until opened)
+ * saves an open and a close per look.  Parsed by hand: it is read for
+ * every thread that ran and parked again, every tick. */
 static bool read_syscall_site(pid_t tid, int *fd, struct syscall_site *site)
 {
 	*site = (struct syscall_site){0};
@@ -588,12 +615,13 @@ static bool read_syscall_site(pid_t tid, int *fd, struct syscall_site *site)
 	if (n <= 0)
 		return false;
 	line[n] = 0;
-	long long nr;
-	unsigned long long a[6], sp, pc;
-	if (sscanf(line, "%lld %llx %llx %llx %llx %llx %llx %llx %llx", &nr, &a[0], &a[1], &a[2], &a[3], &a[4],
-		   &a[5], &sp, &pc) != 9 || nr < 0)
+	int64_t v[9];
+	const char *p = line;
+	for (int i = 0; i < 9 && p; i++)
+		p = parse_number(p, i > 0, &v[i]);
+	if (!p || v[0] < 0)
 		return false;
-	*site = (struct syscall_site){pc, sp, a[0]};
+	*site = (struct syscall_site){(uint64_t)v[8], (uint64_t)v[7], (uint64_t)v[1]};
 	return true;
 }
 
