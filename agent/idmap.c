@@ -2,10 +2,11 @@
 
 #include <stdlib.h>
 
+#include "common/mix64.h"
+
 static size_t slot_of(uint64_t key, size_t cap)
 {
-	/* Fibonacci hashing: ids and pointers have poor low bits */
-	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+	return (size_t)cs_mix64(key) & (cap - 1);
 }
 
 bool idmap_init(struct idmap *m, size_t cap)

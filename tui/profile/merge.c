@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/mix64.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
 
@@ -23,7 +24,7 @@ static uint32_t *stack_slot(struct stack_map *m, uint64_t key)
 		for (size_t i = 0; i < m->cap; i++) {
 			if (!m->keys[i])
 				continue;
-			size_t j = (size_t)(m->keys[i] * 0x9E3779B97F4A7C15ull >> 20) & (ncap - 1);
+			size_t j = (size_t)cs_mix64(m->keys[i]) & (ncap - 1);
 			while (nk[j])
 				j = (j + 1) & (ncap - 1);
 			nk[j] = m->keys[i];
@@ -35,7 +36,7 @@ static uint32_t *stack_slot(struct stack_map *m, uint64_t key)
 		m->vals = nv;
 		m->cap = ncap;
 	}
-	size_t i = (size_t)(key * 0x9E3779B97F4A7C15ull >> 20) & (m->cap - 1);
+	size_t i = (size_t)cs_mix64(key) & (m->cap - 1);
 	while (m->keys[i] && m->keys[i] != key)
 		i = (i + 1) & (m->cap - 1);
 	if (!m->keys[i]) {

@@ -3,14 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/mix64.h"
 #include "util/xalloc.h"
 
 static size_t slot_of(uint64_t key, size_t nslots)
 {
-	key ^= key >> 33; /* murmur3's finaliser: ids are small and dense */
-	key *= 0xff51afd7ed558ccdull;
-	key ^= key >> 33;
-	return (size_t)key & (nslots - 1);
+	return (size_t)cs_mix64(key) & (nslots - 1);
 }
 
 void u64map_init(struct u64map *m, size_t width)
