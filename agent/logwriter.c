@@ -290,12 +290,24 @@ static void append_status(void)
 	st.stack_mismatches = lw.stats.stack_mismatches;
 	st.signals = lw.stats.signals;
 	st.parked_kept = lw.stats.parked_kept;
+	st.sampler_cpu_ns = lw.stats.sampler_cpu_ns;
+	st.handler_cpu_ns = lw.stats.handler_cpu_ns;
+	st.unwind_ns = lw.stats.unwind_ns;
+	st.survey_ns = lw.stats.survey_ns;
+	st.signal_ns = lw.stats.signal_ns;
+	st.record_ns = lw.stats.record_ns;
 	pthread_mutex_unlock(&lw.stats_mu);
+	/* the writer's own clock, by its id: lw_stop writes the last STATUS
+	 * from another thread */
+	clockid_t clock;
+	struct timespec cpu;
+	if (pthread_getcpuclockid(lw.thread, &clock) == 0 && clock_gettime(clock, &cpu) == 0)
+		st.writer_cpu_ns = (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec;
 	st.time_us = agent_now_us();
 	st.dropped_records = atomic_load(&lw.dropped_records) + evq_dropped();
 	st.dropped_bytes = atomic_load(&lw.dropped_bytes);
 	st.write_errors = atomic_load(&lw.write_errors);
-	uint8_t payload[128];
+	uint8_t payload[256];
 	struct cs_out o;
 	cs_out_init(&o, payload, sizeof payload);
 	cs_status_encode(&o, &st);
@@ -304,7 +316,7 @@ static void append_status(void)
 	 * which needs no new space: on a full disk it still tells the reader
 	 * what was dropped. */
 	if (lw.statusfd >= 0) {
-		uint8_t frame[256];
+		uint8_t frame[384];
 		struct cs_out f;
 		cs_out_init(&f, frame, sizeof frame);
 		size_t at = cs_record_begin(&f);

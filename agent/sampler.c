@@ -118,6 +118,7 @@ static struct {
 	uint64_t budget_at_ns;    /* when it was last topped up */
 	struct thread_memo *memos; /* MEMO_THREADS, by a hash of the thread */
 	uint64_t drained_ns;       /* when the other threads' events were last passed on */
+	uint64_t cpu_read_ns;      /* when the sampler thread's own CPU clock was last read */
 } s = {
 	.mu = PTHREAD_MUTEX_INITIALIZER,
 };
@@ -389,11 +390,32 @@ static void run_checks(uint32_t nslots)
 static void write_tick(const uint64_t *refs, const uint64_t *stacks, uint32_t nslots, uint64_t tick_us,
 		       uint64_t suspend_ns, uint64_t now_ns);
 
+/* The time since *lap, which moves to now: a tick's parts, timed for
+ * STATUS (what the sampler thread spends its time on). */
+static uint64_t since(uint64_t *lap)
+{
+	uint64_t now = agent_mono_ns();
+	uint64_t d = now - *lap;
+	*lap = now;
+	return d;
+}
+
+#define OWN_CPU_EVERY_NS 100000000ull
+
 /* The sampler's counts for the next STATUS record. */
 static void publish_stats(void)
 {
-	s.stats.signals = sigsampler_stats().signals;
+	struct sig_stats sig = sigsampler_stats();
+	s.stats.signals = sig.signals;
+	s.stats.unwind_ns = sig.unwind_ns;
+	s.stats.handler_cpu_ns = sigsampler_handler_ns();
 	s.stats.parked_kept = still_stats().parked_kept;
+	uint64_t now = agent_mono_ns();
+	struct timespec cpu;
+	if (now - s.cpu_read_ns >= OWN_CPU_EVERY_NS && clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0) {
+		s.cpu_read_ns = now;
+		s.stats.sampler_cpu_ns = (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec;
+	}
 	lw_set_sampler_stats(&s.stats);
 }
 
@@ -555,11 +577,12 @@ static void write_tick(const uint64_t *refs, const uint64_t *stacks, uint32_t ns
  * handlers caught since the previous tick. */
 static void take_tick_signal(void)
 {
-	uint64_t t0 = agent_mono_ns();
+	uint64_t t0 = agent_mono_ns(), lap = t0, unwound = sigsampler_stats().unwind_ns;
 	uint32_t n = sigsampler_tick(atomic_load(&s.rate_hz), s.pool, s.addrs, FRAME_POOL, s.slots, MAX_THREADS, MAX_DEPTH);
 	memset(s.known, 0, n * sizeof *s.known); /* every stack is new */
-	uint64_t t1 = agent_mono_ns();
-	record_tick(n, (t0 - g_agent.start_mono_ns) / 1000, 0, t1);
+	s.stats.signal_ns += since(&lap) - (sigsampler_stats().unwind_ns - unwound); /* (its clocks too) */
+	record_tick(n, (t0 - g_agent.start_mono_ns) / 1000, 0, lap);
+	s.stats.record_ns += since(&lap);
 	publish_stats();
 }
 
@@ -630,10 +653,11 @@ static bool walk_suspended(uint32_t *nslots, uint32_t used, uint64_t *suspend_ns
  * no suspension at all when no thread ran. */
 static void take_tick_suspend(void)
 {
-	uint64_t t0 = agent_mono_ns();
+	uint64_t t0 = agent_mono_ns(), lap = t0;
 	uint64_t suspend_ns = 0;
 	uint32_t nslots = 0;
 	int moved = still_survey(0);
+	s.stats.survey_ns += since(&lap);
 	if (moved != 0 && !suspension_allowed()) {
 		s.stats.deferred_walks += moved > 0 ? (uint64_t)moved : 0;
 		publish_stats();
@@ -647,7 +671,9 @@ static void take_tick_suspend(void)
 	} else if (!walk_suspended(&nslots, 0, &suspend_ns)) {
 		return; /* not suspended: no tick */
 	}
-	record_tick(nslots, (t0 - g_agent.start_mono_ns) / 1000, suspend_ns, agent_mono_ns());
+	since(&lap); /* (the suspension has a figure of its own) */
+	record_tick(nslots, (t0 - g_agent.start_mono_ns) / 1000, suspend_ns, lap);
+	s.stats.record_ns += since(&lap);
 	publish_stats();
 }
 
@@ -707,7 +733,9 @@ static void take_tick_mixed(void)
 		}
 	}
 	uint32_t walks = 0;
+	uint64_t lap = agent_mono_ns();
 	int moved = still_survey(atomic_load(&s.validate));
+	s.stats.survey_ns += since(&lap);
 	for (uint32_t t = 0; t < nslots; t++)
 		s.known[t] = still_find(s.slots[t].thread); /* the survey's own list now */
 	if (moved != 0) {
@@ -743,6 +771,7 @@ static void take_tick_mixed(void)
 			walks += !t->by_signal;
 		}
 	}
+	s.stats.signal_ns += since(&lap);
 	uint64_t suspend_ns = 0;
 	bool walked = false; /* a walk takes the still threads' stacks too */
 	if (walks && (activity_in_gc_suspension() || !suspension_allowed()))
@@ -751,8 +780,10 @@ static void take_tick_mixed(void)
 		walked = walk_suspended(&nslots, used, &suspend_ns);
 	if (!walked)
 		nslots = reuse_still_stacks(nslots);
+	since(&lap); /* (the suspension has a figure of its own) */
 	run_checks(nslots);
-	record_tick(nslots, (t0 - g_agent.start_mono_ns) / 1000, suspend_ns, agent_mono_ns());
+	record_tick(nslots, (t0 - g_agent.start_mono_ns) / 1000, suspend_ns, lap);
+	s.stats.record_ns += since(&lap);
 	publish_stats();
 }
 
@@ -902,6 +933,7 @@ static void *sampler_main(void *arg)
 	stage_commit();
 	write_holds(true); /* whatever is still open: the log ends here */
 	drain_events(true);
+	s.cpu_read_ns = 0; /* the last reading of its own clock */
 	publish_stats();
 
 	pthread_mutex_lock(&s.mu);
@@ -977,6 +1009,7 @@ int sampler_start(uint32_t rate_hz, bool sampling)
 	cs_out_init(&s.stage, s.stage_buf, STAGE_BYTES);
 	s.stage_open = false;
 	memset(&s.stats, 0, sizeof s.stats);
+	s.cpu_read_ns = 0;
 	s.failed_suspends = 0;
 	s.budget_ns = SUSPEND_BUDGET_MAX_NS;
 	s.budget_at_ns = 0;

@@ -92,6 +92,7 @@ static struct {
 	uint64_t random;      /* agent_random_below's state (sampler thread) */
 	bool armed;           /* a timer was armed since the last tick */
 	_Atomic uint64_t handled, overflowed;
+	_Atomic uint64_t handler_ns; /* CPU time spent in the handler */
 	struct sig_stats stats;
 } g;
 
@@ -117,6 +118,10 @@ static void on_signal(int sig, siginfo_t *si, void *context)
 		goto out;
 	}
 	struct capture *c = &sl->ring[h % SIG_RING];
+	struct timespec cpu;
+	uint64_t cpu_start = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0
+				     ? (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec
+				     : 0;
 	c->ip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
 	c->sp = rsp;
 	c->fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
@@ -127,10 +132,11 @@ static void on_signal(int sig, siginfo_t *si, void *context)
 	uint64_t want = hi > rsp && hi - rsp < STACK_COPY ? hi - rsp : STACK_COPY;
 	c->len = codemap_copy_pages(rsp, c->stack, (uint32_t)want);
 	activity_of((uint32_t)sl->tid, &c->act);
-	struct timespec cpu;
 	c->cpu_end = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0
 			     ? (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec
 			     : 0;
+	if (cpu_start && c->cpu_end > cpu_start) /* what the copy cost the program's thread */
+		atomic_fetch_add_explicit(&g.handler_ns, c->cpu_end - cpu_start, memory_order_relaxed);
 	atomic_store_explicit(&sl->head, h + 1, memory_order_release);
 	atomic_fetch_add_explicit(&g.handled, 1, memory_order_relaxed);
 out:
@@ -203,6 +209,7 @@ void sigsampler_reset(void)
 	g.nslots = 0;
 	g.last_refresh_ns = g.last_flush_ns = 0;
 	memset(&g.stats, 0, sizeof g.stats);
+	atomic_store(&g.handler_ns, 0);
 }
 
 static uint64_t cpu_ns(clockid_t clock, bool *ok)
@@ -529,6 +536,7 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 	uint32_t nwalks = 0, used = 0;
 	if (nretry)
 		*nretry = 0;
+	uint64_t began = agent_mono_ns();
 	for (uint32_t i = 0; i < g.nslots; i++) {
 		struct slot *sl = &g.slots[i];
 		if (sl->alive && !atomic_load(&sl->hi) && atomic_load(&sl->last_rsp))
@@ -554,6 +562,7 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 		}
 		atomic_store_explicit(&sl->tail, t, memory_order_release);
 	}
+	g.stats.unwind_ns += agent_mono_ns() - began;
 	return nwalks;
 }
 
@@ -710,6 +719,11 @@ uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint64_t *addrs, ui
 		send_to(sl);
 	}
 	return nwalks;
+}
+
+uint64_t sigsampler_handler_ns(void)
+{
+	return atomic_load_explicit(&g.handler_ns, memory_order_relaxed);
 }
 
 uint64_t sigsampler_overflowed(void)

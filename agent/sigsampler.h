@@ -47,6 +47,7 @@ struct sig_stats {
 	uint64_t unmanaged_roots; /* ... with no managed frame from the leaf to the thread's first frame */
 	uint64_t handler_lost;  /* signals not sent: the program replaced our handler */
 	uint64_t signals;       /* signals sent */
+	uint64_t unwind_ns;     /* time spent collecting and unwinding captures */
 };
 
 /* Installs the handler on a free real-time signal (once per process). */
@@ -93,6 +94,8 @@ bool sigsampler_pending(uint32_t os_tid, ThreadID thread) AGENT_HIDDEN;
  * run, would have taken it: it blocks the signal. */
 bool sigsampler_overdue(uint32_t os_tid, ThreadID thread) AGENT_HIDDEN;
 uint64_t sigsampler_overflowed(void) AGENT_HIDDEN;
+/* The CPU time the program's threads spent in the handler so far. */
+uint64_t sigsampler_handler_ns(void) AGENT_HIDDEN;
 struct sig_stats sigsampler_stats(void) AGENT_HIDDEN;
 
 #endif

@@ -27,7 +27,9 @@
 #    CPU it adds at a fixed load are about the share of a saturated
 #    server's throughput it would take.
 # Also for clrscope: the share of a CPU its sampler thread used in the
-# saturated phase.  With two CPUs or more the server (and the profiler's
+# saturated phase, and the agent's own account of its cost over each whole
+# run (its STATUS records: its threads' and its signal handler's CPU time,
+# the sampler thread's time by task per tick and per signal).  With two CPUs or more the server (and the profiler's
 # own processes) is pinned to CPU 0 and the load to CPU 1: unpinned, the
 # scheduler's placement moved the unprofiled server's throughput by +-20 %
 # from run to run.  The thread pool's spin-waiting is off in every
@@ -105,6 +107,17 @@ run() {
 		"http://127.0.0.1:$port/hash?n=16" >"$out.hey" 2>&1 || true
 	tree_after=$(tree_ticks "$pid")
 	bench_reap "$pid" || true
+	# the agent's own account of its cost over the whole run (clrscope only)
+	if [[ -d $work/s-$n ]]; then
+		"$clrscope" report --format json "$work/s-$n" 2>/dev/null | python3 -c '
+import json, sys
+p = json.load(sys.stdin)["processes"][0]
+a, ms = p["agent"], p["duration_ms"]
+if ms and a.get("cpu_share") is not None:
+    t = a["sampler_ms"]
+    print(sys.argv[1], ms, a["sampler_cpu_ms"], a["handler_cpu_ms"], a["writer_cpu_ms"], t["unwind"], t["survey"],
+          t["signal"], t["record"], a["suspend_ms_total"], a["signals"], p["ticks"])' "$config" >>"$work/costs" || true
+	fi
 	rm -rf "$work/s-$n" "$work"/t-"$n".*
 	python3 - "$config" "$out.wrk" "$before" "$after" "$seconds" "$(getconf CLK_TCK)" "$out.hey" \
 		"$tree_before" "$tree_after" "$fixed_rate" >>"$work/results" <<'PY'
@@ -234,6 +247,31 @@ if "dotnet-trace" in rows:
           "clrscope 100 Hz at most 3 points: %+.1f" % (added("dotnet-trace"), added("dotnet-trace") / 2,
                                                      added("clrscope-1khz"), added("clrscope-100hz")))
 EOF
+
+# the agent's own figures: its threads' and its handler's CPU, and the
+# sampler thread's time by task, per tick and per signal
+if [[ -s $work/costs ]]; then
+	echo
+	python3 - "$work/costs" <<'EOF'
+import statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    name, *v = line.split()
+    runs.setdefault(name, []).append([float(x) for x in v])
+print("the agent's own account, whole runs (medians): % of one CPU, and microseconds per tick or per signal")
+print("%-24s %8s %8s %8s | %10s %9s %10s %9s %8s" % ("configuration", "sampler", "handler", "writer", "unwind/sig",
+                                                   "clocks/tk", "signal/sig", "record/tk", "rest/tk"))
+for name, rs in runs.items():
+    med = lambda f: statistics.median(f(r) for r in rs)
+    # ms, sampler, handler, writer, unwind, survey, signal, record, suspend, signals, ticks
+    share = lambda i: med(lambda r: 100 * r[i] / r[0])
+    per = lambda i, n: med(lambda r: 1000 * r[i] / max(r[n], 1))
+    rest = med(lambda r: 1000 * max(r[1] - sum(r[4:9]), 0) / max(r[10], 1))
+    print("%-24s %7.1f%% %7.1f%% %7.1f%% | %10.1f %9.1f %10.1f %9.1f %8.1f" % (
+        name, share(1), share(2), share(3), per(4, 9), per(5, 10), per(6, 9), per(7, 10), rest))
+print("(rest: the sampler thread's CPU time outside its timed tasks, mostly its sleep and wake-up each tick)")
+EOF
+fi
 
 # what any sampler that wakes every tick pays on this machine before its work
 if [[ -x $build/bench/wakecost ]]; then

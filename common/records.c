@@ -311,6 +311,13 @@ void cs_status_encode(struct cs_out *o, const struct cs_status *s)
 	cs_put_varint(o, s->stack_mismatches);
 	cs_put_varint(o, s->signals);
 	cs_put_varint(o, s->parked_kept);
+	cs_put_varint(o, s->sampler_cpu_ns);
+	cs_put_varint(o, s->writer_cpu_ns);
+	cs_put_varint(o, s->handler_cpu_ns);
+	cs_put_varint(o, s->unwind_ns);
+	cs_put_varint(o, s->survey_ns);
+	cs_put_varint(o, s->signal_ns);
+	cs_put_varint(o, s->record_ns);
 }
 
 bool cs_status_decode(const uint8_t *p, size_t n, struct cs_status *s)
@@ -332,6 +339,13 @@ bool cs_status_decode(const uint8_t *p, size_t n, struct cs_status *s)
 	s->stack_mismatches = in.p < in.end ? cs_get_varint(&in) : 0;
 	s->signals = in.p < in.end ? cs_get_varint(&in) : 0;
 	s->parked_kept = in.p < in.end ? cs_get_varint(&in) : 0;
+	s->sampler_cpu_ns = in.p < in.end ? cs_get_varint(&in) : 0;
+	s->writer_cpu_ns = in.p < in.end ? cs_get_varint(&in) : 0;
+	s->handler_cpu_ns = in.p < in.end ? cs_get_varint(&in) : 0;
+	s->unwind_ns = in.p < in.end ? cs_get_varint(&in) : 0;
+	s->survey_ns = in.p < in.end ? cs_get_varint(&in) : 0;
+	s->signal_ns = in.p < in.end ? cs_get_varint(&in) : 0;
+	s->record_ns = in.p < in.end ? cs_get_varint(&in) : 0;
 	return !in.bad;
 }
 

@@ -236,8 +236,10 @@ bool cs_next_hold(struct cs_list *l, struct cs_hold *h);
 /* STATUS: u64 time_us, then varints: dropped_records, dropped_bytes,
  *         write_errors, ticks, samples, suspend_total_ns, suspend_max_ns,
  *         truncated_stacks, failed_walks, deferred_walks, stack_checks,
- *         stack_mismatches, signals, parked_kept (from deferred_walks on,
- *         each absent in logs of older agents: 0) */
+ *         stack_mismatches, signals, parked_kept, sampler_cpu_ns,
+ *         writer_cpu_ns, handler_cpu_ns, unwind_ns, survey_ns, signal_ns,
+ *         record_ns (from deferred_walks on, each absent in logs of older
+ *         agents: 0) */
 struct cs_status {
 	uint64_t time_us;
 	uint64_t dropped_records, dropped_bytes, write_errors;
@@ -246,6 +248,16 @@ struct cs_status {
 	uint64_t stack_checks, stack_mismatches; /* fast walks repeated exactly, and how many differed */
 	uint64_t signals;     /* sent to threads that ran, for their stacks */
 	uint64_t parked_kept; /* samples of threads that ran, found parked with their capture's frames: no signal */
+	/* what the profiler cost the program: the CPU time of the agent's own
+	 * threads (the sampler's, the log writer's) and of its signal handler in
+	 * the program's threads; and the sampler thread's time by task, as time
+	 * passed while it did it (signal delivery and the sampler's sleeps and
+	 * wake-ups are in none of them) */
+	uint64_t sampler_cpu_ns, writer_cpu_ns, handler_cpu_ns;
+	uint64_t unwind_ns; /* unwinding what the signal handlers copied */
+	uint64_t survey_ns; /* reading the threads' CPU clocks, and asking parked ones where they are */
+	uint64_t signal_ns; /* deciding which threads to signal, arming their timers */
+	uint64_t record_ns; /* naming the frames, interning the stacks, logging the samples */
 };
 void cs_status_encode(struct cs_out *o, const struct cs_status *s);
 bool cs_status_decode(const uint8_t *p, size_t n, struct cs_status *s);

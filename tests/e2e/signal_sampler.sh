@@ -31,6 +31,24 @@ check "abs(h / max(l, 1) - 3.0) <= 0.6" "mixed: Heavy:Light is 3:1 within 20%" h
 check "x == 0" "mixed: the busy thread needs no suspension (median)" \
 	x="$(json "$p['agent']['suspend_us_median']" "$WORK/m.json")"
 check "s > 2000" "mixed: a sample per tick of the busy thread" s="$(json "$p['samples']" "$WORK/m.json")"
+# what the profiler cost the program, as the agent measured it: its threads'
+# and its handler's CPU time, and the sampler thread's time by task (each
+# timed as it ran, so together no more than the run; the busy thread is
+# signalled about once a tick, a handler costs microseconds)
+a="$p['agent']"
+check "s > 0 and w > 0 and h > 0" "mixed: the sampler, the writer and the handler used CPU" \
+	s="$(json "$a['sampler_cpu_ms']" "$WORK/m.json")" w="$(json "$a['writer_cpu_ms']" "$WORK/m.json")" \
+	h="$(json "$a['handler_cpu_ms']" "$WORK/m.json")"
+check "h / n < 0.5" "mixed: under half a millisecond of handler per signal" \
+	h="$(json "$a['handler_cpu_ms']" "$WORK/m.json")" n="$(json "$a['signals']" "$WORK/m.json")"
+check "least > 0 and all <= ms" "mixed: the sampler's tasks took time, together less than the run" \
+	least="$(json "min($a['sampler_ms'].values())" "$WORK/m.json")" \
+	all="$(json "sum($a['sampler_ms'].values())" "$WORK/m.json")" ms="$(json "$p['duration_ms']" "$WORK/m.json")"
+check "abs(share - (s + w + h) / ms) < 0.01 and 0 < share < 0.5" "mixed: the cost as a share of one CPU" \
+	share="$(json "$a['cpu_share']" "$WORK/m.json")" s="$(json "$a['sampler_cpu_ms']" "$WORK/m.json")" \
+	w="$(json "$a['writer_cpu_ms']" "$WORK/m.json")" h="$(json "$a['handler_cpu_ms']" "$WORK/m.json")" \
+	ms="$(json "$p['duration_ms']" "$WORK/m.json")"
+expect_contains "$(clrscope report "$WORK/m")" "cost: " "the text report says what the profiler cost"
 
 # switch live: suspension first, then the signal sampler; a tight leaf loop
 # (Spin's SpinInner) is seen only once the runtime stops choosing where

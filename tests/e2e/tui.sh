@@ -39,6 +39,12 @@ expect_screen "dials 1/1" 10 "':rate 500' is acknowledged"
 sleep 2.5
 rate=$(screen | grep -oE '[0-9]+ samples/s' | head -1 | awk '{print $1}')
 check "r >= 350 and r <= 560" "the status bar shows about 500 samples/s" r="${rate:-0}"
+# what the profiler costs the program now, at the status bar's end (a wider
+# window shows it whole)
+tm resize-window -t ui -x 160 -y 30; sleep 1.2
+cost=$(screen | grep -oE 'agent [0-9.]+% CPU' | head -1 | grep -oE '[0-9.]+')
+check "c > 0 and c < 50" "the status bar shows the agent's own CPU share" c="${cost:-0}"
+tm resize-window -t ui -x 100 -y 30; sleep 0.3
 
 # views, tree and help
 tm send-keys -t ui 2 ; sleep 0.3

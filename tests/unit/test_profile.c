@@ -306,9 +306,9 @@ static void aggregates(void)
 	CHECK_EQ_U(p->pid, 4242);
 	CHECK_EQ_U(p->samples, 46);
 	CHECK_EQ_U(p->ticks, 46);
-	/* the STATUS record (12 + 8 + 14 bytes) lost its last 7 */
+	/* the STATUS record (12 + 8 + 21 bytes) lost its last 7 */
 	uint64_t torn = p->reader.torn_bytes;
-	CHECK_EQ_U(torn, 34 - 7);
+	CHECK_EQ_U(torn, 41 - 7);
 	CHECK(!p->have_status); /* the status record was the torn one */
 	prof_compute(p);
 	struct prof_function *burn = find_function(p, "App.Program+Worker.Burn");
@@ -491,9 +491,70 @@ static void memory_records(void)
 	remove_tree(base);
 }
 
+/* What the profiler cost: two STATUS records a second apart, the agent's
+ * threads and its handler at 40 ms and then 80 ms in all... */
+static void agent_cost(void)
+{
+	char *base = make_temp_dir();
+	char session[512], proc[512], err[512];
+	snprintf(session, sizeof session, "%s/s", base);
+	CHECK(cs_session_create(session, "app", "dotnet app.dll", session, sizeof session, err, sizeof err) == 0);
+	CHECK(cs_proc_dir_create(session, 4444, proc, sizeof proc, err, sizeof err) == 0);
+	uint8_t buf[4096], payload[512];
+	struct cs_out o, p;
+	cs_out_init(&o, buf, sizeof buf);
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_hello h = {4444, 1, 0, CS_LOAD_STARTUP, 1000, S("0.1.0"), S("CoreCLR 10.0.0"), S("dotnet app.dll")};
+	cs_hello_encode(&p, &h);
+	put_record(&o, CS_REC_HELLO, p.buf, p.len);
+	struct cs_status first = {.time_us = 1000000, .sampler_cpu_ns = 30000000, .writer_cpu_ns = 5000000,
+				  .handler_cpu_ns = 5000000};
+	struct cs_status second = {.time_us = 2000000, .sampler_cpu_ns = 60000000, .writer_cpu_ns = 10000000,
+				   .handler_cpu_ns = 10000000, .unwind_ns = 20000000, .survey_ns = 10000000,
+				   .signal_ns = 5000000, .record_ns = 5000000};
+	cs_out_init(&p, payload, sizeof payload);
+	cs_status_encode(&p, &first);
+	put_record(&o, CS_REC_STATUS, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	cs_status_encode(&p, &second);
+	put_record(&o, CS_REC_STATUS, p.buf, p.len);
+	write_segment(proc, 1, buf, o.len);
+
+	struct prof_recording s;
+	CHECK(prof_recording_open(&s, session, err, sizeof err) == 0);
+	prof_recording_update(&s, true);
+	struct prof_process *pr = s.procs[0];
+	/* ... 80 ms over the 2 s: 4 %; over the last second 40 ms: 4 % too, from
+	 * the difference of the two records */
+	double all = prof_agent_cpu_share(pr, false), recent = prof_agent_cpu_share(pr, true);
+	CHECK(all > 0.0399 && all < 0.0401);
+	CHECK(recent > 0.0399 && recent < 0.0401);
+	pr->status_before.handler_cpu_ns = 0; /* (had the first said 35 ms: 45 ms in the last second) */
+	pr->status_before.writer_cpu_ns = 0;
+	recent = prof_agent_cpu_share(pr, true);
+	CHECK(recent > 0.0499 && recent < 0.0501);
+	char *text = capture(&s, EXPORT_TEXT);
+	CHECK(strstr(text, "cost: 4.0% of one CPU over the run: the sampler thread 60 ms of CPU, the log writer 10 ms, "
+			   "the signal handler in the program's threads 10 ms") != NULL);
+	CHECK(strstr(text, "the sampler's time: unwinding 20 ms, reading the threads' clocks 10 ms, signalling 5 ms, "
+			   "naming and logging 5 ms, the runtime suspended 0 ms; waking up and the rest 20 ms") != NULL);
+	free(text);
+	char *json = capture(&s, EXPORT_JSON);
+	CHECK(strstr(json, "\"sampler_cpu_ms\":60.0,\"writer_cpu_ms\":10.0,\"handler_cpu_ms\":10.0,\"sampler_ms\":"
+			   "{\"unwind\":20.0,\"survey\":10.0,\"signal\":5.0,\"record\":5.0},\"cpu_share\":0.0400}") != NULL);
+	free(json);
+	prof_recording_free(&s);
+
+	/* an older agent says nothing of its cost */
+	struct prof_process old = {.have_status = true, .status = {.time_us = 1000000}};
+	CHECK(prof_agent_cpu_share(&old, false) < 0 && prof_agent_cpu_share(&old, true) < 0);
+	remove_tree(base);
+}
+
 int main(void)
 {
 	RUN(aggregates);
+	RUN(agent_cost);
 	RUN(line_offsets);
 	RUN(cpu_and_wall);
 	RUN(memory_records);

@@ -110,6 +110,30 @@ static bool selected(const struct prof_process *p, const struct export_options *
 	return !o->pid || (p->have_hello && p->pid == o->pid);
 }
 
+/* What the profiler cost the program (older agents do not say). */
+static void describe_cost(FILE *f, const struct prof_process *p)
+{
+	double share = prof_agent_cpu_share(p, false);
+	if (share < 0)
+		return;
+	const struct cs_status *st = &p->status;
+	fprintf(f,
+		"  cost: %.1f%% of one CPU over the run: the sampler thread %.0f ms of CPU, the log writer %.0f ms, the "
+		"signal handler in the program's threads %.0f ms\n",
+		100.0 * share, (double)st->sampler_cpu_ns / 1e6, (double)st->writer_cpu_ns / 1e6,
+		(double)st->handler_cpu_ns / 1e6);
+	/* its tasks, timed as they ran; the rest of its CPU time is mostly its
+	 * own sleeps and wake-ups, one per tick */
+	uint64_t parts = st->unwind_ns + st->survey_ns + st->signal_ns + st->record_ns + st->suspend_total_ns;
+	if (parts)
+		fprintf(f,
+			"  the sampler's time: unwinding %.0f ms, reading the threads' clocks %.0f ms, signalling %.0f ms, "
+			"naming and logging %.0f ms, the runtime suspended %.0f ms; waking up and the rest %.0f ms\n",
+			(double)st->unwind_ns / 1e6, (double)st->survey_ns / 1e6, (double)st->signal_ns / 1e6,
+			(double)st->record_ns / 1e6, (double)st->suspend_total_ns / 1e6,
+			st->sampler_cpu_ns > parts ? (double)(st->sampler_cpu_ns - parts) / 1e6 : 0.0);
+}
+
 static void describe_log(FILE *f, const struct prof_process *p)
 {
 	const struct cs_reader *r = &p->reader;
@@ -306,6 +330,7 @@ static void write_text(FILE *f, struct prof_process *p, const struct export_opti
 	if (p->have_status)
 		fprintf(f, "  agent: %" PRIu64 " records dropped, %" PRIu64 " write errors\n", p->status.dropped_records,
 			p->status.write_errors);
+	describe_cost(f, p);
 	if (p->have_status && p->status.stack_checks)
 		fprintf(f, "  stacks: %" PRIu64 " fast walks checked against the runtime's unwinder, %" PRIu64
 			   " differed (%.1f%%)\n",
@@ -682,11 +707,19 @@ static void write_json_process(FILE *f, struct prof_process *p, const struct exp
 		   ",\"suspend_us_median\":%.1f,\"suspend_us_max\":%.1f,\"suspend_ms_total\":%.1f"
 		   ",\"failed_walks\":%" PRIu64 ",\"truncated_stacks\":%" PRIu64 ",\"deferred_walks\":%" PRIu64
 		   ",\"stack_checks\":%" PRIu64 ",\"stack_mismatches\":%" PRIu64 ",\"signals\":%" PRIu64
-		   ",\"parked_kept\":%" PRIu64 "}",
+		   ",\"parked_kept\":%" PRIu64 ",\"sampler_cpu_ms\":%.1f,\"writer_cpu_ms\":%.1f,\"handler_cpu_ms\":%.1f"
+		   ",\"sampler_ms\":{\"unwind\":%.1f,\"survey\":%.1f,\"signal\":%.1f,\"record\":%.1f},\"cpu_share\":",
 		st->dropped_records, st->dropped_bytes, st->write_errors, prof_suspend_median_us(p),
 		(double)st->suspend_max_ns / 1000.0, (double)st->suspend_total_ns / 1e6, st->failed_walks,
 		st->truncated_stacks, st->deferred_walks, st->stack_checks, st->stack_mismatches, st->signals,
-		st->parked_kept);
+		st->parked_kept, (double)st->sampler_cpu_ns / 1e6, (double)st->writer_cpu_ns / 1e6,
+		(double)st->handler_cpu_ns / 1e6, (double)st->unwind_ns / 1e6, (double)st->survey_ns / 1e6,
+		(double)st->signal_ns / 1e6, (double)st->record_ns / 1e6);
+	double share = prof_agent_cpu_share(p, false);
+	if (share < 0)
+		fputs("null}", f);
+	else
+		fprintf(f, "%.4f}", share);
 	fputs(",\"native_modules\":[", f);
 	for (size_t i = 0; i < natsym_modules(p->natsym); i++) {
 		const char *path;

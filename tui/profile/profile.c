@@ -465,6 +465,33 @@ void prof_recording_set_time(struct prof_recording *s, enum prof_time t)
 
 #define CPU_PERCENT_WINDOW_US 1000000u
 
+/* A STATUS record: the latest, and the one before it (for recent rates). */
+static void note_status(struct prof_process *p, const struct cs_status *st)
+{
+	if (p->have_status && st->time_us > p->status.time_us)
+		p->status_before = p->status;
+	p->status = *st;
+	p->have_status = true;
+}
+
+static uint64_t agent_cost_ns(const struct cs_status *st)
+{
+	return st->sampler_cpu_ns + st->writer_cpu_ns + st->handler_cpu_ns;
+}
+
+double prof_agent_cpu_share(const struct prof_process *p, bool recent)
+{
+	if (!p->have_status || !agent_cost_ns(&p->status))
+		return -1;
+	const struct cs_status *now = &p->status, *then = &p->status_before;
+	if (!recent)
+		return now->time_us ? (double)agent_cost_ns(now) / ((double)now->time_us * 1000.0) : -1;
+	if (!then->time_us || !agent_cost_ns(then) || now->time_us <= then->time_us ||
+	    agent_cost_ns(now) < agent_cost_ns(then))
+		return -1;
+	return (double)(agent_cost_ns(now) - agent_cost_ns(then)) / ((double)(now->time_us - then->time_us) * 1000.0);
+}
+
 static void fold_thread_cpu(struct prof_process *p, const struct cs_record *rec)
 {
 	struct cs_list l;
@@ -1097,14 +1124,16 @@ static void fold(struct prof_process *p, const struct cs_record *rec)
 	case CS_REC_HOLDS:
 		fold_holds(p, rec);
 		return;
-	case CS_REC_STATUS:
-		if (!cs_status_decode(rec->payload, rec->len, &p->status)) {
+	case CS_REC_STATUS: {
+		struct cs_status st;
+		if (!cs_status_decode(rec->payload, rec->len, &st)) {
 			p->bad_records++;
 			return;
 		}
-		p->have_status = true;
+		note_status(p, &st);
 		fold_note_time(p, p->status.time_us);
 		return;
+	}
 	case CS_REC_MESSAGE:
 	case CS_REC_END: {
 		struct cs_message m;
@@ -1173,10 +1202,8 @@ static void read_status_file(struct prof_process *p)
 	size_t used;
 	struct cs_status st;
 	if (n > 0 && cs_scan_record(buf, (size_t)n, &rec, &used) == CS_SCAN_RECORD && rec.type == CS_REC_STATUS &&
-	    cs_status_decode(rec.payload, rec.len, &st) && (!p->have_status || st.time_us >= p->status.time_us)) {
-		p->status = st;
-		p->have_status = true;
-	}
+	    cs_status_decode(rec.payload, rec.len, &st) && (!p->have_status || st.time_us > p->status.time_us))
+		note_status(p, &st);
 }
 
 void prof_recording_update(struct prof_recording *s, bool final)

@@ -295,6 +295,7 @@ struct prof_process {
 
 	bool have_status;
 	struct cs_status status;
+	struct cs_status status_before; /* the one before it (time_us 0: none) */
 	struct prof_message *messages;
 	size_t nmessages;
 	bool ended;
@@ -398,6 +399,12 @@ const struct prof_type_count *prof_heap_find(const struct prof_heap *h, const ch
 /* Median suspension per tick in microseconds (0 without ticks): of all
  * ticks (to 0.1 us below 1 ms), or of the latest PROF_SUSPEND_RECENT. */
 double prof_suspend_median_us(const struct prof_process *p);
+/* What the profiler cost the program, from its STATUS records: the CPU
+ * time of the agent's own threads and of its signal handler in the
+ * program's threads, as a share of one CPU over the whole recording, or
+ * (recent) between the last two records; -1 when the agent did not say (an
+ * older agent, or a single record). */
+double prof_agent_cpu_share(const struct prof_process *p, bool recent);
 double prof_suspend_recent_us(const struct prof_process *p);
 void prof_suspend_add(struct prof_suspend *s, uint64_t ns);
 /* Adds src's ticks to dst (the all-processes merge). */

@@ -103,6 +103,12 @@ void screen_status_text(struct session_screen *s, char *out, size_t n)
 	if (p->status.stack_checks)
 		snprintf(checks, sizeof checks, " | stacks checked %" PRIu64 ", %.1f%% differ", p->status.stack_checks,
 			 100.0 * (double)p->status.stack_mismatches / (double)p->status.stack_checks);
+	/* what the profiler costs the program now: its threads' and its signal
+	 * handler's CPU time between the last two STATUS records */
+	char cost[32] = "";
+	double share = prof_agent_cpu_share(p, true);
+	if (share >= 0)
+		snprintf(cost, sizeof cost, " | agent %.1f%% CPU", 100.0 * share);
 	char who[32] = "";
 	if (p->have_hello)
 		snprintf(who, sizeof who, " pid %" PRIu32, p->pid);
@@ -113,9 +119,9 @@ void screen_status_text(struct session_screen *s, char *out, size_t n)
 		snprintf(narrow, sizeof narrow, " | samples of %s", range);
 	const struct prof_process *counted = ui_samples(s);
 	snprintf(out, n, "%s %s%s | %s | %" PRIu64 " samples/s | %" PRIu64 " samples | dropped %" PRIu64
-			 " | suspend %.0f us%s%s%s%s%s%s",
+			 " | suspend %.0f us%s%s%s%s%s%s%s",
 		 who, st, p->features & CS_FEATURE_INSTRUMENT ? " instrumented (no detach)" : p->features & CS_FEATURE_ALLOCATIONS ? " counting allocations (no detach)" : "",
-		 p->time == PROF_TIME_CPU ? "cpu time" : "wall time", rate, counted->samples, p->status.dropped_records, prof_suspend_recent_us(p), checks, dials, narrow,
+		 p->time == PROF_TIME_CPU ? "cpu time" : "wall time", rate, counted->samples, p->status.dropped_records, prof_suspend_recent_us(p), checks, dials, cost, narrow,
 		 p->reader.torn_bytes || p->reader.skipped_bytes || p->reader.refused_segments ? " | damaged log" : "", s->filter[0] ? " | filter: " : "",
 		 s->filter);
 }
