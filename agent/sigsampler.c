@@ -9,8 +9,9 @@
  *
  * Cheaper than a suspension and without the safe-point bias.  The handler
  * is async-signal-safe: no locks, no allocation, no runtime calls, errno
- * kept, one system call.  A thread gets at most one signal in flight, and
- * only while the handler is still ours. */
+ * kept, three system calls (the copy, and its own CPU clock before and
+ * after it: what it cost).  A thread gets at most one signal in flight,
+ * and only while the handler is still ours. */
 #include "agent/sigsampler.h"
 
 #include <errno.h>

@@ -13,6 +13,29 @@ static struct cs_str S(const char *s)
 	return (struct cs_str){s, strlen(s)};
 }
 
+/* A new session under a new temporary directory (returned, for
+ * remove_tree) with the directory of process pid in it. */
+static char *make_process_dir(char session[512], char proc[512], uint32_t pid)
+{
+	char *base = make_temp_dir();
+	char err[512];
+	snprintf(session, 512, "%s/s", base);
+	CHECK(cs_session_create(session, "app", "dotnet app.dll", session, 512, err, sizeof err) == 0);
+	CHECK(cs_proc_dir_create(session, pid, proc, 512, err, sizeof err) == 0);
+	return base;
+}
+
+/* A HELLO record of process pid sampled at rate_hz. */
+static void put_hello(struct cs_out *o, uint32_t pid, uint32_t rate_hz)
+{
+	uint8_t payload[256];
+	struct cs_out p;
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_hello h = {pid, 1, 0, CS_LOAD_STARTUP, rate_hz, S("0.1.0"), S("CoreCLR 10.0.0"), S("dotnet app.dll")};
+	cs_hello_encode(&p, &h);
+	put_record(o, CS_REC_HELLO, p.buf, p.len);
+}
+
 /* A process log as the agent would write it: Main calls Heavy and Light,
  * both call Burn; Burn recursed once. */
 static size_t build_log(uint8_t *buf, size_t cap)
@@ -21,10 +44,7 @@ static size_t build_log(uint8_t *buf, size_t cap)
 	uint8_t payload[4096];
 	cs_out_init(&o, buf, cap);
 
-	cs_out_init(&p, payload, sizeof payload);
-	struct cs_hello h = {4242, 1, 0, CS_LOAD_STARTUP, 100, S("0.1.0"), S("CoreCLR 10.0.0"), S("dotnet app.dll")};
-	cs_hello_encode(&p, &h);
-	put_record(&o, CS_REC_HELLO, p.buf, p.len);
+	put_hello(&o, 4242, 100);
 
 	cs_out_init(&p, payload, sizeof payload);
 	const char *names[] = {"App.Program.Main", "App.Program+Worker.Heavy", "App.Program+Worker.Light",
@@ -94,18 +114,12 @@ static char *capture(struct prof_recording *s, enum export_format fmt)
  * everything by function, two stacks for lines. */
 static void line_offsets(void)
 {
-	char *base = make_temp_dir();
 	char session[512], proc[512], err[512];
-	snprintf(session, sizeof session, "%s/s", base);
-	CHECK(cs_session_create(session, "app", "dotnet app.dll", session, sizeof session, err, sizeof err) == 0);
-	CHECK(cs_proc_dir_create(session, 4242, proc, sizeof proc, err, sizeof err) == 0);
+	char *base = make_process_dir(session, proc, 4242);
 	uint8_t buf[4096], payload[1024];
 	struct cs_out o, p;
 	cs_out_init(&o, buf, sizeof buf);
-	cs_out_init(&p, payload, sizeof payload);
-	struct cs_hello h = {4242, 1, 0, CS_LOAD_STARTUP, 100, S("0.1.0"), S("CoreCLR 10.0.0"), S("dotnet app.dll")};
-	cs_hello_encode(&p, &h);
-	put_record(&o, CS_REC_HELLO, p.buf, p.len);
+	put_hello(&o, 4242, 100);
 	cs_out_init(&p, payload, sizeof payload);
 	struct cs_frame_def f1 = {16, S("App.Main"), S("app.dll")}, f2 = {17, S("App.Burn"), S("app.dll")};
 	cs_frame_def_encode(&p, &f1);
@@ -184,18 +198,12 @@ static void line_offsets(void)
  * by the innermost frames; both times kept, either shown; THREAD_CPU. */
 static void cpu_and_wall(void)
 {
-	char *base = make_temp_dir();
 	char session[512], proc[512], err[512];
-	snprintf(session, sizeof session, "%s/s", base);
-	CHECK(cs_session_create(session, "app", "dotnet app.dll", session, sizeof session, err, sizeof err) == 0);
-	CHECK(cs_proc_dir_create(session, 4242, proc, sizeof proc, err, sizeof err) == 0);
+	char *base = make_process_dir(session, proc, 4242);
 	uint8_t buf[4096], payload[1024];
 	struct cs_out o, p;
 	cs_out_init(&o, buf, sizeof buf);
-	cs_out_init(&p, payload, sizeof payload);
-	struct cs_hello h = {4242, 1, 0, CS_LOAD_STARTUP, 100, S("0.1.0"), S("CoreCLR 10.0.0"), S("dotnet app.dll")};
-	cs_hello_encode(&p, &h);
-	put_record(&o, CS_REC_HELLO, p.buf, p.len);
+	put_hello(&o, 4242, 100);
 	cs_out_init(&p, payload, sizeof payload);
 	const char *names[] = {"App.Main", "App.Burn", "System.Threading.Monitor.Enter", "System.Threading.Thread.Sleep",
 			       "System.Threading.WaitHandle.WaitOneNoCheck"};
@@ -288,11 +296,8 @@ static void cpu_and_wall(void)
 
 static void aggregates(void)
 {
-	char *base = make_temp_dir();
 	char session[512], proc[512], err[512];
-	snprintf(session, sizeof session, "%s/s", base);
-	CHECK(cs_session_create(session, "app", "dotnet app.dll", session, sizeof session, err, sizeof err) == 0);
-	CHECK(cs_proc_dir_create(session, 4242, proc, sizeof proc, err, sizeof err) == 0);
+	char *base = make_process_dir(session, proc, 4242);
 	uint8_t buf[16384];
 	size_t len = build_log(buf, sizeof buf);
 	write_segment(proc, 1, buf, len - 7); /* and a torn tail */
@@ -441,11 +446,8 @@ static size_t build_memory_log(uint8_t *buf, size_t cap)
 
 static void memory_records(void)
 {
-	char *base = make_temp_dir();
 	char session[512], proc[512], err[512];
-	snprintf(session, sizeof session, "%s/s", base);
-	CHECK(cs_session_create(session, "app", "dotnet app.dll", session, sizeof session, err, sizeof err) == 0);
-	CHECK(cs_proc_dir_create(session, 4343, proc, sizeof proc, err, sizeof err) == 0);
+	char *base = make_process_dir(session, proc, 4343);
 	uint8_t buf[16384];
 	write_segment(proc, 1, buf, build_memory_log(buf, sizeof buf));
 
@@ -495,18 +497,12 @@ static void memory_records(void)
  * threads and its handler at 40 ms and then 80 ms in all... */
 static void agent_cost(void)
 {
-	char *base = make_temp_dir();
 	char session[512], proc[512], err[512];
-	snprintf(session, sizeof session, "%s/s", base);
-	CHECK(cs_session_create(session, "app", "dotnet app.dll", session, sizeof session, err, sizeof err) == 0);
-	CHECK(cs_proc_dir_create(session, 4444, proc, sizeof proc, err, sizeof err) == 0);
+	char *base = make_process_dir(session, proc, 4444);
 	uint8_t buf[4096], payload[512];
 	struct cs_out o, p;
 	cs_out_init(&o, buf, sizeof buf);
-	cs_out_init(&p, payload, sizeof payload);
-	struct cs_hello h = {4444, 1, 0, CS_LOAD_STARTUP, 1000, S("0.1.0"), S("CoreCLR 10.0.0"), S("dotnet app.dll")};
-	cs_hello_encode(&p, &h);
-	put_record(&o, CS_REC_HELLO, p.buf, p.len);
+	put_hello(&o, 4444, 1000);
 	struct cs_status first = {.time_us = 1000000, .sampler_cpu_ns = 30000000, .writer_cpu_ns = 5000000,
 				  .handler_cpu_ns = 5000000};
 	struct cs_status second = {.time_us = 2000000, .sampler_cpu_ns = 60000000, .writer_cpu_ns = 10000000,
