@@ -29,8 +29,9 @@
 # Also for clrscope: the share of a CPU its sampler thread used in the
 # saturated phase, and the agent's own account of its cost over each whole
 # run (its STATUS records: its threads' and its signal handler's CPU time,
-# the sampler thread's time by task per tick and per signal).  With two CPUs or more the server (and the profiler's
-# own processes) is pinned to CPU 0 and the load to CPU 1: unpinned, the
+# the sampler thread's time by task per tick and per signal).  With two
+# CPUs or more the server (and the profiler's own processes) is pinned to
+# CPU 0 and the load to CPU 1: unpinned, the
 # scheduler's placement moved the unprofiled server's throughput by +-20 %
 # from run to run.  The thread pool's spin-waiting is off in every
 # configuration (DOTNET_ThreadPool_UnfairSemaphoreSpinLimit=0): a worker
