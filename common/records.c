@@ -320,6 +320,12 @@ void cs_status_encode(struct cs_out *o, const struct cs_status *s)
 	cs_put_varint(o, s->record_ns);
 }
 
+/* A field older writers ended the record before: 0 when absent. */
+static uint64_t optional_varint(struct cs_in *in)
+{
+	return in->p < in->end ? cs_get_varint(in) : 0;
+}
+
 bool cs_status_decode(const uint8_t *p, size_t n, struct cs_status *s)
 {
 	struct cs_in in;
@@ -334,18 +340,18 @@ bool cs_status_decode(const uint8_t *p, size_t n, struct cs_status *s)
 	s->suspend_max_ns = cs_get_varint(&in);
 	s->truncated_stacks = cs_get_varint(&in);
 	s->failed_walks = cs_get_varint(&in);
-	s->deferred_walks = in.p < in.end ? cs_get_varint(&in) : 0;
-	s->stack_checks = in.p < in.end ? cs_get_varint(&in) : 0;
-	s->stack_mismatches = in.p < in.end ? cs_get_varint(&in) : 0;
-	s->signals = in.p < in.end ? cs_get_varint(&in) : 0;
-	s->parked_kept = in.p < in.end ? cs_get_varint(&in) : 0;
-	s->sampler_cpu_ns = in.p < in.end ? cs_get_varint(&in) : 0;
-	s->writer_cpu_ns = in.p < in.end ? cs_get_varint(&in) : 0;
-	s->handler_cpu_ns = in.p < in.end ? cs_get_varint(&in) : 0;
-	s->unwind_ns = in.p < in.end ? cs_get_varint(&in) : 0;
-	s->survey_ns = in.p < in.end ? cs_get_varint(&in) : 0;
-	s->signal_ns = in.p < in.end ? cs_get_varint(&in) : 0;
-	s->record_ns = in.p < in.end ? cs_get_varint(&in) : 0;
+	s->deferred_walks = optional_varint(&in);
+	s->stack_checks = optional_varint(&in);
+	s->stack_mismatches = optional_varint(&in);
+	s->signals = optional_varint(&in);
+	s->parked_kept = optional_varint(&in);
+	s->sampler_cpu_ns = optional_varint(&in);
+	s->writer_cpu_ns = optional_varint(&in);
+	s->handler_cpu_ns = optional_varint(&in);
+	s->unwind_ns = optional_varint(&in);
+	s->survey_ns = optional_varint(&in);
+	s->signal_ns = optional_varint(&in);
+	s->record_ns = optional_varint(&in);
 	return !in.bad;
 }
 
