@@ -34,6 +34,9 @@ struct agent {
 
 extern struct agent g_agent AGENT_HIDDEN;
 
+/* A clock's time in nanoseconds, 0 when it cannot be read (a thread's CPU
+ * clock once the thread is gone); async-signal-safe. */
+uint64_t agent_clock_ns(clockid_t clock) AGENT_HIDDEN;
 uint64_t agent_mono_ns(void) AGENT_HIDDEN;
 /* The CPU-time clock of any thread of this process, by its OS id (the
  * kernel's MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED)). */

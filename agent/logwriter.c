@@ -300,9 +300,8 @@ static void append_status(void)
 	/* the writer's own clock, by its id: lw_stop writes the last STATUS
 	 * from another thread */
 	clockid_t clock;
-	struct timespec cpu;
-	if (pthread_getcpuclockid(lw.thread, &clock) == 0 && clock_gettime(clock, &cpu) == 0)
-		st.writer_cpu_ns = (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec;
+	if (pthread_getcpuclockid(lw.thread, &clock) == 0)
+		st.writer_cpu_ns = agent_clock_ns(clock);
 	st.time_us = agent_now_us();
 	st.dropped_records = atomic_load(&lw.dropped_records) + evq_dropped();
 	st.dropped_bytes = atomic_load(&lw.dropped_bytes);

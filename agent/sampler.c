@@ -410,11 +410,10 @@ static void publish_stats(void)
 	s.stats.unwind_ns = sig.unwind_ns;
 	s.stats.handler_cpu_ns = sigsampler_handler_ns();
 	s.stats.parked_kept = still_stats().parked_kept;
-	uint64_t now = agent_mono_ns();
-	struct timespec cpu;
-	if (now - s.cpu_read_ns >= OWN_CPU_EVERY_NS && clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0) {
+	uint64_t now = agent_mono_ns(), cpu;
+	if (now - s.cpu_read_ns >= OWN_CPU_EVERY_NS && (cpu = agent_clock_ns(CLOCK_THREAD_CPUTIME_ID))) {
 		s.cpu_read_ns = now;
-		s.stats.sampler_cpu_ns = (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec;
+		s.stats.sampler_cpu_ns = cpu;
 	}
 	lw_set_sampler_stats(&s.stats);
 }

@@ -119,10 +119,7 @@ static void on_signal(int sig, siginfo_t *si, void *context)
 		goto out;
 	}
 	struct capture *c = &sl->ring[h % SIG_RING];
-	struct timespec cpu;
-	uint64_t cpu_start = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0
-				     ? (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec
-				     : 0;
+	uint64_t cpu_start = agent_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	c->ip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
 	c->sp = rsp;
 	c->fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
@@ -133,9 +130,7 @@ static void on_signal(int sig, siginfo_t *si, void *context)
 	uint64_t want = hi > rsp && hi - rsp < STACK_COPY ? hi - rsp : STACK_COPY;
 	c->len = codemap_copy_pages(rsp, c->stack, (uint32_t)want);
 	activity_of((uint32_t)sl->tid, &c->act);
-	c->cpu_end = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0
-			     ? (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec
-			     : 0;
+	c->cpu_end = agent_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	if (cpu_start && c->cpu_end > cpu_start) /* what the copy cost the program's thread */
 		atomic_fetch_add_explicit(&g.handler_ns, c->cpu_end - cpu_start, memory_order_relaxed);
 	atomic_store_explicit(&sl->head, h + 1, memory_order_release);

@@ -21,11 +21,15 @@ clockid_t agent_thread_cpu_clock(uint32_t os_tid)
 	return (clockid_t)((~os_tid << 3) | 6);
 }
 
-uint64_t agent_mono_ns(void)
+uint64_t agent_clock_ns(clockid_t clock)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return clock_gettime(clock, &ts) == 0 ? (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec : 0;
+}
+
+uint64_t agent_mono_ns(void)
+{
+	return agent_clock_ns(CLOCK_MONOTONIC);
 }
 
 uint64_t agent_random_below(uint64_t *state, uint64_t n)
