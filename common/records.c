@@ -289,7 +289,7 @@ bool cs_next_hold(struct cs_list *l, struct cs_hold *h)
 	h->first_us = cs_get_varint(&l->in);
 	h->period_us = cs_get_varint(&l->in);
 	h->count = cs_get_varint(&l->in);
-	if (h->count == 0 || h->count > CS_HOLD_MAX_COUNT || h->period_us == 0 || h->period_us > 1000000u)
+	if (h->count == 0 || h->count > CS_HOLD_MAX_COUNT || h->period_us == 0 || h->period_us > CS_HOLD_MAX_PERIOD_US)
 		l->in.bad = true;
 	return !l->in.bad;
 }

@@ -225,6 +225,9 @@ bool cs_next_thread_cpu(struct cs_list *l, struct cs_thread_cpu *t);
  * differ from these by their jitter).  Samples of the SAMPLES records and of
  * the HOLDS records together are the profile. */
 #define CS_HOLD_MAX_COUNT 100000u /* a larger run is damage (runs are flushed every 50 ms) */
+#define CS_HOLD_MAX_GAP_PERIODS 4u /* a run's ticks are at most this many periods apart */
+/* ... so its mean spacing is at most that many of the longest period (1 Hz) */
+#define CS_HOLD_MAX_PERIOD_US (CS_HOLD_MAX_GAP_PERIODS * 1000000u)
 struct cs_hold {
 	uint64_t thread_ref, stack_id, first_us, period_us, count;
 };

@@ -36,6 +36,7 @@ done
 wait "$rec" && pass "record DeepThreads (one busy thread, four parked)" || fail "record failed: $(cat "$WORK/deep.err")"
 
 clrscope report --format json "$WORK/deep" >"$WORK/cpu.json"
+expect_whole_log "$WORK/cpu.json" "DeepThreads"
 clrscope report --format json --time wall "$WORK/deep" >"$WORK/wall.json"
 check "c < w" "CPU samples are fewer than wall samples" \
 	c="$(json 'd["processes"][0]["cpu_samples"]' "$WORK/cpu.json")" w="$(json 'd["processes"][0]["wall_samples"]' "$WORK/cpu.json")"

@@ -41,6 +41,7 @@ wait "$rec" && pass "the program ran to its end and exited 0" || fail "record/Sp
 expect_contains "$(cat "$WORK/spin.out")" "tick 35" "the program kept ticking"
 
 clrscope report --format json "$WORK/s" >"$WORK/r.json"
+expect_whole_log "$WORK/r.json" "rates changed"
 p='d["processes"][0]'
 check "a >= 85 and a <= 115" "about 100 ticks a second before the change" \
 	a="$(json "$p['samples_per_second'][1] / 2" "$WORK/r.json")"

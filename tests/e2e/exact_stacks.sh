@@ -90,6 +90,7 @@ for sampler in mixed signal suspend; do
 		fi
 		if [[ $sampler == mixed ]]; then
 			clrscope report --format json "$s" >"$WORK/r.json"
+			expect_whole_log "$WORK/r.json" "$shape/$sampler"
 			checks=$(json "d['processes'][0]['agent']['stack_checks']" "$WORK/r.json")
 			bad=$(json "d['processes'][0]['agent']['stack_mismatches']" "$WORK/r.json")
 			check "c >= 10" "$shape: the validation dial repeated fast walks exactly" c="$checks"
@@ -165,6 +166,7 @@ rc=0
 wait "$rec" || rc=$?
 check "rc == 0" "the web app ran to its end under the profiler" rc="$rc"
 clrscope report --format json "$WORK/web" >"$WORK/r.json"
+expect_whole_log "$WORK/r.json" "web app"
 checks=$(json "d['processes'][0]['agent']['stack_checks']" "$WORK/r.json")
 bad=$(json "d['processes'][0]['agent']['stack_mismatches']" "$WORK/r.json")
 check "c >= 50" "web app: the validation dial repeated fast walks exactly" c="$checks"

@@ -43,6 +43,7 @@ expect_status 0 "short bursts: record Bursts at 1 kHz, a check every 20" -- \
 	clrscope record -o "$WORK/short" --rate 1000 --validate 20 -- dotnet "$(app Bursts)" 3 10 2000
 expect_contains "$OUT" "bursts " "the program paced its worker"
 clrscope report --format json --time wall "$WORK/short" >"$WORK/short.json"
+expect_whole_log "$WORK/short.json" "short bursts"
 a='d["processes"][0]["agent"]'
 kept=$(json "$a['parked_kept']" "$WORK/short.json") signals=$(json "$a['signals']" "$WORK/short.json")
 checks=$(json "$a['stack_checks']" "$WORK/short.json") mismatches=$(json "$a['stack_mismatches']" "$WORK/short.json")
@@ -61,6 +62,7 @@ check "total >= 1000 and exact >= 0.97 * total" "short bursts: the burster's sam
 expect_status 0 "long bursts: record Bursts at 1 kHz" -- \
 	clrscope record -o "$WORK/long" --rate 1000 -- dotnet "$(app Bursts)" 3 150 500
 clrscope report --format json --time wall "$WORK/long" >"$WORK/long.json"
+expect_whole_log "$WORK/long.json" "long bursts"
 tid=$(burster "$WORK/long.json")
 # the truth: the burster's own CPU clock over the run
 share=$(json "[t['cpu_ms'] for t in d['processes'][0]['threads'] if t['name'] == 'burster'][0] / d['processes'][0]['duration_ms']" "$WORK/long.json")

@@ -8,6 +8,7 @@ source "$CLRSCOPE_TESTLIB"
 expect_status 0 "record CpuRatio with --sampler signal at 1 kHz" -- \
 	clrscope record -o "$WORK/s" --sampler signal --rate 1000 -- dotnet "$(app CpuRatio)" 3
 clrscope report --format json "$WORK/s" >"$WORK/r.json"
+expect_whole_log "$WORK/r.json" "signal sampler"
 p='d["processes"][0]'
 samples=$(json "$p['samples']" "$WORK/r.json")
 check "s > 2000" "busy-thread samples at about 1 kHz" s="$samples"
@@ -25,6 +26,7 @@ expect_contains "$(clrscope report --format collapsed "$WORK/s")" "Worker.Heavy;
 expect_status 0 "record CpuRatio with the default (mixed) sampler at 1 kHz" -- \
 	clrscope record -o "$WORK/m" --rate 1000 -- dotnet "$(app CpuRatio)" 3
 clrscope report --format json "$WORK/m" >"$WORK/m.json"
+expect_whole_log "$WORK/m.json" "mixed sampler"
 heavy=$(json "[f['total'] for f in $p['functions'] if f['name'].endswith('Worker.Heavy')][0]" "$WORK/m.json")
 light=$(json "[f['total'] for f in $p['functions'] if f['name'].endswith('Worker.Light')][0]" "$WORK/m.json")
 check "abs(h / max(l, 1) - 3.0) <= 0.6" "mixed: Heavy:Light is 3:1 within 20%" h="$heavy" l="$light"

@@ -176,16 +176,26 @@ static void holds(void)
 	struct cs_out o;
 	cs_out_init(&o, buf, sizeof buf);
 	struct cs_hold a = {3, 77, 1000000, 1000, 50}, b = {4, 1, 2000, 10000, CS_HOLD_MAX_COUNT};
+	/* at 1 Hz, ticks at random gaps of up to four periods: a mean spacing over a second */
+	struct cs_hold slow = {5, 2, 3000000, 1700000, 2}, slowest = {6, 2, 3000000, CS_HOLD_MAX_PERIOD_US, 2};
 	cs_hold_encode(&o, &a);
 	cs_hold_encode(&o, &b);
+	cs_hold_encode(&o, &slow);
+	cs_hold_encode(&o, &slowest);
 	struct cs_list l;
 	struct cs_hold h;
 	cs_list_init(&l, buf, o.len);
 	CHECK(cs_next_hold(&l, &h) && memcmp(&h, &a, sizeof h) == 0);
 	CHECK(cs_next_hold(&l, &h) && memcmp(&h, &b, sizeof h) == 0);
+	CHECK(cs_next_hold(&l, &h) && memcmp(&h, &slow, sizeof h) == 0);
+	CHECK(cs_next_hold(&l, &h) && memcmp(&h, &slowest, sizeof h) == 0);
 	CHECK(!cs_next_hold(&l, &h) && !cs_list_bad(&l));
-	/* an empty run, one longer than the agent writes, no period: damage */
-	static const struct cs_hold bad[] = {{1, 1, 0, 1000, 0}, {1, 1, 0, 1000, CS_HOLD_MAX_COUNT + 1}, {1, 1, 0, 0, 5}};
+	/* an empty run, one longer than the agent writes, no period, a
+	 * spacing no rate gives: damage */
+	static const struct cs_hold bad[] = {{1, 1, 0, 1000, 0},
+					     {1, 1, 0, 1000, CS_HOLD_MAX_COUNT + 1},
+					     {1, 1, 0, 0, 5},
+					     {1, 1, 0, CS_HOLD_MAX_PERIOD_US + 1, 2}};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		cs_out_init(&o, buf, sizeof buf);
 		cs_hold_encode(&o, &bad[i]);
