@@ -547,10 +547,66 @@ static void agent_cost(void)
 	remove_tree(base);
 }
 
+/* At 1 Hz a run of held samples may be spaced more than a second (ticks
+ * come up to four periods apart): read whole.  A log that ended holds as
+ * many samples as its last STATUS counts, else the report says how many
+ * are missing. */
+static void samples_accounted(void)
+{
+	char session[512], proc[512], err[512];
+	char *base = make_process_dir(session, proc, 4545);
+	uint8_t buf[2048], payload[512];
+	struct cs_out o, p;
+	cs_out_init(&o, buf, sizeof buf);
+	put_hello(&o, 4545, 1);
+	cs_out_init(&p, payload, sizeof payload);
+	cs_frame_def_encode(&p, &(struct cs_frame_def){16, S("App.Wait"), S("app.dll")});
+	put_record(&o, CS_REC_FRAMES, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	cs_stack_def_encode(&p, &(struct cs_stack_def){1, 0, 16});
+	put_record(&o, CS_REC_STACKS, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	cs_thread_encode(&p, &(struct cs_thread){1, 0x101, 5001, S("")});
+	put_record(&o, CS_REC_THREAD, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	cs_hold_encode(&p, &(struct cs_hold){1, 1, 1000000, 1700000, 3});
+	cs_hold_encode(&p, &(struct cs_hold){1, 1, 6100000, 1000000, 1});
+	put_record(&o, CS_REC_HOLDS, p.buf, p.len);
+	for (int last = 0; last < 2; last++) {
+		size_t at = o.len;
+		cs_out_init(&p, payload, sizeof payload);
+		cs_status_encode(&p, &(struct cs_status){.time_us = 7000000, .ticks = 5, .samples = last ? 6 : 4});
+		put_record(&o, CS_REC_STATUS, p.buf, p.len);
+		cs_out_init(&p, payload, sizeof payload);
+		cs_message_encode(&p, &(struct cs_message){.time_us = 7000000, .level = CS_END_SHUTDOWN, .text = S("")});
+		put_record(&o, CS_REC_END, p.buf, p.len);
+		write_segment(proc, 1, buf, o.len);
+		struct prof_recording s;
+		CHECK(prof_recording_open(&s, session, err, sizeof err) == 0);
+		prof_recording_update(&s, true);
+		struct prof_process *pr = s.procs[0];
+		CHECK_EQ_U(pr->bad_records, 0);
+		CHECK_EQ_U(pr->wall_samples, 4);
+		char *text = capture(&s, EXPORT_TEXT), *json = capture(&s, EXPORT_JSON);
+		if (last) {
+			CHECK(strstr(text, "; 2 of the agent's 6 samples missing (dropped or damaged records)") != NULL);
+			CHECK(strstr(json, "\"samples\":6,") != NULL);
+		} else {
+			CHECK(strstr(text, "samples missing") == NULL);
+		}
+		free(text);
+		free(json);
+		prof_recording_free(&s);
+		o.len = at;
+	}
+	remove_tree(base);
+}
+
 int main(void)
 {
 	RUN(aggregates);
 	RUN(agent_cost);
+	RUN(samples_accounted);
 	RUN(line_offsets);
 	RUN(cpu_and_wall);
 	RUN(memory_records);

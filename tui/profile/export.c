@@ -148,6 +148,11 @@ static void describe_log(FILE *f, const struct prof_process *p)
 		fprintf(f, "; %u damaged segment header%s", r->bad_headers, r->bad_headers == 1 ? "" : "s");
 	if (p->bad_records)
 		fprintf(f, "; %" PRIu64 " undecodable records", p->bad_records);
+	/* a log that ended holds every sample its last STATUS counts */
+	uint64_t read = p->wall_samples + p->filtered_out;
+	if (p->ended && p->have_status && p->status.samples > read)
+		fprintf(f, "; %" PRIu64 " of the agent's %" PRIu64 " samples missing (dropped or damaged records)",
+			p->status.samples - read, p->status.samples);
 	fputc('\n', f);
 	if (p->error[0])
 		fprintf(f, "  error: %s\n", p->error);
