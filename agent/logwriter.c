@@ -296,6 +296,7 @@ static void append_status(void)
 	st.survey_ns = lw.stats.survey_ns;
 	st.signal_ns = lw.stats.signal_ns;
 	st.record_ns = lw.stats.record_ns;
+	st.signals_waiting = lw.stats.signals_waiting;
 	pthread_mutex_unlock(&lw.stats_mu);
 	/* the writer's own clock, by its id: lw_stop writes the last STATUS
 	 * from another thread */
@@ -306,7 +307,7 @@ static void append_status(void)
 	st.dropped_records = atomic_load(&lw.dropped_records) + evq_dropped();
 	st.dropped_bytes = atomic_load(&lw.dropped_bytes);
 	st.write_errors = atomic_load(&lw.write_errors);
-	uint8_t payload[256];
+	uint8_t payload[8 + 32 * 10]; /* its time, and room for 32 varints of 10 bytes */
 	struct cs_out o;
 	cs_out_init(&o, payload, sizeof payload);
 	cs_status_encode(&o, &st);
@@ -315,7 +316,7 @@ static void append_status(void)
 	 * which needs no new space: on a full disk it still tells the reader
 	 * what was dropped. */
 	if (lw.statusfd >= 0) {
-		uint8_t frame[384];
+		uint8_t frame[sizeof payload + 64];
 		struct cs_out f;
 		cs_out_init(&f, frame, sizeof frame);
 		size_t at = cs_record_begin(&f);

@@ -18,7 +18,7 @@ struct lw_sampler_stats {
 	uint64_t ticks, samples, suspend_total_ns, suspend_max_ns;
 	uint64_t truncated_stacks, failed_walks, deferred_walks;
 	uint64_t stack_checks, stack_mismatches;
-	uint64_t signals, parked_kept;
+	uint64_t signals, parked_kept, signals_waiting;
 	uint64_t sampler_cpu_ns, handler_cpu_ns; /* see struct cs_status */
 	uint64_t unwind_ns, survey_ns, signal_ns, record_ns;
 };

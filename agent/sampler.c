@@ -407,6 +407,7 @@ static void publish_stats(void)
 {
 	struct sig_stats sig = sigsampler_stats();
 	s.stats.signals = sig.signals;
+	s.stats.signals_waiting = sig.found_waiting;
 	s.stats.unwind_ns = sig.unwind_ns;
 	s.stats.handler_cpu_ns = sigsampler_handler_ns();
 	s.stats.parked_kept = still_stats().parked_kept;

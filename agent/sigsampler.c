@@ -435,6 +435,7 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 {
 	struct unwind_regs r = {c->ip, c->sp, c->fp};
 	struct syscall_site site = syscall_at(c);
+	g.stats.found_waiting += blocked_in(c, site) || woke_from_wait(c, site);
 	proof->valid = false;
 	proof->words.n = 0;
 	proof->words.overflow = false;

@@ -47,6 +47,8 @@ struct sig_stats {
 	uint64_t unmanaged_roots; /* ... with no managed frame from the leaf to the thread's first frame */
 	uint64_t handler_lost;  /* signals not sent: the program replaced our handler */
 	uint64_t signals;       /* signals sent */
+	uint64_t found_waiting; /* captures that found their thread in a waiting system call or just
+				   back from one: the signal woke it (the kernel's time, charged to it) */
 	uint64_t unwind_ns;     /* time spent collecting and unwinding captures */
 };
 

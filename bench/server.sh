@@ -81,7 +81,8 @@ else
 fi
 
 # run CONFIG N: one run; appends "config requests_per_s p99_ms sampler_cpu_pct
-# fixed_load_cpu_pct fixed_load_p99_ms" to results
+# fixed_load_cpu_pct fixed_load_p99_ms served program_pct profiler_threads_pct
+# profiler_processes_pct" to results
 run() {
 	local config=$1 n=$2 out="$work/$1-$2" port=$((21000 + RANDOM % 20000)) life=$((2 * seconds + 10))
 	case $config in
@@ -103,10 +104,10 @@ run() {
 	"${load_cpu[@]}" wrk -t"$load_threads" -c"$connections" -d"${seconds}s" --latency "http://127.0.0.1:$port/hash?n=16" >"$out.wrk" 2>&1 || true
 	after=$(sampler_ticks "$port")
 	local tree_before tree_after
-	tree_before=$(tree_ticks "$pid")
+	tree_before=$(tree_split "$pid")
 	"${load_cpu[@]}" hey -c "$hey_workers" -q $((fixed_rate / hey_workers)) -z "${seconds}s" \
 		"http://127.0.0.1:$port/hash?n=16" >"$out.hey" 2>&1 || true
-	tree_after=$(tree_ticks "$pid")
+	tree_after=$(tree_split "$pid")
 	bench_reap "$pid" || true
 	# the agent's own account of its cost over the whole run (clrscope only)
 	if [[ -d $work/s-$n ]]; then
@@ -117,12 +118,13 @@ a, ms = p["agent"], p["duration_ms"]
 if ms and a.get("cpu_share") is not None:
     t = a["sampler_ms"]
     print(sys.argv[1], ms, a["sampler_cpu_ms"], a["handler_cpu_ms"], a["writer_cpu_ms"], t["unwind"], t["survey"],
-          t["signal"], t["record"], a["suspend_ms_total"], a["signals"], p["ticks"])' "$config" >>"$work/costs" || true
+          t["signal"], t["record"], a["suspend_ms_total"], a["signals"], p["ticks"], a["signals_waiting"])' "$config" >>"$work/costs" || true
 	fi
 	rm -rf "$work/s-$n" "$work"/t-"$n".*
 	python3 - "$config" "$out.wrk" "$before" "$after" "$seconds" "$(getconf CLK_TCK)" "$out.hey" \
 		"$tree_before" "$tree_after" "$fixed_rate" >>"$work/results" <<'PY'
 import re, sys
+# (the three parts of tree_split, before and after the fixed load)
 text = open(sys.argv[2]).read()
 rps = re.search(r"Requests/sec:\s+([\d.]+)", text)
 p99 = re.search(r"^\s+99%\s+([\d.]+)(us|ms|s)\b", text, re.M)
@@ -130,41 +132,67 @@ scale = {"us": 0.001, "ms": 1.0, "s": 1000.0}
 before, after, seconds, hz = sys.argv[3:7]
 def share(a, b):
     return "nan" if a == "-" or b == "-" else "%.2f" % (100.0 * (int(b) - int(a)) / int(hz) / float(seconds))
+parts = [share(a, b) for a, b in zip(sys.argv[8].split(), sys.argv[9].split())]
 fixed = open(sys.argv[7]).read()
 fixed_p99 = re.search(r"^\s+99% in ([\d.]+) secs", fixed, re.M)
 ok = re.search(r"^\s+\[200\]\s+(\d+) responses", fixed, re.M)
 # a fixed load the server did not keep up with (or errors) is no measure
 served = int(ok.group(1)) if ok else 0
 kept_up = served >= 0.95 * int(sys.argv[10]) * float(seconds)
-fixed_cpu = share(sys.argv[8], sys.argv[9]) if kept_up else "nan"
+fixed_cpu = "%.2f" % sum(map(float, parts)) if kept_up else "nan"
+if not kept_up:
+    parts = ["nan"] * 3
 print(sys.argv[1], rps.group(1) if rps else "nan",
       "%.2f" % (float(p99.group(1)) * scale[p99.group(2)]) if p99 else "nan", share(before, after),
-      fixed_cpu, "%.2f" % (1000 * float(fixed_p99.group(1))) if fixed_p99 else "nan", served)
+      fixed_cpu, "%.2f" % (1000 * float(fixed_p99.group(1))) if fixed_p99 else "nan", served, *parts)
 PY
 }
 
-# tree_ticks PID: the CPU time (clock ticks) PID and every process under it
-# used so far: the server, and the profiler's own process around it
-tree_ticks() {
-	python3 - "$1" <<'PY'
+# tree_split PID: the CPU time (clock ticks) PID and every process under it
+# used so far, in three parts: the program's own threads (the process
+# running the app), the profiler's threads inside it (clrscope's agent
+# threads, and the threads the runtime starts for an EventPipe session:
+# unnamed, so called "dotnet" like the main thread; an unprofiled server has
+# none) and the profiler's own processes around it (clrscope record,
+# dotnet-trace).  The program's part moves by 15 % from run to run at the
+# same load; the profiler's parts hardly move.
+tree_split() {
+	python3 - "$1" "$app" <<'PY'
 import os, sys
-stats = {}
-for name in os.listdir("/proc"):
-    if name.isdigit():
-        try:
-            with open("/proc/%s/stat" % name) as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        stats[int(name)] = (int(fields[1]), int(fields[11]) + int(fields[12]))  # ppid, utime + stime
+def times(path):
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError:
+        return None
+    comm, fields = text[text.index("(") + 1:text.rindex(")")], text.rsplit(")", 1)[1].split()
+    return comm, int(fields[1]), int(fields[11]) + int(fields[12])  # comm, ppid, utime + stime
+procs = {int(n): t for n in os.listdir("/proc") if n.isdigit() and (t := times("/proc/%s/stat" % n))}
 tree, grew = {int(sys.argv[1])}, True
 while grew:
     grew = False
-    for pid, (ppid, _) in stats.items():
+    for pid, (_, ppid, _) in procs.items():
         if ppid in tree and pid not in tree:
             tree.add(pid)
             grew = True
-print(sum(stats[p][1] for p in tree if p in stats))
+program = agent = around = 0
+for pid in tree & procs.keys():
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            is_app = sys.argv[2].encode() in f.read()
+    except OSError:
+        is_app = False
+    if not is_app or procs[pid][0] != "dotnet":
+        around += procs[pid][2]
+        continue
+    ours = 0  # (a process's own times count its ended threads too: the program's)
+    for tid in os.listdir("/proc/%d/task" % pid):
+        t = times("/proc/%d/task/%s/stat" % (pid, tid))
+        if t and (t[0].startswith("clrscope") or (t[0] == "dotnet" and int(tid) != pid)):
+            ours += t[2]
+    program += procs[pid][2] - ours
+    agent += ours
+print(program, agent, around)
 PY
 }
 
@@ -196,12 +224,13 @@ done
 
 python3 - "$work/results" "$fixed_rate" <<'EOF'
 import math, statistics, sys
-rows, sampler, fixed, fixed_p99 = {}, {}, {}, {}
+rows, sampler, fixed, fixed_p99, program, own_threads, own_procs = {}, {}, {}, {}, {}, {}, {}
 for line in open(sys.argv[1]):
-    name, rps, p99, cpu, fcpu, fp99, _ = line.split()
+    name, rps, p99, cpu, fcpu, fp99, _, prog, threads, procs = line.split()
     if not math.isnan(float(rps)):
         rows.setdefault(name, []).append((float(rps), float(p99)))
-    for table, value in ((sampler, cpu), (fixed, fcpu), (fixed_p99, fp99)):
+    for table, value in ((sampler, cpu), (fixed, fcpu), (fixed_p99, fp99), (program, prog), (own_threads, threads),
+                         (own_procs, procs)):
         if not math.isnan(float(value)):
             table.setdefault(name, []).append(float(value))
 order = [c for c in ["none", "clrscope-100hz", "clrscope-1khz", "clrscope-1khz-novalidate", "dotnet-trace"]
@@ -232,6 +261,19 @@ for name in order:
     print("%-24s %9.1f%% %14s %+9.1f %9.1f ms" % (name, med(fixed[name]), spread(fixed[name], "%.1f"),
                                                med(fixed[name]) - fbase,
                                                med(fixed_p99[name]) if name in fixed_p99 else float("nan")))
+print()
+print("fixed load, who used that CPU (medians, % of one CPU): the program's own threads (their spread is the")
+print("machine's), the profiler's threads in the server, the profiler's processes, and those two together")
+print("%-24s %10s %14s %16s %12s %14s" % ("configuration", "program", "min..max", "profiler threads", "processes",
+                                        "profiler's own"))
+own = {name: [t + p for t, p in zip(own_threads[name], own_procs[name])] for name in own_threads if name in own_procs}
+for name in order:
+    if name in program:
+        print("%-24s %9.1f%% %14s %15.1f%% %11.1f%% %13.1f%%" % (name, med(program[name]), spread(program[name], "%.1f"),
+                                                           med(own_threads[name]), med(own_procs[name]), med(own[name])))
+print("(clrscope's own leave out its signal handler's time in the program's threads, in the agent's account below, and")
+print(" what waking parked threads for their signals costs them (bench/sigcost); dotnet-trace's leave out what its")
+print(" suspensions cost the program's threads)")
 def loss(name):
     return 100 * (1 - med(r for r, _ in rows[name]) / base)
 def added(name):
@@ -247,30 +289,40 @@ if "dotnet-trace" in rows:
     print("goals, fixed load: clrscope 1 kHz adds at most half of dotnet-trace's CPU (%+.1f -> %+.1f points): %+.1f; "
           "clrscope 100 Hz at most 3 points: %+.1f" % (added("dotnet-trace"), added("dotnet-trace") / 2,
                                                      added("clrscope-1khz"), added("clrscope-100hz")))
+if "dotnet-trace" in own and "clrscope-1khz" in own:
+    print("the profilers' own threads and processes: clrscope 1 kHz %.1f%% of a CPU against dotnet-trace's %.1f%% "
+          "(half: %.1f%%); clrscope 100 Hz %.1f%%" % (med(own["clrscope-1khz"]), med(own["dotnet-trace"]),
+                                                 med(own["dotnet-trace"]) / 2, med(own["clrscope-100hz"])))
 EOF
 
 # the agent's own figures: its threads' and its handler's CPU, and the
 # sampler thread's time by task, per tick and per signal
 if [[ -s $work/costs ]]; then
 	echo
-	python3 - "$work/costs" <<'EOF'
+	# what a signal costs a thread it wakes, on this machine, pinned like the server
+	wake_us=$("${server_cpu[@]}" "$build/bench/sigcost" 1000 2 | sed -n 's/.*: \([0-9.]*\) us of that thread.*/\1/p')
+	python3 - "$work/costs" "${wake_us:-nan}" <<'EOF'
 import statistics, sys
+wake_us = float(sys.argv[2])
 runs = {}
 for line in open(sys.argv[1]):
     name, *v = line.split()
     runs.setdefault(name, []).append([float(x) for x in v])
 print("the agent's own account, whole runs (medians): % of one CPU, and microseconds per tick or per signal")
-print("%-24s %8s %8s %8s | %10s %9s %10s %9s %8s" % ("configuration", "sampler", "handler", "writer", "unwind/sig",
-                                                   "clocks/tk", "signal/sig", "record/tk", "rest/tk"))
+print("%-24s %8s %8s %8s %8s | %10s %9s %10s %9s %8s" % ("configuration", "sampler", "handler", "writer", "waking",
+                                                        "unwind/sig", "clocks/tk", "signal/sig", "record/tk", "rest/tk"))
 for name, rs in runs.items():
     med = lambda f: statistics.median(f(r) for r in rs)
-    # ms, sampler, handler, writer, unwind, survey, signal, record, suspend, signals, ticks
+    # ms, sampler, handler, writer, unwind, survey, signal, record, suspend, signals, ticks, signals_waiting
     share = lambda i: med(lambda r: 100 * r[i] / r[0])
+    waking = med(lambda r: 100 * r[11] * wake_us / 1000 / r[0])
     per = lambda i, n: med(lambda r: 1000 * r[i] / max(r[n], 1))
     rest = med(lambda r: 1000 * max(r[1] - sum(r[4:9]), 0) / max(r[10], 1))
-    print("%-24s %7.1f%% %7.1f%% %7.1f%% | %10.1f %9.1f %10.1f %9.1f %8.1f" % (
-        name, share(1), share(2), share(3), per(4, 9), per(5, 10), per(6, 9), per(7, 10), rest))
-print("(rest: the sampler thread's CPU time outside its timed tasks, mostly its sleep and wake-up each tick)")
+    print("%-24s %7.1f%% %7.1f%% %7.1f%% %7.1f%% | %10.1f %9.1f %10.1f %9.1f %8.1f" % (
+        name, share(1), share(2), share(3), waking, per(4, 9), per(5, 10), per(6, 9), per(7, 10), rest))
+print("(waking: the signals that found their thread waiting, each at what bench/sigcost says waking a thread")
+print(" costs it here (%.1f us): the kernel's part, charged to the program's threads; rest: the sampler thread's CPU" % wake_us)
+print(" time outside its timed tasks, mostly its sleep and wake-up each tick)")
 EOF
 fi
 
@@ -280,4 +332,8 @@ if [[ -x $build/bench/wakecost ]]; then
 	echo "for scale: a thread that only sleeps a tick and wakes, pinned like the server (bench/wakecost):"
 	"${server_cpu[@]}" "$build/bench/wakecost" 1000
 	"${server_cpu[@]}" "$build/bench/wakecost" 10000 300
+fi
+if [[ -x $build/bench/sigcost ]]; then
+	echo "and what a signal costs a thread it wakes from a wait (bench/sigcost):"
+	"${server_cpu[@]}" "$build/bench/sigcost" 1000 2
 fi

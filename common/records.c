@@ -318,6 +318,7 @@ void cs_status_encode(struct cs_out *o, const struct cs_status *s)
 	cs_put_varint(o, s->survey_ns);
 	cs_put_varint(o, s->signal_ns);
 	cs_put_varint(o, s->record_ns);
+	cs_put_varint(o, s->signals_waiting);
 }
 
 /* A field older writers ended the record before: 0 when absent. */
@@ -352,6 +353,7 @@ bool cs_status_decode(const uint8_t *p, size_t n, struct cs_status *s)
 	s->survey_ns = optional_varint(&in);
 	s->signal_ns = optional_varint(&in);
 	s->record_ns = optional_varint(&in);
+	s->signals_waiting = optional_varint(&in);
 	return !in.bad;
 }
 

@@ -241,8 +241,8 @@ bool cs_next_hold(struct cs_list *l, struct cs_hold *h);
  *         truncated_stacks, failed_walks, deferred_walks, stack_checks,
  *         stack_mismatches, signals, parked_kept, sampler_cpu_ns,
  *         writer_cpu_ns, handler_cpu_ns, unwind_ns, survey_ns, signal_ns,
- *         record_ns (from deferred_walks on, each absent in logs of older
- *         agents: 0) */
+ *         record_ns, signals_waiting (from deferred_walks on, each absent in
+ *         logs of older agents: 0) */
 struct cs_status {
 	uint64_t time_us;
 	uint64_t dropped_records, dropped_bytes, write_errors;
@@ -261,6 +261,10 @@ struct cs_status {
 	uint64_t survey_ns; /* reading the threads' CPU clocks, and asking parked ones where they are */
 	uint64_t signal_ns; /* deciding which threads to signal, arming their timers */
 	uint64_t record_ns; /* naming the frames, interning the stacks, logging the samples */
+	/* signals whose capture found the thread waiting in a system call (or
+	 * just back from one): the signal woke it, which costs the thread the
+	 * kernel's time for two switches and the delivery (not counted above) */
+	uint64_t signals_waiting;
 };
 void cs_status_encode(struct cs_out *o, const struct cs_status *s);
 bool cs_status_decode(const uint8_t *p, size_t n, struct cs_status *s);

@@ -67,6 +67,12 @@ tid=$(burster "$WORK/long.json")
 # the truth: the burster's own CPU clock over the run
 share=$(json "[t['cpu_ms'] for t in d['processes'][0]['threads'] if t['name'] == 'burster'][0] / d['processes'][0]['duration_ms']" "$WORK/long.json")
 read -r total parked bursting exact <<<"$(shape wall "$tid" "$WORK/long")"
+# a signal drawn at a random instant often finds a burster that works a
+# third of the time waiting: the report counts those signals (each woke
+# its thread; a third of all signals here, about)
+check "w >= 0.1 * n and w < n" "long bursts: the signals that found their thread waiting are counted" \
+	w="$(json "d['processes'][0]['agent']['signals_waiting']" "$WORK/long.json")" \
+	n="$(json "d['processes'][0]['agent']['signals']" "$WORK/long.json")"
 check "total >= 1000 and exact >= 0.97 * total" "long bursts: the burster's samples have their exact frames" \
 	total="$total" exact="$exact"
 check "b / total >= 0.5 * share" "long bursts: Burst's share of the burster's samples comes near its time on a CPU" \

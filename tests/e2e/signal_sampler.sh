@@ -51,6 +51,10 @@ check "abs(share - (s + w + h) / ms) < 0.01 and 0 < share < 0.5" "mixed: the cos
 	w="$(json "$a['writer_cpu_ms']" "$WORK/m.json")" h="$(json "$a['handler_cpu_ms']" "$WORK/m.json")" \
 	ms="$(json "$p['duration_ms']" "$WORK/m.json")"
 expect_contains "$(clrscope report "$WORK/m")" "cost: " "the text report says what the profiler cost"
+# CpuRatio's worker never waits: its signals find it running (the few that
+# find a thread waiting are the runtime's threads')
+check "w < 0.1 * n" "mixed: hardly a signal found its thread waiting (a busy program)" \
+	w="$(json "$a['signals_waiting']" "$WORK/m.json")" n="$(json "$a['signals']" "$WORK/m.json")"
 
 # switch live: suspension first, then the signal sampler; a tight leaf loop
 # (Spin's SpinInner) is seen only once the runtime stops choosing where

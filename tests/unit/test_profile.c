@@ -311,9 +311,9 @@ static void aggregates(void)
 	CHECK_EQ_U(p->pid, 4242);
 	CHECK_EQ_U(p->samples, 46);
 	CHECK_EQ_U(p->ticks, 46);
-	/* the STATUS record (12 + 8 + 21 bytes) lost its last 7 */
+	/* the STATUS record (12 + 8 + 22 bytes) lost its last 7 */
 	uint64_t torn = p->reader.torn_bytes;
-	CHECK_EQ_U(torn, 41 - 7);
+	CHECK_EQ_U(torn, 42 - 7);
 	CHECK(!p->have_status); /* the status record was the torn one */
 	prof_compute(p);
 	struct prof_function *burn = find_function(p, "App.Program+Worker.Burn");
@@ -507,7 +507,7 @@ static void agent_cost(void)
 				  .handler_cpu_ns = 5000000};
 	struct cs_status second = {.time_us = 2000000, .sampler_cpu_ns = 60000000, .writer_cpu_ns = 10000000,
 				   .handler_cpu_ns = 10000000, .unwind_ns = 20000000, .survey_ns = 10000000,
-				   .signal_ns = 5000000, .record_ns = 5000000};
+				   .signal_ns = 5000000, .record_ns = 5000000, .signals = 800, .signals_waiting = 200};
 	cs_out_init(&p, payload, sizeof payload);
 	cs_status_encode(&p, &first);
 	put_record(&o, CS_REC_STATUS, p.buf, p.len);
@@ -534,8 +534,11 @@ static void agent_cost(void)
 			   "the signal handler in the program's threads 10 ms") != NULL);
 	CHECK(strstr(text, "the sampler's time: unwinding 20 ms, reading the threads' clocks 10 ms, signalling 5 ms, "
 			   "naming and logging 5 ms, the runtime suspended 0 ms; waking up and the rest 20 ms") != NULL);
+	CHECK(strstr(text, "signals: 800 to threads that ran, 200 (25%) of them found their thread waiting and woke "
+			   "it") != NULL);
 	free(text);
 	char *json = capture(&s, EXPORT_JSON);
+	CHECK(strstr(json, "\"signals\":800,\"signals_waiting\":200,") != NULL);
 	CHECK(strstr(json, "\"sampler_cpu_ms\":60.0,\"writer_cpu_ms\":10.0,\"handler_cpu_ms\":10.0,\"sampler_ms\":"
 			   "{\"unwind\":20.0,\"survey\":10.0,\"signal\":5.0,\"record\":5.0},\"cpu_share\":0.0400}") != NULL);
 	free(json);
