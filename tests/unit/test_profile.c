@@ -605,11 +605,57 @@ static void samples_accounted(void)
 	remove_tree(base);
 }
 
+/* Forged runs of held samples, a few seconds apart and each as long as a
+ * run may be, chained end to start: every sample is counted, but the chart
+ * by second stops a few seconds past the last tick (grown a second at a
+ * time to half a year, it took minutes to build). */
+static void forged_runs(void)
+{
+	char session[512], proc[512], err[512];
+	char *base = make_process_dir(session, proc, 4646);
+	uint8_t buf[8192], payload[4096];
+	struct cs_out o, p;
+	cs_out_init(&o, buf, sizeof buf);
+	put_hello(&o, 4646, 1);
+	cs_out_init(&p, payload, sizeof payload);
+	cs_frame_def_encode(&p, &(struct cs_frame_def){16, S("App.Wait"), S("app.dll")});
+	put_record(&o, CS_REC_FRAMES, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	cs_stack_def_encode(&p, &(struct cs_stack_def){1, 0, 16});
+	put_record(&o, CS_REC_STACKS, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	cs_thread_encode(&p, &(struct cs_thread){1, 0x101, 5001, S("")});
+	put_record(&o, CS_REC_THREAD, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload); /* one tick at 2 s, with no sample */
+	cs_put_varint(&p, 2000000);
+	cs_put_varint(&p, 0);
+	cs_put_varint(&p, 0);
+	put_record(&o, CS_REC_TICKS, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	uint64_t first = 1000000;
+	for (int i = 0; i < 60; i++) {
+		cs_hold_encode(&p, &(struct cs_hold){1, 1, first, CS_HOLD_MAX_PERIOD_US, CS_HOLD_MAX_COUNT});
+		first += (uint64_t)CS_HOLD_MAX_PERIOD_US * CS_HOLD_MAX_COUNT;
+	}
+	put_record(&o, CS_REC_HOLDS, p.buf, p.len);
+	write_segment(proc, 1, buf, o.len);
+	struct prof_recording s;
+	CHECK(prof_recording_open(&s, session, err, sizeof err) == 0);
+	prof_recording_update(&s, true);
+	struct prof_process *pr = s.procs[0];
+	CHECK_EQ_U(pr->bad_records, 0);
+	CHECK_EQ_U(pr->wall_samples, 60ull * CS_HOLD_MAX_COUNT);
+	CHECK(pr->nseconds <= 2 + CS_HOLD_MAX_PERIOD_US / 1000000u + 2);
+	prof_recording_free(&s);
+	remove_tree(base);
+}
+
 int main(void)
 {
 	RUN(aggregates);
 	RUN(agent_cost);
 	RUN(samples_accounted);
+	RUN(forged_runs);
 	RUN(line_offsets);
 	RUN(cpu_and_wall);
 	RUN(memory_records);

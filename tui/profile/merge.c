@@ -164,8 +164,7 @@ struct prof_process *prof_merge(struct prof_recording *s, struct prof_process *o
 		m->time = s->time;
 		m->ticks += p->ticks;
 		size_t first = (size_t)(offset_us / 1000000u);
-		size_t cap = m->nseconds;
-		xgrow(&m->per_second, &cap, first + p->nseconds + 1, sizeof *m->per_second);
+		xgrow(&m->per_second, &m->per_second_cap, first + p->nseconds + 1, sizeof *m->per_second);
 		if (first + p->nseconds > m->nseconds)
 			m->nseconds = first + p->nseconds;
 		for (size_t k = 0; k < p->nseconds; k++)

@@ -658,11 +658,11 @@ static void count_second(struct prof_process *p, uint64_t time_us, uint64_t n)
 	uint64_t sec = time_us / 1000000u;
 	if (sec >= 1u << 24 || sec > p->nseconds + 86400)
 		return; /* half a year, or a day past the latest tick: damage */
-	size_t cap = p->nseconds;
-	xgrow(&p->per_second, &cap, sec + 1, sizeof *p->per_second);
+	/* (grown by doubling its real capacity: a run of held samples a few
+	 * seconds apart adds one second at a time, for days of them when forged) */
+	xgrow(&p->per_second, &p->per_second_cap, sec + 1, sizeof *p->per_second);
 	if (sec + 1 > p->nseconds)
 		p->nseconds = sec + 1;
-	(void)cap;
 	p->per_second[sec] += n;
 }
 
@@ -688,6 +688,8 @@ static void fold_samples(struct prof_process *p, const struct cs_record *rec)
 		uint64_t thread, stack, n = 0;
 		bool off_cpu;
 		bool in_window = t.time_us >= f->from_us && (!f->to_us || t.time_us < f->to_us);
+		if (t.time_us > p->last_tick_us)
+			p->last_tick_us = t.time_us;
 		while (cs_next_sample_state(&l, &thread, &stack, &off_cpu)) {
 			if (!sample_ids_ok(p, thread, stack)) {
 				p->bad_records++;
@@ -750,7 +752,11 @@ static void fold_hold(struct prof_process *p, const struct cs_hold *h, uint64_t 
 		if (!p->window_ticks || t1 > p->window_last_us)
 			p->window_last_us = t1;
 	}
-	for (uint64_t t = t0, left = n; left;) {
+	/* the chart by second: up to the latest tick read, and the ticks a run
+	 * may hold that are not written yet (at most four periods of the
+	 * slowest rate), so that a forged run cannot stretch it for days */
+	uint64_t chart_end_us = p->last_tick_us + CS_HOLD_MAX_PERIOD_US + 1000000u;
+	for (uint64_t t = t0, left = n; left && t <= chart_end_us;) {
 		uint64_t next_second = (t / 1000000u + 1) * 1000000u;
 		uint64_t k = (next_second - t + h->period_us - 1) / h->period_us;
 		if (k > left)

@@ -288,10 +288,12 @@ struct prof_process {
 	size_t stack_state_cap;
 	uint64_t *per_second;
 	size_t nseconds;
+	size_t per_second_cap; /* entries allocated (zero past nseconds) */
 	uint64_t *waited_per_second; /* ns of lock and wait handle waits ending in each second */
 	size_t waited_cap; /* entries allocated (zero past the last wait) */
 	struct prof_suspend suspend; /* how long each tick held the runtime */
 	uint64_t last_time_us; /* latest time any record carried */
+	uint64_t last_tick_us; /* latest tick's: runs of held samples are charted up to it */
 
 	bool have_status;
 	struct cs_status status;
