@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchargs.h"
+
 static atomic_int parked_word;   /* never changes: the thread waits on it for good */
 static atomic_int parked_tid;
 static atomic_long signals_seen;
@@ -46,26 +48,14 @@ static uint64_t clock_ns(clockid_t clock)
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-static unsigned positive(const char *text, const char *what, unsigned max)
-{
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(text, &end, 10);
-	if (errno || *end || end == text || v == 0 || v > max) {
-		fprintf(stderr, "sigcost: %s wants a whole number from 1 to %u, not '%s'\n", what, max, text);
-		exit(2);
-	}
-	return (unsigned)v;
-}
-
 int main(int argc, char **argv)
 {
 	if (argc > 3) {
 		fprintf(stderr, "usage: sigcost [RATE] [SECONDS]\n");
 		return 2;
 	}
-	unsigned rate = argc > 1 ? positive(argv[1], "RATE", 100000) : 1000;
-	unsigned seconds = argc > 2 ? positive(argv[2], "SECONDS", 600) : 2;
+	unsigned rate = argc > 1 ? bench_positive("sigcost", argv[1], "RATE", 100000) : 1000;
+	unsigned seconds = argc > 2 ? bench_positive("sigcost", argv[2], "SECONDS", 600) : 2;
 	int signo = SIGRTMIN + 4;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "benchargs.h"
+
 static uint64_t clock_ns(clockid_t clock)
 {
 	struct timespec t;
@@ -45,26 +47,14 @@ static double cpu_per_wake_us(uint64_t period_ns, unsigned count)
 	return (double)(clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0) / 1000.0 / count;
 }
 
-static unsigned positive(const char *text, const char *what)
-{
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(text, &end, 10);
-	if (errno || *end || end == text || v == 0 || v > 1000000) {
-		fprintf(stderr, "wakecost: %s wants a whole number from 1 to 1000000, not '%s'\n", what, text);
-		exit(2);
-	}
-	return (unsigned)v;
-}
-
 int main(int argc, char **argv)
 {
 	if (argc > 3) {
 		fprintf(stderr, "usage: wakecost [PERIOD_US] [COUNT]\n");
 		return 2;
 	}
-	uint64_t period_ns = (argc > 1 ? positive(argv[1], "PERIOD_US") : 1000) * 1000ull;
-	unsigned count = argc > 2 ? positive(argv[2], "COUNT") : 2000;
+	uint64_t period_ns = (argc > 1 ? bench_positive("wakecost", argv[1], "PERIOD_US", 1000000) : 1000) * 1000ull;
+	unsigned count = argc > 2 ? bench_positive("wakecost", argv[2], "COUNT", 1000000) : 2000;
 	double alone = cpu_per_wake_us(period_ns, count);
 	atomic_store(&spinning, true);
 	pthread_t busy;

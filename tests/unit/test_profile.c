@@ -550,6 +550,24 @@ static void agent_cost(void)
 	remove_tree(base);
 }
 
+/* The start of a 1 Hz log of process pid with one thread (ref 1) and one
+ * stack (id 1: App.Wait). */
+static void put_waiting_thread(struct cs_out *o, uint32_t pid)
+{
+	uint8_t payload[512];
+	struct cs_out p;
+	put_hello(o, pid, 1);
+	cs_out_init(&p, payload, sizeof payload);
+	cs_frame_def_encode(&p, &(struct cs_frame_def){16, S("App.Wait"), S("app.dll")});
+	put_record(o, CS_REC_FRAMES, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	cs_stack_def_encode(&p, &(struct cs_stack_def){1, 0, 16});
+	put_record(o, CS_REC_STACKS, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	cs_thread_encode(&p, &(struct cs_thread){1, 0x101, 5001, S("")});
+	put_record(o, CS_REC_THREAD, p.buf, p.len);
+}
+
 /* At 1 Hz a run of held samples may be spaced more than a second (ticks
  * come up to four periods apart): read whole.  A log that ended holds as
  * many samples as its last STATUS counts, else the report says how many
@@ -561,16 +579,7 @@ static void samples_accounted(void)
 	uint8_t buf[2048], payload[512];
 	struct cs_out o, p;
 	cs_out_init(&o, buf, sizeof buf);
-	put_hello(&o, 4545, 1);
-	cs_out_init(&p, payload, sizeof payload);
-	cs_frame_def_encode(&p, &(struct cs_frame_def){16, S("App.Wait"), S("app.dll")});
-	put_record(&o, CS_REC_FRAMES, p.buf, p.len);
-	cs_out_init(&p, payload, sizeof payload);
-	cs_stack_def_encode(&p, &(struct cs_stack_def){1, 0, 16});
-	put_record(&o, CS_REC_STACKS, p.buf, p.len);
-	cs_out_init(&p, payload, sizeof payload);
-	cs_thread_encode(&p, &(struct cs_thread){1, 0x101, 5001, S("")});
-	put_record(&o, CS_REC_THREAD, p.buf, p.len);
+	put_waiting_thread(&o, 4545);
 	cs_out_init(&p, payload, sizeof payload);
 	cs_hold_encode(&p, &(struct cs_hold){1, 1, 1000000, 1700000, 3});
 	cs_hold_encode(&p, &(struct cs_hold){1, 1, 6100000, 1000000, 1});
@@ -616,16 +625,7 @@ static void forged_runs(void)
 	uint8_t buf[8192], payload[4096];
 	struct cs_out o, p;
 	cs_out_init(&o, buf, sizeof buf);
-	put_hello(&o, 4646, 1);
-	cs_out_init(&p, payload, sizeof payload);
-	cs_frame_def_encode(&p, &(struct cs_frame_def){16, S("App.Wait"), S("app.dll")});
-	put_record(&o, CS_REC_FRAMES, p.buf, p.len);
-	cs_out_init(&p, payload, sizeof payload);
-	cs_stack_def_encode(&p, &(struct cs_stack_def){1, 0, 16});
-	put_record(&o, CS_REC_STACKS, p.buf, p.len);
-	cs_out_init(&p, payload, sizeof payload);
-	cs_thread_encode(&p, &(struct cs_thread){1, 0x101, 5001, S("")});
-	put_record(&o, CS_REC_THREAD, p.buf, p.len);
+	put_waiting_thread(&o, 4646);
 	cs_out_init(&p, payload, sizeof payload); /* one tick at 2 s, with no sample */
 	cs_put_varint(&p, 2000000);
 	cs_put_varint(&p, 0);
