@@ -290,7 +290,8 @@ static bool hold_sample(uint64_t ref, uint64_t stack, uint64_t tick_us)
 			/* the same run: same stack, the next tick (ticks come at
 			 * random gaps of up to 1.5 periods, later under load: a run
 			 * is not cut for that), not too long */
-			if (h->stack == stack && tick_us - h->last_us <= CS_HOLD_MAX_GAP_PERIODS * period_us && h->count < CS_HOLD_MAX_COUNT) {
+			if (h->stack == stack && tick_us - h->last_us <= CS_HOLD_MAX_GAP_PERIODS * period_us &&
+			    h->count < CS_HOLD_MAX_COUNT) {
 				h->count++;
 				h->last_us = tick_us;
 				return true;

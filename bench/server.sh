@@ -118,7 +118,8 @@ a, ms = p["agent"], p["duration_ms"]
 if ms and a.get("cpu_share") is not None:
     t = a["sampler_ms"]
     print(sys.argv[1], ms, a["sampler_cpu_ms"], a["handler_cpu_ms"], a["writer_cpu_ms"], t["unwind"], t["survey"],
-          t["signal"], t["record"], a["suspend_ms_total"], a["signals"], p["ticks"], a["signals_waiting"])' "$config" >>"$work/costs" || true
+          t["signal"], t["record"], a["suspend_ms_total"], a["signals"], p["ticks"],
+          a["signals_waiting"])' "$config" >>"$work/costs" || true
 	fi
 	rm -rf "$work/s-$n" "$work"/t-"$n".*
 	python3 - "$config" "$out.wrk" "$before" "$after" "$seconds" "$(getconf CLK_TCK)" "$out.hey" \
@@ -269,8 +270,9 @@ print("%-24s %10s %14s %16s %12s %14s" % ("configuration", "program", "min..max"
 own = {name: [t + p for t, p in zip(own_threads[name], own_procs[name])] for name in own_threads if name in own_procs}
 for name in order:
     if name in program:
-        print("%-24s %9.1f%% %14s %15.1f%% %11.1f%% %13.1f%%" % (name, med(program[name]), spread(program[name], "%.1f"),
-                                                           med(own_threads[name]), med(own_procs[name]), med(own[name])))
+        print("%-24s %9.1f%% %14s %15.1f%% %11.1f%% %13.1f%%" % (
+            name, med(program[name]), spread(program[name], "%.1f"), med(own_threads[name]), med(own_procs[name]),
+            med(own[name])))
 print("(clrscope's own leave out its signal handler's time in the program's threads, in the agent's account below, and")
 print(" what waking parked threads for their signals costs them (bench/sigcost); dotnet-trace's leave out what its")
 print(" suspensions cost the program's threads)")
@@ -309,8 +311,9 @@ for line in open(sys.argv[1]):
     name, *v = line.split()
     runs.setdefault(name, []).append([float(x) for x in v])
 print("the agent's own account, whole runs (medians): % of one CPU, and microseconds per tick or per signal")
-print("%-24s %8s %8s %8s %8s | %10s %9s %10s %9s %8s" % ("configuration", "sampler", "handler", "writer", "waking",
-                                                        "unwind/sig", "clocks/tk", "signal/sig", "record/tk", "rest/tk"))
+print("%-24s %8s %8s %8s %8s | %10s %9s %10s %9s %8s" % (
+    "configuration", "sampler", "handler", "writer", "waking", "unwind/sig", "clocks/tk", "signal/sig", "record/tk",
+    "rest/tk"))
 for name, rs in runs.items():
     med = lambda f: statistics.median(f(r) for r in rs)
     # ms, sampler, handler, writer, unwind, survey, signal, record, suspend, signals, ticks, signals_waiting
@@ -321,8 +324,8 @@ for name, rs in runs.items():
     print("%-24s %7.1f%% %7.1f%% %7.1f%% %7.1f%% | %10.1f %9.1f %10.1f %9.1f %8.1f" % (
         name, share(1), share(2), share(3), waking, per(4, 9), per(5, 10), per(6, 9), per(7, 10), rest))
 print("(waking: the signals that found their thread waiting, each at what bench/sigcost says waking a thread")
-print(" costs it here (%.1f us): the kernel's part, charged to the program's threads; rest: the sampler thread's CPU" % wake_us)
-print(" time outside its timed tasks, mostly its sleep and wake-up each tick)")
+print(" costs it here (%.1f us): the kernel's part, charged to the program's threads; rest: the sampler" % wake_us)
+print(" thread's CPU time outside its timed tasks, mostly its sleep and wake-up each tick)")
 EOF
 fi
 

@@ -85,9 +85,11 @@ json() {
 # expect_whole_log JSON WHAT: a report (JSON) of a log that ended read
 # every record and every sample the agent says it wrote (its last STATUS)
 expect_whole_log() {
-	local lost
-	lost=$(json "[(p['pid'], p['log']['bad_records'], p['log']['skipped_bytes'], p['agent']['samples'] - p['wall_samples']) for p in d['processes'] if p['ended'] and (p['log']['bad_records'] or p['log']['skipped_bytes'] or p['agent']['samples'] != p['wall_samples'])]" "$1")
-	expect_eq "$lost" "[]" "$2: every record read, every sample the agent wrote counted (pid, bad records, skipped bytes, samples missing)"
+	local lost # (pid, bad records, skipped bytes, samples missing) of each process that lost some
+	lost=$(json "[(p['pid'], p['log']['bad_records'], p['log']['skipped_bytes'], p['agent']['samples'] - p['wall_samples'])
+		for p in d['processes'] if p['ended'] and (p['log']['bad_records'] or p['log']['skipped_bytes']
+		or p['agent']['samples'] != p['wall_samples'])]" "$1")
+	expect_eq "$lost" "[]" "$2: every record read, every sample the agent wrote counted"
 }
 
 # check EXPR DESCRIPTION: a Python boolean expression over the variables
