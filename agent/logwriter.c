@@ -42,7 +42,7 @@ struct logwriter {
 	_Atomic uint32_t drop_epoch;
 
 	pthread_mutex_t stats_mu;
-	struct lw_sampler_stats stats;
+	struct cs_status stats; /* the sampler's fields of the next STATUS */
 };
 
 static struct logwriter lw = {
@@ -107,7 +107,7 @@ bool lw_append_record(uint16_t type, const void *payload, size_t len)
 	return ok;
 }
 
-void lw_set_sampler_stats(const struct lw_sampler_stats *s)
+void lw_set_sampler_stats(const struct cs_status *s)
 {
 	pthread_mutex_lock(&lw.stats_mu);
 	lw.stats = *s;
@@ -277,26 +277,8 @@ static void write_out(const uint8_t *data, size_t len, uint32_t nrecords)
 
 static void append_status(void)
 {
-	struct cs_status st = {0};
 	pthread_mutex_lock(&lw.stats_mu);
-	st.ticks = lw.stats.ticks;
-	st.samples = lw.stats.samples;
-	st.suspend_total_ns = lw.stats.suspend_total_ns;
-	st.suspend_max_ns = lw.stats.suspend_max_ns;
-	st.truncated_stacks = lw.stats.truncated_stacks;
-	st.failed_walks = lw.stats.failed_walks;
-	st.deferred_walks = lw.stats.deferred_walks;
-	st.stack_checks = lw.stats.stack_checks;
-	st.stack_mismatches = lw.stats.stack_mismatches;
-	st.signals = lw.stats.signals;
-	st.parked_kept = lw.stats.parked_kept;
-	st.sampler_cpu_ns = lw.stats.sampler_cpu_ns;
-	st.handler_cpu_ns = lw.stats.handler_cpu_ns;
-	st.unwind_ns = lw.stats.unwind_ns;
-	st.survey_ns = lw.stats.survey_ns;
-	st.signal_ns = lw.stats.signal_ns;
-	st.record_ns = lw.stats.record_ns;
-	st.signals_waiting = lw.stats.signals_waiting;
+	struct cs_status st = lw.stats; /* the sampler's fields; the writer's below */
 	pthread_mutex_unlock(&lw.stats_mu);
 	/* the writer's own clock, by its id: lw_stop writes the last STATUS
 	 * from another thread */

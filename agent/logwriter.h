@@ -13,15 +13,6 @@
 #include "agent/agent.h"
 #include "common/records.h"
 
-/* Counters other modules contribute to the periodic STATUS record. */
-struct lw_sampler_stats {
-	uint64_t ticks, samples, suspend_total_ns, suspend_max_ns;
-	uint64_t truncated_stacks, failed_walks, deferred_walks;
-	uint64_t stack_checks, stack_mismatches;
-	uint64_t signals, parked_kept, signals_waiting;
-	uint64_t sampler_cpu_ns, handler_cpu_ns; /* see struct cs_status */
-	uint64_t unwind_ns, survey_ns, signal_ns, record_ns;
-};
 
 int lw_start(const char *proc_dir, uint32_t flush_ms) AGENT_HIDDEN;
 /* Flushes everything, writes the END record and stops the writer thread. */
@@ -40,7 +31,9 @@ void lw_flush_soon(void) AGENT_HIDDEN;
  * current epoch may be lost and must be restated before they are used. */
 uint32_t lw_drop_epoch(void) AGENT_HIDDEN;
 
-/* The sampler publishes its counters here (copied into STATUS records). */
-void lw_set_sampler_stats(const struct lw_sampler_stats *s) AGENT_HIDDEN;
+/* The sampler publishes its counters here: the fields of the STATUS
+ * records that are not the writer's own (the time, the drops and write
+ * errors, the writer's CPU time, which it fills in itself). */
+void lw_set_sampler_stats(const struct cs_status *s) AGENT_HIDDEN;
 
 #endif

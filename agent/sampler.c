@@ -94,7 +94,7 @@ static struct {
 	struct sig_walk *slots;
 	struct still_thread **known; /* per slot: what is known of its thread, or NULL */
 	ThreadID *unmanaged;         /* threads whose signal capture gave no sample */
-	struct lw_sampler_stats stats;
+	struct cs_status stats; /* its fields of the STATUS records (lw_set_sampler_stats) */
 	uint8_t *stage_buf;
 	struct cs_out stage;
 	size_t stage_at;         /* start of the open SAMPLES record */

@@ -435,7 +435,8 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 {
 	struct unwind_regs r = {c->ip, c->sp, c->fp};
 	struct syscall_site site = syscall_at(c);
-	g.stats.found_waiting += blocked_in(c, site) || woke_from_wait(c, site);
+	bool blocked = blocked_in(c, site), woke = woke_from_wait(c, site);
+	g.stats.found_waiting += blocked || woke;
 	proof->valid = false;
 	proof->words.n = 0;
 	proof->words.overflow = false;
@@ -453,7 +454,7 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 		g.stats.unmanaged_roots++;
 		*walk = (struct sig_walk){.thread = thread, .start = used, .n = c->act.n ? out.n : 0,
 					  .weight = c->act.n ? 1 : 0, .cpu_end = c->cpu_end, .captured = true,
-					  .wait = syscall_at(c), .act = c->act};
+					  .wait = site, .act = c->act};
 		return true;
 	}
 	if (!managed && c->act.n && !can_walk) {
@@ -463,7 +464,7 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 		 * the callers, is worth more than a sample lost */
 		g.stats.no_managed++;
 		*walk = (struct sig_walk){.thread = thread, .start = used, .n = out.n, .weight = 1,
-					  .cpu_end = c->cpu_end, .captured = true, .wait = syscall_at(c), .act = c->act};
+					  .cpu_end = c->cpu_end, .captured = true, .wait = site, .act = c->act};
 		return true;
 	}
 	if (!managed) {
@@ -495,7 +496,7 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 	*walk = (struct sig_walk){.thread = thread, .start = used, .n = out.n,
 				  .truncated = out.verdict == UNWIND_TRUNCATED, .weight = 1,
 				  .cpu_end = c->cpu_end, .captured = true, .wait = site,
-				  .blocked = blocked_in(c, site), .woke = woke_from_wait(c, site), .act = c->act};
+				  .blocked = blocked, .woke = woke, .act = c->act};
 	if (site.pc && !out.live_fp && !proof->words.overflow) {
 		proof->valid = true;
 		proof->site = site;
