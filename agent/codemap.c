@@ -1,6 +1,8 @@
 #include "agent/codemap.h"
 
+#include "agent/nativeframe.h"
 #include "agent/r2r.h"
+#include "common/records.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -31,7 +33,14 @@
 #define MODULE_REFRESH_NS 200000000ull /* an unknown address rescans the modules at most this often */
 #define LIBRARY_REFRESH_NS 5000000ull  /* ... one in a shared object's mapping (one just loaded) */
 
-enum { IP_KNOWN = 1, IP_EPILOG_CHECKED = 2, IP_EPILOG = 4, IP_DYNAMIC = 8 };
+enum {
+	IP_KNOWN = 1,
+	IP_EPILOG_CHECKED = 2,
+	IP_EPILOG = 4,
+	IP_DYNAMIC = 8,
+	IP_CALL_CHECKED = 16, /* its call's frame from rsp was worked out: */
+	IP_CALL_KNOWN = 32,   /* ... it is in call_cfa */
+};
 
 struct ip_entry {
 	uint64_t ip;
@@ -43,6 +52,7 @@ struct ip_entry {
 	uint32_t modules_scan; /* not in a module as of this scan of the modules */
 	uint32_t dynamic_epoch; /* code the runtime generated: the dynamic compilations seen when resolved */
 	struct eh_rule rule;
+	int32_t call_cfa; /* IP_CALL_KNOWN: the CFA as an offset from rsp after the call returns */
 };
 
 /* An executable segment of a loaded module, and its .eh_frame_hdr. */
@@ -667,17 +677,28 @@ static struct ip_entry resolve(uint64_t ip)
 	return e;
 }
 
-struct code_at codemap_at(uint64_t ip, bool check_epilog)
+/* The entry kept for ip, or NULL (then *free_slot: where it may go, or
+ * NULL when its neighbourhood is full). */
+static struct ip_entry *kept_entry(uint64_t ip, struct ip_entry **free_slot)
 {
-	struct ip_entry *e = NULL, *free_slot = NULL, tmp;
 	uint32_t h = hash(ip);
-	for (uint32_t k = 0; k < IP_PROBES && !e && !free_slot; k++) {
+	*free_slot = NULL;
+	for (uint32_t k = 0; k < IP_PROBES; k++) {
 		struct ip_entry *s = &m.ips[(h + k) & (IP_SLOTS - 1)];
 		if (s->flags && s->ip == ip)
-			e = s;
-		else if (!s->flags)
-			free_slot = s;
+			return s;
+		if (!s->flags) {
+			*free_slot = s;
+			return NULL;
+		}
 	}
+	return NULL;
+}
+
+struct code_at codemap_at(uint64_t ip, bool check_epilog)
+{
+	struct ip_entry *free_slot, tmp;
+	struct ip_entry *e = kept_entry(ip, &free_slot);
 	if (e) {
 		/* only code is kept: the maps need not be asked again.  Code
 		 * outside the modules known then: a module loaded since (dlopen)
@@ -708,4 +729,62 @@ struct code_at codemap_at(uint64_t ip, bool check_epilog)
 		at.epilog = (e->flags & IP_EPILOG) != 0;
 	}
 	return at;
+}
+
+/* Calls whose decoded frame a walk found wrong: kept apart from the
+ * addresses, which are forgotten every few seconds, so that they are
+ * never decoded again (a full list: no more decoding at all). */
+#define REFUTED_MAX 64
+static uint64_t refuted[REFUTED_MAX];
+static uint32_t call_refutations;
+
+static bool was_refuted(uint64_t addr)
+{
+	if (call_refutations >= REFUTED_MAX)
+		return true;
+	for (uint32_t i = 0; i < call_refutations; i++)
+		if (refuted[i] == addr)
+			return true;
+	return false;
+}
+
+bool codemap_call_cfa(uint64_t addr, const struct eh_rule *rule, int32_t *cfa_from_sp)
+{
+	struct ip_entry *free_slot, *e = kept_entry(addr, &free_slot);
+	if (!e || e->fn || !e->native_known)
+		return false; /* (codemap_at keeps what it resolves unless its neighbourhood is full) */
+	if (!(e->flags & IP_CALL_CHECKED)) {
+		e->flags |= IP_CALL_CHECKED;
+		if (was_refuted(addr))
+			return false;
+		uint8_t code[NATIVEFRAME_SCAN_MAX];
+		uint64_t call_end = addr + 1 - rule->fn_start;
+		int32_t off;
+		if (rule->cfa_reg == EH_REG_RBP && !rule->cfa_deref && rule->fn_start && addr >= rule->fn_start &&
+		    call_end <= sizeof code && read_no_fault(rule->fn_start, code, (uint32_t)call_end) == 0 &&
+		    nativeframe_cfa_at_call(code, call_end, (uint32_t)call_end, rule->cfa_off, &off)) {
+			e->flags |= IP_CALL_KNOWN;
+			e->call_cfa = off;
+		}
+	}
+	*cfa_from_sp = e->call_cfa;
+	return (e->flags & IP_CALL_KNOWN) != 0;
+}
+
+void codemap_call_cfa_refuted(uint64_t addr)
+{
+	struct ip_entry *free_slot, *e = kept_entry(addr, &free_slot);
+	if (!e || !(e->flags & IP_CALL_KNOWN))
+		return;
+	e->flags &= ~(uint32_t)IP_CALL_KNOWN;
+	if (call_refutations < REFUTED_MAX)
+		refuted[call_refutations] = addr;
+	if (call_refutations++ < 3) {
+		struct native_function fn;
+		bool named = codemap_native_function(addr, &fn);
+		agent_message(CS_LEVEL_WARNING,
+			      "the frame decoded at a native call (%s+0x%llx) disagreed with its frame pointer: "
+			      "placed by rbp from now on",
+			      named ? fn.name : "?", named ? (unsigned long long)(addr - fn.start) : 0ull);
+	}
 }

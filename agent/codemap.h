@@ -54,6 +54,15 @@ uint32_t codemap_generation(void) AGENT_HIDDEN;
  * meaningful for an interrupted instruction, not a return address, and
  * taken to mean that a thread was running it: code for certain). */
 struct code_at codemap_at(uint64_t ip, bool check_epilog) AGENT_HIDDEN;
+/* A native frame's caller-side layout at a call, for a walk without the
+ * thread's rbp (see nativeframe.h): for addr, the last byte of a call in
+ * native code whose unwind rule (from codemap_at) is rbp-based, the CFA as
+ * an offset from the stack pointer after the call returns.  Worked out
+ * once per address; false when the code does not prove it. */
+bool codemap_call_cfa(uint64_t addr, const struct eh_rule *rule, int32_t *cfa_from_sp) AGENT_HIDDEN;
+/* ... and found wrong by a walk that had the frame pointer: not used for
+ * addr again (said in a MESSAGE, the first few times). */
+void codemap_call_cfa_refuted(uint64_t addr) AGENT_HIDDEN;
 /* The file name of the loaded module that holds code at addr ("" for none:
  * code the runtime generated), for naming native frames by module. */
 const char *codemap_module_name(uint64_t addr) AGENT_HIDDEN;

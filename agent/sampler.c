@@ -119,6 +119,7 @@ static struct {
 	struct thread_memo *memos; /* MEMO_THREADS, by a hash of the thread */
 	uint64_t drained_ns;       /* when the other threads' events were last passed on */
 	uint64_t cpu_read_ns;      /* when the sampler thread's own CPU clock was last read */
+	uint64_t last_tick_ns;     /* when the mixed sampler's last tick began */
 } s = {
 	.mu = PTHREAD_MUTEX_INITIALIZER,
 };
@@ -409,6 +410,9 @@ static void publish_stats(void)
 	struct sig_stats sig = sigsampler_stats();
 	s.stats.signals = sig.signals;
 	s.stats.signals_waiting = sig.found_waiting;
+	s.stats.waiting_read = sig.waiting_read;
+	s.stats.kernel_samples = sig.kernel_samples;
+	s.stats.kernel_lost = sig.kernel_lost;
 	s.stats.unwind_ns = sig.unwind_ns;
 	s.stats.handler_cpu_ns = sigsampler_handler_ns();
 	s.stats.parked_kept = still_stats().parked_kept;
@@ -417,7 +421,10 @@ static void publish_stats(void)
 		s.cpu_read_ns = now;
 		s.stats.sampler_cpu_ns = cpu;
 	}
-	lw_set_sampler_stats(&s.stats);
+	struct cs_status status = s.stats; /* (the checks of reads in place are the signal sampler's) */
+	status.stack_checks += sig.waiting_checks;
+	status.stack_mismatches += sig.waiting_mismatches;
+	lw_set_sampler_stats(&status);
 }
 
 /* A capture of a thread whose frames a proof kept (the validate dial's
@@ -451,7 +458,7 @@ static void check_parked(struct still_thread *known, const struct sig_walk *capt
  * running there).  The signal sampler signals only threads that used a
  * period of CPU: on. */
 #define CREDIT_MAX_PERIODS 2
-static bool off_cpu(struct still_thread *known, uint64_t period_ns, bool waiting, bool woke)
+static bool off_cpu(struct still_thread *known, uint64_t period_ns, bool waiting, bool woke, bool kernel)
 {
 	if (!known || !known->clock)
 		return false;
@@ -462,6 +469,10 @@ static bool off_cpu(struct still_thread *known, uint64_t period_ns, bool waiting
 	known->cpu_accounted = now;
 	if (known->cpu_credit > (int64_t)(CREDIT_MAX_PERIODS * period_ns))
 		known->cpu_credit = (int64_t)(CREDIT_MAX_PERIODS * period_ns); /* (a tick that came late) */
+	if (kernel) { /* the kernel took it after a period of the thread's CPU time */
+		known->cpu_credit -= (int64_t)period_ns;
+		return false;
+	}
 	if (waiting || known->cpu_credit * 2 < (int64_t)period_ns)
 		return true;
 	if (woke && known->cpu_credit < (int64_t)(CREDIT_MAX_PERIODS * period_ns))
@@ -525,7 +536,8 @@ static void record_tick(uint32_t nslots, uint64_t tick_us, uint64_t suspend_ns, 
 		refs[n] = refs[t];
 		const struct sig_walk *w = &s.slots[t];
 		stacks[n] = cs_tick_stack_state(
-			stacks[t], still[t] || off_cpu(s.known[t], period_ns, w->captured && w->blocked, w->captured && w->woke));
+			stacks[t], still[t] || off_cpu(s.known[t], period_ns, w->captured && w->blocked, w->captured && w->woke,
+						       w->captured && w->kernel));
 		n++;
 	}
 	for (uint32_t t = 0; t < nslots; t++) {
@@ -678,6 +690,23 @@ static void take_tick_suspend(void)
 	publish_stats();
 }
 
+/* A capture for this tick of a thread that ran: the kernel's sample of
+ * it running (kernel sampler), else, if it waits, its stack read where it
+ * waits (under the kernel sampler whenever the kernel samples it, since
+ * its samples on the CPU come from the kernel; else only after little
+ * CPU, see still_little_cpu), else a signal.  False: walk it. */
+static bool take_capture(struct still_thread *t, bool kernel, uint32_t check_every)
+{
+	enum kernel_capture k = kernel ? sigsampler_kernel_capture(t->os_tid, t->thread, atomic_load(&s.rate_hz),
+								    s.last_tick_ns)
+				       : KERNEL_OFF;
+	if (k == KERNEL_CAPTURED)
+		return true;
+	if ((k == KERNEL_NONE || still_little_cpu(t)) && sigsampler_read_waiting(t->os_tid, t->thread, check_every))
+		return true;
+	return sigsampler_signal(t->os_tid, t->thread);
+}
+
 /* A tick of the mixed sampler: the threads that ran since the last survey
  * are signalled, their captures arriving by the next tick; still threads
  * keep their stacks; the others (new threads, threads that stopped after a
@@ -703,6 +732,8 @@ static void take_tick_suspend(void)
 static void take_tick_mixed(void)
 {
 	uint64_t t0 = agent_mono_ns();
+	bool kernel = atomic_load(&s.mode) == SAMPLER_KERNEL;
+	sigsampler_kernel_keep(kernel);
 	uint32_t nretry = 0;
 	uint32_t nslots = sigsampler_collect(s.pool, s.addrs, FRAME_POOL, s.slots, MAX_THREADS, MAX_DEPTH, s.unmanaged,
 					     &nretry, MAX_THREADS);
@@ -768,7 +799,15 @@ static void take_tick_mixed(void)
 				t->check_now = true; /* this tick: walked exactly, and checked */
 				running = false;
 			}
-			t->by_signal = running && sigsampler_signal(t->os_tid, t->thread);
+			/* a thread that has not run since the last tick, whose stack is
+			 * not known (the kernel's sample was taken as it ran on): where
+			 * it waits, it is read, with no suspension; under the kernel
+			 * sampler, one that waits for a CPU is signalled (its capture
+			 * comes as it runs again, where it stopped) */
+			bool parked = not_run && !walk_now && !t->check_now && !pending;
+			t->by_signal = running ? take_capture(t, kernel, every)
+					       : parked && (sigsampler_read_waiting(t->os_tid, t->thread, 0) ||
+							    (kernel && sigsampler_signal(t->os_tid, t->thread)));
 			walks += !t->by_signal;
 		}
 	}
@@ -786,6 +825,7 @@ static void take_tick_mixed(void)
 	record_tick(nslots, (t0 - g_agent.start_mono_ns) / 1000, suspend_ns, lap);
 	s.stats.record_ns += since(&lap);
 	publish_stats();
+	s.last_tick_ns = t0;
 }
 
 static void take_tick(void)
@@ -795,6 +835,7 @@ static void take_tick(void)
 		take_tick_signal();
 		break;
 	case SAMPLER_MIXED:
+	case SAMPLER_KERNEL:
 		take_tick_mixed();
 		break;
 	default:
@@ -921,10 +962,12 @@ static void *sampler_main(void *arg)
 	pthread_mutex_unlock(&s.mu);
 	struct sig_stats ss = sigsampler_stats();
 	agent_debug("signal captures: %llu unwound, %llu through native frames, %llu truncated, %llu broken, "
-		    "%llu without a managed frame, %llu native to the root, %llu signals not sent (handler replaced)",
+		    "%llu without a managed frame, %llu native to the root, %llu signals not sent (handler replaced); "
+		    "%llu read where they waited, %llu such reads not kept",
 		    (unsigned long long)ss.fast_walks, (unsigned long long)ss.native_frames,
 		    (unsigned long long)ss.truncated, (unsigned long long)ss.broken, (unsigned long long)ss.no_managed,
-		    (unsigned long long)ss.unmanaged_roots, (unsigned long long)ss.handler_lost);
+		    (unsigned long long)ss.unmanaged_roots, (unsigned long long)ss.handler_lost,
+		    (unsigned long long)ss.waiting_read, (unsigned long long)ss.waiting_unread);
 	struct still_stats parked = still_stats();
 	agent_debug("threads that ran and sat in a system call again: %llu where their capture was (proven), %llu "
 		    "elsewhere, %llu unproven",
@@ -952,7 +995,7 @@ void sampler_set_rate(uint32_t rate_hz)
 
 int sampler_set_mode(int mode, char *why, size_t whylen)
 {
-	if ((mode == SAMPLER_SIGNAL || mode == SAMPLER_MIXED) && sigsampler_init(why, whylen) < 0)
+	if (mode != SAMPLER_SUSPEND && sigsampler_init(why, whylen) < 0)
 		return -1;
 	atomic_store(&s.mode, mode);
 	return 0;

@@ -26,9 +26,11 @@ void sampler_set_validate(uint32_t n) AGENT_HIDDEN;
  * managed thread, at GC safe points), signalling busy threads (cheaper,
  * unbiased, CPU only), or mixed: every thread every tick, the running ones
  * by signal, the others from their last walk, a suspension only to walk a
- * thread that ran without running through the tick.  -1 with why when
+ * thread that ran without running through the tick; or kernel: mixed, but
+ * the running threads sampled by the kernel (kernelsamples.h) where it
+ * allows, and read where they wait when they wait.  -1 with why when
  * signals cannot be used. */
-enum sampler_mode { SAMPLER_SUSPEND = 0, SAMPLER_SIGNAL = 1, SAMPLER_MIXED = 2 };
+enum sampler_mode { SAMPLER_SUSPEND = 0, SAMPLER_SIGNAL = 1, SAMPLER_MIXED = 2, SAMPLER_KERNEL = 3 };
 int sampler_set_mode(int mode, char *why, size_t whylen) AGENT_HIDDEN;
 
 #endif

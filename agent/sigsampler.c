@@ -27,8 +27,10 @@
 #include <unistd.h>
 
 #include "agent/codemap.h"
+#include "agent/kernelsamples.h"
 #include "agent/stillthreads.h"
 #include "agent/unwind.h"
+#include "common/records.h"
 
 #define SIG_THREADS 512
 #define SIG_RING 2 /* captures are collected every tick, one signal in flight at most */
@@ -36,6 +38,9 @@
 #define REFRESH_EVERY_NS 10000000ull  /* the thread list at most (when due): short-lived threads matter */
 #define CODE_FLUSH_NS 10000000000ull  /* code may be unloaded: forget what is where */
 #define SYSCALL_FDS_KEPT 32 /* slots whose /proc syscall file stays open (descriptors are the program's too) */
+#define KERNEL_TRUNCATED_RUN 8 /* kernel samples too deep in a row before the thread is signalled instead */
+#define KERNEL_THREADS_MAX 64 /* threads the kernel samples (a descriptor and 132 KiB of locked memory each);
+				 the rest are signalled */
 
 struct capture {
 	uint64_t ip, sp, fp;
@@ -43,6 +48,8 @@ struct capture {
 	uint64_t arg1;    /* rsi: its second (a futex's operation) */
 	uint64_t rax;     /* a system call's result (-EINTR: the signal ended a wait) */
 	uint64_t cpu_end; /* the thread's CPU clock as the handler ends (0: unread) */
+	bool in_place;    /* read where it waits, by the sampler thread (no fp; blocked there) */
+	bool kernel;      /* a sample the kernel took as the thread ran its own code (on the CPU) */
 	struct activity act;
 	uint32_t len;     /* stack bytes copied from sp */
 	uint8_t stack[STACK_COPY];
@@ -77,6 +84,9 @@ struct slot {
 	bool has_timer;
 	uint64_t due_ns;   /* that instant (or when the signal was sent) */
 	struct parked_proof proof;
+	struct ks_thread ks; /* the kernel's samples of it (kernel sampler) */
+	bool ks_tried;       /* ... asked for once */
+	uint32_t ks_truncated; /* ... deeper than the kernel copies, in a row */
 	struct capture ring[SIG_RING];
 };
 
@@ -95,9 +105,20 @@ static struct {
 	_Atomic uint64_t handled, overflowed;
 	_Atomic uint64_t handler_ns; /* CPU time spent in the handler */
 	struct sig_stats stats;
+	bool ks_said; /* the kernel's refusal was reported */
+	bool ks_open; /* some thread's kernel sampling may be open */
+	uint32_t ks_count; /* threads whose kernel sampling is open */
 } g;
 
 static void drop_timer(struct slot *sl);
+
+/* Ends the kernel's sampling of the slot's thread. */
+static void kernel_stop(struct slot *sl)
+{
+	if (sl->ks.fd && g.ks_count)
+		g.ks_count--;
+	ks_close(&sl->ks);
+}
 
 static void on_signal(int sig, siginfo_t *si, void *context)
 {
@@ -120,6 +141,7 @@ static void on_signal(int sig, siginfo_t *si, void *context)
 	}
 	struct capture *c = &sl->ring[h % SIG_RING];
 	uint64_t cpu_start = agent_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	c->in_place = c->kernel = false;
 	c->ip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
 	c->sp = rsp;
 	c->fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
@@ -188,6 +210,8 @@ void sigsampler_release(void)
 			close(g.slots[i].syscall_fd - 1);
 		g.slots[i].syscall_fd = 0;
 		drop_timer(&g.slots[i]);
+		kernel_stop(&g.slots[i]);
+		g.slots[i].ks_tried = false;
 	}
 }
 
@@ -251,6 +275,9 @@ static struct slot *slot_for(pid_t os, ThreadID thread)
 		close(sl->syscall_fd - 1); /* a former thread's */
 	sl->syscall_fd = 0;
 	drop_timer(sl); /* aimed at the former thread */
+	kernel_stop(sl);
+	sl->ks_tried = false;
+	sl->ks_truncated = 0;
 	atomic_store(&sl->hi, 0);
 	atomic_store(&sl->last_rsp, 0);
 	sl->tid = os;
@@ -403,7 +430,7 @@ static struct syscall_site syscall_at(const struct capture *c)
  * or the call returned EINTR. */
 static bool blocked_in(const struct capture *c, struct syscall_site site)
 {
-	return site.pc && (site.pc != c->ip || (int64_t)c->rax == -EINTR);
+	return site.pc && !c->kernel && (c->in_place || site.pc != c->ip || (int64_t)c->rax == -EINTR);
 }
 
 /* Whether the capture is on the instruction after a system call that
@@ -415,12 +442,57 @@ static bool blocked_in(const struct capture *c, struct syscall_site site)
  * too: its CPU clock settles it (see off_cpu in sampler.c). */
 static bool woke_from_wait(const struct capture *c, struct syscall_site site)
 {
-	if (!site.pc || site.pc != c->ip || (int64_t)c->rax == -EINTR)
+	if (!site.pc || site.pc != c->ip || (int64_t)c->rax == -EINTR || c->in_place || c->kernel)
 		return false;
 	int code = codemap_code_facts(c->ip);
 	if (code <= 0)
 		return false;
 	return (code & CODE_WAIT_SYSCALL) || ((code & CODE_FUTEX_SYSCALL) && x64_futex_op_waits(c->arg1));
+}
+
+/* The frames a capture read in place leads to, walked once before it is
+ * kept: only a walk that did not need the thread's rbp (which /proc does
+ * not give) stands for a signal's (sampler thread only). */
+static FunctionID in_place_frames[1024];
+static bool walks_without_fp(const struct capture *c, uint32_t *n)
+{
+	struct unwind_regs r = {c->ip, c->sp, 0, true};
+	struct stack_copy copy = {c->sp, c->len, c->stack, NULL};
+	struct unwind_out out = {in_place_frames, 0, sizeof in_place_frames / sizeof *in_place_frames,
+				 UNWIND_EXACT, 0, false, NULL, false};
+	unwind_stack(&r, true, &copy, &out);
+	*n = out.n;
+	return !out.live_fp && out.verdict != UNWIND_BROKEN && (out.n || out.root);
+}
+
+/* The validate dial's check of reads in place: every Nth read is not
+ * kept, and the thread is signalled instead; when that capture finds it
+ * waiting at the same place, it must have the same frames (one check at a
+ * time, given up when no capture came soon). */
+#define WAITING_CHECK_NS 100000000ull
+static struct {
+	bool pending;
+	ThreadID thread;
+	struct syscall_site site;
+	uint64_t since_ns;
+	uint32_t n, reads; /* frames; reads since the last check */
+	FunctionID frames[sizeof in_place_frames / sizeof *in_place_frames];
+} waiting_check;
+
+static void check_waiting_read(const struct capture *c, ThreadID thread, struct syscall_site site, bool blocked,
+			       const struct unwind_out *out)
+{
+	if (!waiting_check.pending || waiting_check.thread != thread || c->in_place)
+		return;
+	waiting_check.pending = false;
+	if (!blocked || !syscall_site_same(&site, &waiting_check.site))
+		return; /* it moved on before its signal: nothing to compare */
+	g.stats.waiting_checks++;
+	if ((out->n != waiting_check.n || memcmp(out->frames, waiting_check.frames, out->n * sizeof *out->frames)) &&
+	    g.stats.waiting_mismatches++ < 20)
+		agent_debug("stack check: a read in place (%u frames) differs from a capture at the same site (%u frames, "
+			    "ip %#lx)",
+			    waiting_check.n, out->n, (unsigned long)site.pc);
 }
 
 /* Unwinds one capture into pool[*used..]; a walk, or false when it gives
@@ -433,10 +505,10 @@ static bool woke_from_wait(const struct capture *c, struct syscall_site site)
 static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID *pool, uint64_t *addrs,
 			   uint32_t room, struct sig_walk *walk, uint32_t used, bool can_walk, struct parked_proof *proof)
 {
-	struct unwind_regs r = {c->ip, c->sp, c->fp};
+	struct unwind_regs r = {c->ip, c->sp, c->fp, c->in_place};
 	struct syscall_site site = syscall_at(c);
 	bool blocked = blocked_in(c, site), woke = woke_from_wait(c, site);
-	g.stats.found_waiting += blocked || woke;
+	g.stats.found_waiting += !c->in_place && !c->kernel && (blocked || woke);
 	proof->valid = false;
 	proof->words.n = 0;
 	proof->words.overflow = false;
@@ -444,6 +516,7 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 	struct unwind_out out = {pool + used, 0, room, UNWIND_EXACT, 0, false, addrs ? addrs + used : NULL, false};
 	unwind_stack(&r, true, &copy, &out);
 	g.stats.fast_walks++;
+	check_waiting_read(c, thread, site, blocked, &out);
 	bool managed = false;
 	for (uint32_t k = 0; k < out.n; k++)
 		managed |= out.frames[k] != 0;
@@ -496,7 +569,7 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 	*walk = (struct sig_walk){.thread = thread, .start = used, .n = out.n,
 				  .truncated = out.verdict == UNWIND_TRUNCATED, .weight = 1,
 				  .cpu_end = c->cpu_end, .captured = true, .wait = site,
-				  .blocked = blocked, .woke = woke, .act = c->act};
+				  .blocked = blocked, .woke = woke, .kernel = c->kernel, .act = c->act};
 	if (site.pc && !out.live_fp && !proof->words.overflow) {
 		proof->valid = true;
 		proof->site = site;
@@ -539,13 +612,27 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 		struct slot *sl = &g.slots[i];
 		if (sl->alive && !atomic_load(&sl->hi) && atomic_load(&sl->last_rsp))
 			learn_stack(sl);
+		if (!sl->alive && sl->ks.fd)
+			kernel_stop(sl); /* its thread ended */
 		uint32_t t = atomic_load_explicit(&sl->tail, memory_order_relaxed);
 		uint32_t h = atomic_load_explicit(&sl->head, memory_order_acquire);
 		for (; t != h && nwalks < max_walks && used + depth_max <= pool_size; t++) {
 			const struct capture *c = &sl->ring[t % SIG_RING];
 			struct sig_walk *w = &walks[nwalks];
-			if (unwind_capture(c, sl->thread, pool, addrs, depth_max, w, used,
-					   nretry && !activity_in_gc_suspension(), &sl->proof)) {
+			bool ok = unwind_capture(c, sl->thread, pool, addrs, depth_max, w, used,
+						 nretry && !activity_in_gc_suspension(), &sl->proof);
+			if (ok && c->kernel && w->truncated) {
+				/* deeper than the kernel copies: this sample is walked
+				 * exactly, and a thread that stays that deep is signalled
+				 * from now on (its handler copies up to the stack's top) */
+				if (++sl->ks_truncated >= KERNEL_TRUNCATED_RUN)
+					kernel_stop(sl);
+				g.stats.kernel_truncated++;
+				ok = false;
+			} else if (ok && c->kernel) {
+				sl->ks_truncated = 0;
+			}
+			if (ok) {
 				if (sl->extra && t == sl->extra_at) {
 					w->weight += w->weight ? sl->extra : 0;
 					sl->extra = 0;
@@ -569,6 +656,13 @@ bool sigsampler_signal(uint32_t os_tid, ThreadID thread)
 	struct slot *sl = slot_for((pid_t)os_tid, thread);
 	return sl && send_to(sl) && sl->alive;
 }
+
+/* The number of the system call a thread sits in, and its second
+ * argument (a futex's operation). */
+struct syscall_call {
+	int64_t nr;
+	uint64_t arg1;
+};
 
 /* One number of /proc/self/task/TID/syscall: decimal (maybe negative) or
  * 0x-prefixed hex, then a space or the end; NULL when it is neither. */
@@ -602,7 +696,7 @@ static const char *parse_number(const char *p, bool hex, int64_t *out)
  * *fd (given: the file kept open, its descriptor + 1; 0 until opened)
  * saves an open and a close per look.  Parsed by hand: it is read for
  * every thread that ran and parked again, every tick. */
-static bool read_syscall_site(pid_t tid, int *fd, struct syscall_site *site)
+static bool read_syscall_site(pid_t tid, int *fd, struct syscall_site *site, struct syscall_call *call)
 {
 	*site = (struct syscall_site){0};
 	int f = fd && *fd ? *fd - 1 : -1;
@@ -629,6 +723,8 @@ static bool read_syscall_site(pid_t tid, int *fd, struct syscall_site *site)
 	if (!p || v[0] < 0)
 		return false;
 	*site = (struct syscall_site){(uint64_t)v[8], (uint64_t)v[7], (uint64_t)v[1]};
+	if (call)
+		*call = (struct syscall_call){v[0], (uint64_t)v[2]};
 	return true;
 }
 
@@ -639,7 +735,7 @@ enum parked sigsampler_parked_as_captured(uint32_t os_tid, ThreadID thread, stru
 		if (g.slots[i].alive && g.slots[i].tid == (pid_t)os_tid && g.slots[i].thread == thread)
 			sl = &g.slots[i];
 	bool kept = sl && sl - g.slots < SYSCALL_FDS_KEPT;
-	if (!read_syscall_site((pid_t)os_tid, kept ? &sl->syscall_fd : NULL, now))
+	if (!read_syscall_site((pid_t)os_tid, kept ? &sl->syscall_fd : NULL, now, NULL))
 		return PARKED_MOVED;
 	if (!sl || !sl->proof.valid || sl->proof.code_generation != codemap_generation() ||
 	    atomic_load(&sl->sent) != atomic_load(&sl->answered))
@@ -652,6 +748,126 @@ enum parked sigsampler_parked_as_captured(uint32_t os_tid, ThreadID thread, stru
 	    memcmp(words, p->words.value, p->words.n * sizeof *words) != 0)
 		return PARKED_MOVED;
 	return PARKED_SAME;
+}
+
+bool sigsampler_read_waiting(uint32_t os_tid, ThreadID thread, uint32_t check_every)
+{
+	struct slot *sl = slot_for((pid_t)os_tid, thread);
+	if (!sl || atomic_load(&sl->sent) != atomic_load(&sl->answered))
+		return false; /* a signal in flight owns the ring */
+	uint32_t h = atomic_load_explicit(&sl->head, memory_order_relaxed);
+	if (h - atomic_load_explicit(&sl->tail, memory_order_acquire) >= SIG_RING)
+		return false;
+	bool kept = sl - g.slots < SYSCALL_FDS_KEPT;
+	struct syscall_site before, after;
+	struct syscall_call call;
+	if (!read_syscall_site(sl->tid, kept ? &sl->syscall_fd : NULL, &before, &call) ||
+	    !(x64_linux_syscall_waits(call.nr) || (call.nr == X64_LINUX_FUTEX && x64_futex_op_waits(call.arg1))))
+		return false; /* running, or in a call that may not wait */
+	uint64_t hi = atomic_load(&sl->hi);
+	if (!hi && (hi = codemap_stack_top(before.sp)) != 0)
+		atomic_store(&sl->hi, hi);
+	bool ok;
+	uint64_t cpu = cpu_ns(sl->clock, &ok);
+	if (!ok || !hi || hi <= before.sp)
+		return false;
+	struct capture *c = &sl->ring[h % SIG_RING];
+	/* (field by field: the capture holds a stack's worth of bytes) */
+	c->ip = before.pc;
+	c->sp = before.sp;
+	c->fp = 0;
+	c->arg0 = before.arg0;
+	c->arg1 = call.arg1;
+	c->rax = 0;
+	c->in_place = true;
+	c->kernel = false;
+	c->len = codemap_copy_pages(before.sp, c->stack, (uint32_t)(hi - before.sp < STACK_COPY ? hi - before.sp
+											: STACK_COPY));
+	activity_of((uint32_t)sl->tid, &c->act);
+	/* the copy is the thread's stack at one instant when the thread did not
+	 * run while it was taken: its CPU clock and its place say so */
+	c->cpu_end = cpu_ns(sl->clock, &ok);
+	uint32_t n;
+	if (!ok || c->cpu_end != cpu || !read_syscall_site(sl->tid, kept ? &sl->syscall_fd : NULL, &after, NULL) ||
+	    !syscall_site_same(&before, &after) || !walks_without_fp(c, &n)) {
+		g.stats.waiting_unread++;
+		return false;
+	}
+	uint64_t now = agent_mono_ns();
+	if (waiting_check.pending && now - waiting_check.since_ns > WAITING_CHECK_NS)
+		waiting_check.pending = false;
+	if (check_every && ++waiting_check.reads >= check_every && !waiting_check.pending) {
+		waiting_check.reads = 0;
+		waiting_check.pending = true;
+		waiting_check.thread = thread;
+		waiting_check.site = before;
+		waiting_check.since_ns = now;
+		waiting_check.n = n;
+		memcpy(waiting_check.frames, in_place_frames, n * sizeof *in_place_frames);
+		return false; /* signalled instead, and compared */
+	}
+	atomic_store_explicit(&sl->head, h + 1, memory_order_release);
+	g.stats.waiting_read++;
+	return true;
+}
+
+void sigsampler_kernel_keep(bool on)
+{
+	if (on || !g.ks_open)
+		return;
+	for (uint32_t i = 0; i < g.nslots; i++) {
+		kernel_stop(&g.slots[i]);
+		g.slots[i].ks_tried = false;
+	}
+	g.ks_open = false;
+}
+
+enum kernel_capture sigsampler_kernel_capture(uint32_t os_tid, ThreadID thread, uint32_t rate_hz, uint64_t since_ns)
+{
+	struct slot *sl = slot_for((pid_t)os_tid, thread);
+	if (!sl)
+		return KERNEL_OFF;
+	uint64_t period = 1000000000ull / (rate_hz ? rate_hz : 1);
+	if (!sl->ks_tried) {
+		sl->ks_tried = true;
+		g.ks_open = true;
+		char why[160];
+		if (g.ks_count >= KERNEL_THREADS_MAX)
+			return KERNEL_OFF;
+		if (ks_open(&sl->ks, sl->tid, period, why, sizeof why))
+			g.ks_count++;
+		else if (!g.ks_said) {
+			g.ks_said = true;
+			agent_message(CS_LEVEL_WARNING,
+				      "the kernel does not sample this process's threads (%s; kernel.perf_event_paranoid "
+				      "must be 2 or less): they are signalled instead",
+				      why);
+		}
+		return KERNEL_OFF; /* its samples start now */
+	}
+	if (!sl->ks.fd || !ks_set_period(&sl->ks, period))
+		return KERNEL_OFF;
+	uint32_t h = atomic_load_explicit(&sl->head, memory_order_relaxed);
+	if (atomic_load(&sl->sent) != atomic_load(&sl->answered) ||
+	    h - atomic_load_explicit(&sl->tail, memory_order_acquire) >= SIG_RING)
+		return KERNEL_NONE; /* (a signal in flight owns the ring) */
+	struct capture *c = &sl->ring[h % SIG_RING];
+	struct ks_sample k;
+	uint32_t n = ks_drain(&sl->ks, &k, c->stack, STACK_COPY, &g.stats.kernel_lost);
+	if (!n || !k.user || k.time_ns < since_ns)
+		return KERNEL_NONE; /* none since the last tick: it used less than a period of CPU in its own code */
+	c->ip = k.ip;
+	c->sp = k.sp;
+	c->fp = k.bp;
+	c->arg0 = c->arg1 = c->rax = 0;
+	c->in_place = false;
+	c->kernel = true;
+	c->len = k.len;
+	c->cpu_end = 0; /* (taken as it ran: no claim on later ticks) */
+	activity_of((uint32_t)sl->tid, &c->act);
+	atomic_store_explicit(&sl->head, h + 1, memory_order_release);
+	g.stats.kernel_samples++;
+	return KERNEL_CAPTURED;
 }
 
 bool sigsampler_pending(uint32_t os_tid, ThreadID thread)

@@ -34,6 +34,7 @@ struct sig_walk {
 	bool blocked;     /* a capture: the signal found it waiting in that call (off the CPU) */
 	bool woke;        /* a capture: at the return of a call that waits (the signal came as
 			     it waited or, woken, waited for a CPU: most likely off the CPU) */
+	bool kernel;      /* a capture the kernel took as the thread ran its own code: on the CPU */
 	struct activity act; /* what the runtime was doing on the thread then */
 };
 
@@ -50,6 +51,13 @@ struct sig_stats {
 	uint64_t found_waiting; /* captures that found their thread in a waiting system call or just
 				   back from one: the signal woke it (the kernel's time, charged to it) */
 	uint64_t unwind_ns;     /* time spent collecting and unwinding captures */
+	uint64_t waiting_read;  /* captures read where the thread waited, without a signal */
+	uint64_t waiting_unread; /* ... tried, and not taken (it moved, or its walk needs rbp) */
+	uint64_t waiting_checks, waiting_mismatches; /* reads in place compared with a capture (validate dial) */
+	uint64_t kernel_samples;   /* captures the kernel took (kernel sampler) */
+	uint64_t kernel_lost;      /* ... it could not write (a full ring) */
+	uint64_t kernel_truncated; /* ... deeper than its copy: walked exactly (eight in a row: the thread
+				      signalled from then on) */
 };
 
 /* Installs the handler on a free real-time signal (once per process). */
@@ -75,6 +83,26 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 			    uint32_t max_walks, uint32_t depth_max, ThreadID *retry, uint32_t *nretry,
 			    uint32_t max_retry) AGENT_HIDDEN;
 bool sigsampler_signal(uint32_t os_tid, ThreadID thread) AGENT_HIDDEN;
+/* Instead of a signal, for a thread in a system call that waits: its
+ * stack copied by the sampler thread, where /proc says it sits, while its
+ * CPU clock and that place show it did not move; a capture like a
+ * handler's (collected on the next tick), kept only when its walk needs
+ * no rbp.  False when the thread is not waiting or the read is not kept:
+ * signal it.  Every check_every-th read (0: none) is not kept but
+ * compared with that signal's capture. */
+bool sigsampler_read_waiting(uint32_t os_tid, ThreadID thread, uint32_t check_every) AGENT_HIDDEN;
+/* For a thread that ran since the last tick (since_ns, CLOCK_MONOTONIC):
+ * the latest sample the kernel took of it in its own code since then, as
+ * a capture (collected on the next tick, as a handler's): KERNEL_CAPTURED;
+ * KERNEL_NONE when there is none (it used less than a period of CPU
+ * there); KERNEL_OFF when the kernel does not sample it (its sampling
+ * starts with this call, or the kernel refused, said once in a MESSAGE). */
+enum kernel_capture { KERNEL_OFF, KERNEL_NONE, KERNEL_CAPTURED };
+/* Called every tick of the mixed samplers: off closes every thread's
+ * kernel sampling (the sampler changed). */
+void sigsampler_kernel_keep(bool on) AGENT_HIDDEN;
+enum kernel_capture sigsampler_kernel_capture(uint32_t os_tid, ThreadID thread, uint32_t rate_hz,
+					      uint64_t since_ns) AGENT_HIDDEN;
 /* Whether a thread sits where its latest capture found it in a system
  * call: now, as /proc says (*now: the call it is in, pc 0: none), at that
  * capture's site, with every stack word the capture's walk read unchanged.

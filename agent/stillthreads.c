@@ -38,6 +38,7 @@ static struct {
 	struct still_thread *cur, *next;
 	uint32_t n;
 	uint64_t surveyed_ns; /* when the last survey read the clocks */
+	uint64_t little_cpu_ns; /* PROOF_CPU_SHARE of the time between the last two surveys */
 	struct still_stats stats;
 } st = {.cur = st.a, .next = st.b};
 
@@ -144,6 +145,7 @@ int still_survey(uint32_t check_every)
 	uint64_t changes = still_list_changes(), now = agent_mono_ns();
 	uint64_t proof_cpu_ns = st.surveyed_ns && now > st.surveyed_ns ? (now - st.surveyed_ns) / PROOF_CPU_SHARE : 0;
 	st.surveyed_ns = now;
+	st.little_cpu_ns = proof_cpu_ns;
 	bool same_threads = st.n && (activity_in_gc_suspension() || !still_list_due(&survey_listing, now));
 	uint32_t n = 0;
 	if (same_threads) {
@@ -207,6 +209,11 @@ int still_survey(uint32_t check_every)
 	st.next = old;
 	st.n = n;
 	return moved;
+}
+
+bool still_little_cpu(const struct still_thread *t)
+{
+	return t->cpu_before && t->cpu_now >= t->cpu_before && t->cpu_now - t->cpu_before <= st.little_cpu_ns;
 }
 
 struct still_stats still_stats(void)

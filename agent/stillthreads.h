@@ -69,6 +69,11 @@ struct still_stats {
 	uint64_t parked_kept, parked_moved, parked_unproven;
 };
 struct still_stats still_stats(void) AGENT_HIDDEN;
+/* Whether t used so little CPU since the survey before (at most
+ * PROOF_CPU_SHARE of the time between them) that the survey's moment
+ * finds it as a moment drawn at random would, but for that share: then
+ * where it waits now may stand for its sample. */
+bool still_little_cpu(const struct still_thread *t) AGENT_HIDDEN;
 /* The surveyed threads, sorted by ThreadID. */
 struct still_thread *still_threads(uint32_t *n) AGENT_HIDDEN;
 /* The surveyed thread, or NULL for one that started after the survey. */

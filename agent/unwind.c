@@ -38,6 +38,7 @@ struct frame {
 	uint64_t ip, sp, fp;
 	bool fp_live;      /* fp is still the starting register's value, read from no stack slot */
 	bool used_live_fp; /* ... and the walk has used it */
+	bool fp_unknown;   /* ... which was never read */
 };
 
 /* The frame pointer, for an address: noted when it is the starting
@@ -147,8 +148,21 @@ static bool step_native(const struct stack_copy *s, const struct code_at *at, bo
 		return true;
 	}
 	if (at->native_known) {
-		uint64_t cfa = (at->rule.cfa_reg == EH_REG_RSP ? f->sp : use_fp(f, f->fp, f->fp_live)) +
-			       (uint64_t)(int64_t)at->rule.cfa_off;
+		uint64_t cfa;
+		int32_t from_sp;
+		if (at->rule.cfa_reg == EH_REG_RBP && f->fp_live && !interrupted && !at->rule.cfa_deref &&
+		    codemap_call_cfa(f->ip - 1, &at->rule, &from_sp)) {
+			/* the frame placed by its code, from rsp: the walk does not
+			 * depend on the live rbp here (which it has, to check) */
+			cfa = f->sp + (uint64_t)(int64_t)from_sp;
+			if (!f->fp_unknown && f->fp + (uint64_t)(int64_t)at->rule.cfa_off != cfa) {
+				codemap_call_cfa_refuted(f->ip - 1);
+				cfa = use_fp(f, f->fp, true) + (uint64_t)(int64_t)at->rule.cfa_off;
+			}
+		} else {
+			cfa = (at->rule.cfa_reg == EH_REG_RSP ? f->sp : use_fp(f, f->fp, f->fp_live)) +
+			      (uint64_t)(int64_t)at->rule.cfa_off;
+		}
 		if (at->rule.cfa_deref) {
 			if (!read_word(s, cfa, &cfa))
 				return false;
@@ -199,7 +213,7 @@ void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const stru
 	out->first_managed_sp = 0;
 	out->root = false;
 	out->live_fp = false;
-	struct frame f = {r->ip, r->sp, r->fp, true, false};
+	struct frame f = {r->ip, r->sp, r->fp, true, false, r->fp_unknown};
 	bool interrupted = leaf_interrupted, caller_managed = false;
 	for (;;) {
 		/* a return address points after its call: name the call */

@@ -15,6 +15,8 @@
 
 struct unwind_regs {
 	uint64_t ip, sp, fp;
+	bool fp_unknown; /* fp was not read (a thread read where it waits, not interrupted):
+			    a walk that needs it sets live_fp, and its frames are not to be trusted */
 };
 
 /* The stack words a walk read, when asked for: a walk depends on the

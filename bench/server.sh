@@ -73,7 +73,7 @@ if (($(nproc) >= 2)) && command -v taskset >/dev/null; then
 	server_cpu=(taskset -c 0) load_cpu=(taskset -c 1) load_threads=1
 fi
 
-configs=(none clrscope-100hz clrscope-1khz clrscope-1khz-novalidate)
+configs=(none clrscope-100hz clrscope-1khz clrscope-1khz-novalidate clrscope-100hz-kernel clrscope-1khz-kernel)
 if bench_dotnet_trace; then
 	configs+=(dotnet-trace)
 else
@@ -91,6 +91,11 @@ run() {
 	clrscope-1khz) bench_start "$out" "${server_cpu[@]}" "$clrscope" record -o "$work/s-$n" --rate 1000 -- dotnet "$app" "$port" "$life" ;;
 	clrscope-1khz-novalidate)
 		bench_start "$out" "${server_cpu[@]}" "$clrscope" record -o "$work/s-$n" --rate 1000 --validate 0 -- dotnet "$app" "$port" "$life"
+		;;
+	clrscope-100hz-kernel | clrscope-1khz-kernel)
+		local rate=100
+		[[ $config == clrscope-1khz-kernel ]] && rate=1000
+		bench_start "$out" "${server_cpu[@]}" "$clrscope" record -o "$work/s-$n" --rate $rate --sampler kernel -- dotnet "$app" "$port" "$life"
 		;;
 	dotnet-trace)
 		bench_start "$out" "${server_cpu[@]}" "$trace" collect --show-child-io --format Speedscope -o "$work/t-$n.nettrace" -- dotnet "$app" "$port" "$life"
@@ -234,7 +239,8 @@ for line in open(sys.argv[1]):
                          (own_procs, procs)):
         if not math.isnan(float(value)):
             table.setdefault(name, []).append(float(value))
-order = [c for c in ["none", "clrscope-100hz", "clrscope-1khz", "clrscope-1khz-novalidate", "dotnet-trace"]
+order = [c for c in ["none", "clrscope-100hz", "clrscope-1khz", "clrscope-1khz-novalidate", "clrscope-100hz-kernel",
+                    "clrscope-1khz-kernel", "dotnet-trace"]
          if c in rows or c in fixed]
 med = statistics.median
 def spread(values, fmt):
@@ -291,10 +297,16 @@ if "dotnet-trace" in rows:
     print("goals, fixed load: clrscope 1 kHz adds at most half of dotnet-trace's CPU (%+.1f -> %+.1f points): %+.1f; "
           "clrscope 100 Hz at most 3 points: %+.1f" % (added("dotnet-trace"), added("dotnet-trace") / 2,
                                                      added("clrscope-1khz"), added("clrscope-100hz")))
+    if "clrscope-1khz-kernel" in fixed:
+        print("goals, fixed load, the kernel sampler: 1 kHz %+.1f, 100 Hz %+.1f" % (
+            added("clrscope-1khz-kernel"), added("clrscope-100hz-kernel")))
 if "dotnet-trace" in own and "clrscope-1khz" in own:
     print("the profilers' own threads and processes: clrscope 1 kHz %.1f%% of a CPU against dotnet-trace's %.1f%% "
           "(half: %.1f%%); clrscope 100 Hz %.1f%%" % (med(own["clrscope-1khz"]), med(own["dotnet-trace"]),
                                                  med(own["dotnet-trace"]) / 2, med(own["clrscope-100hz"])))
+    if "clrscope-1khz-kernel" in own:
+        print("... the kernel sampler: 1 kHz %.1f%%, 100 Hz %.1f%%" % (med(own["clrscope-1khz-kernel"]),
+                                                                   med(own["clrscope-100hz-kernel"])))
 EOF
 
 # the agent's own figures: its threads' and its handler's CPU, and the
@@ -339,4 +351,8 @@ fi
 if [[ -x $build/bench/sigcost ]]; then
 	echo "and what a signal costs a thread it wakes from a wait (bench/sigcost):"
 	"${server_cpu[@]}" "$build/bench/sigcost" 1000 2
+fi
+if [[ -x $build/bench/perfcost ]]; then
+	echo "and what sampling a running thread costs it, by a signal and by the kernel (bench/perfcost):"
+	"${server_cpu[@]}" "$build/bench/perfcost" 1000 2 || true
 fi

@@ -28,6 +28,7 @@ static const char *const sampler_names[] = {
 	[CS_SAMPLER_SUSPEND] = "suspend",
 	[CS_SAMPLER_SIGNAL] = "signal",
 	[CS_SAMPLER_MIXED] = "mixed",
+	[CS_SAMPLER_KERNEL] = "kernel",
 };
 
 const char *cs_sampler_name(uint8_t sampler)
@@ -221,7 +222,7 @@ int cs_dials_assign(struct cs_dials *d, const char *assignment, char *err, size_
 	if (!strcmp(key, "sampler")) {
 		int sampler = cs_sampler_parse(value);
 		if (sampler < 0) {
-			snprintf(err, errlen, "sampler is mixed, suspend or signal, not '%s'", value);
+			snprintf(err, errlen, "sampler is mixed, kernel, suspend or signal, not '%s'", value);
 			return -1;
 		}
 		d->sampler = (uint8_t)sampler;

@@ -2,7 +2,7 @@
  * command line (clrscope dial), the TUI's prompt and the dials file:
  *
  *   sampling=on|off   rate=HZ   events=+gc,-jit,...   flush_ms=N
- *   sampler=mixed|suspend|signal   instrument=on|off   allocations=on|off
+ *   sampler=mixed|kernel|suspend|signal   instrument=on|off   allocations=on|off
  *   snapshot=heap   validate=N   detach
  *
  * instrument and allocations pause or resume recording of what the program
@@ -58,8 +58,8 @@ const char *cs_event_name(uint32_t kind);
 void cs_events_format(uint32_t kinds, char *out, size_t n);
 
 /* How the agent takes a tick (see agent/sampler.h). */
-enum cs_sampler { CS_SAMPLER_SUSPEND = 0, CS_SAMPLER_SIGNAL = 1, CS_SAMPLER_MIXED = 2 };
-/* "suspend", "signal", "mixed"; -1 from the parser for anything else. */
+enum cs_sampler { CS_SAMPLER_SUSPEND = 0, CS_SAMPLER_SIGNAL = 1, CS_SAMPLER_MIXED = 2, CS_SAMPLER_KERNEL = 3 };
+/* "suspend", "signal", "mixed", "kernel"; -1 from the parser for anything else. */
 const char *cs_sampler_name(uint8_t sampler);
 int cs_sampler_parse(const char *name);
 

@@ -319,6 +319,9 @@ void cs_status_encode(struct cs_out *o, const struct cs_status *s)
 	cs_put_varint(o, s->signal_ns);
 	cs_put_varint(o, s->record_ns);
 	cs_put_varint(o, s->signals_waiting);
+	cs_put_varint(o, s->waiting_read);
+	cs_put_varint(o, s->kernel_samples);
+	cs_put_varint(o, s->kernel_lost);
 }
 
 /* A field older writers ended the record before: 0 when absent. */
@@ -354,6 +357,9 @@ bool cs_status_decode(const uint8_t *p, size_t n, struct cs_status *s)
 	s->signal_ns = optional_varint(&in);
 	s->record_ns = optional_varint(&in);
 	s->signals_waiting = optional_varint(&in);
+	s->waiting_read = optional_varint(&in);
+	s->kernel_samples = optional_varint(&in);
+	s->kernel_lost = optional_varint(&in);
 	return !in.bad;
 }
 

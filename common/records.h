@@ -241,8 +241,9 @@ bool cs_next_hold(struct cs_list *l, struct cs_hold *h);
  *         truncated_stacks, failed_walks, deferred_walks, stack_checks,
  *         stack_mismatches, signals, parked_kept, sampler_cpu_ns,
  *         writer_cpu_ns, handler_cpu_ns, unwind_ns, survey_ns, signal_ns,
- *         record_ns, signals_waiting (from deferred_walks on, each absent in
- *         logs of older agents: 0) */
+ *         record_ns, signals_waiting, waiting_read, kernel_samples,
+ *         kernel_lost (from deferred_walks on, each absent in logs of older
+ *         agents: 0) */
 struct cs_status {
 	uint64_t time_us;
 	uint64_t dropped_records, dropped_bytes, write_errors;
@@ -265,6 +266,13 @@ struct cs_status {
 	 * just back from one): the signal woke it, which costs the thread the
 	 * kernel's time for two switches and the delivery (not counted above) */
 	uint64_t signals_waiting;
+	/* threads that ran and were found waiting in a system call, whose
+	 * stacks the sampler thread read where they waited instead (no signal,
+	 * nothing woken) */
+	uint64_t waiting_read;
+	/* the kernel sampler: samples the kernel took of running threads (no
+	 * signal), and those it could not write (the thread's ring was full) */
+	uint64_t kernel_samples, kernel_lost;
 };
 void cs_status_encode(struct cs_out *o, const struct cs_status *s);
 bool cs_status_decode(const uint8_t *p, size_t n, struct cs_status *s);

@@ -21,7 +21,7 @@
 #define CS_ENV_RATE "CLRSCOPE_RATE"               /* initial sampling rate, Hz */
 #define CS_ENV_EVENTS "CLRSCOPE_EVENTS"           /* initial event kinds (dials syntax) */
 #define CS_ENV_SAMPLING "CLRSCOPE_SAMPLING"       /* initial sampling=on|off */
-#define CS_ENV_SAMPLER "CLRSCOPE_SAMPLER"         /* initial sampler=mixed|suspend|signal */
+#define CS_ENV_SAMPLER "CLRSCOPE_SAMPLER"         /* initial sampler=mixed|kernel|suspend|signal */
 #define CS_ENV_VALIDATE "CLRSCOPE_VALIDATE"       /* initial validate=N */
 #define CS_ENV_AGENT_LOG "CLRSCOPE_AGENT_LOG"     /* optional debug log file of the agent */
 #define CS_ENV_INSTRUMENT "CLRSCOPE_INSTRUMENT"   /* functions to hook, one pattern per line */

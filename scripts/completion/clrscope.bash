@@ -201,7 +201,7 @@ _clrscope_value() {
 		fi
 		;;
 	--events) mapfile -t c < <(_clrscope_list "$value" $_clrscope_event_kinds) ;;
-	--sampler) mapfile -t c < <(compgen -W "mixed suspend signal" -- "$value") ;;
+	--sampler) mapfile -t c < <(compgen -W "mixed kernel suspend signal" -- "$value") ;;
 	--format) mapfile -t c < <(_clrscope_formats "$bin") ;;
 	--pid) mapfile -t c < <(_clrscope_pids "$bin") ;;
 	*) return 0 ;; # a number, or nothing to offer

@@ -99,10 +99,10 @@ offers_only "$bin open $WORK/sessions/o" "clrscope open <TAB> offers directories
 offers_only "$bin report --top 5 $WORK/sessions/t" "clrscope report --top 5 <TAB> skips the option's value" "$WORK/sessions/two"
 offers_only "$bin record -o $WORK/sessions/o" "clrscope record -o <TAB> offers directories" "$WORK/sessions/one"
 
-dials=(sampling=on sampling=off sampler=mixed sampler=suspend sampler=signal rate= events= flush_ms= instrument=on instrument=off
+dials=(sampling=on sampling=off sampler=mixed sampler=kernel sampler=suspend sampler=signal rate= events= flush_ms= instrument=on instrument=off
 	allocations=on allocations=off snapshot=heap validate= detach)
 offers_only "$bin dial $WORK/sessions/one " "clrscope dial DIR <TAB> offers the dial keys" "${dials[@]}"
-offers_only "$bin dial $WORK/sessions/one rate=1000 sa" "clrscope dial DIR rate=1000 sa<TAB> offers sampling=on|off and sampler=..." sampling=on sampling=off sampler=mixed sampler=suspend sampler=signal
+offers_only "$bin dial $WORK/sessions/one rate=1000 sa" "clrscope dial DIR rate=1000 sa<TAB> offers sampling=on|off and sampler=..." sampling=on sampling=off sampler=mixed sampler=kernel sampler=suspend sampler=signal
 # readline replaces only the text after '=': the candidates are what follows it
 offers_only "$bin dial $WORK/sessions/one events=-j" "clrscope dial DIR events=-j<TAB> offers -jit" -jit
 offers_only "$bin dial $WORK/sessions/o" "clrscope dial <TAB> offers directories" "$WORK/sessions/one"

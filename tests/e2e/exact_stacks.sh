@@ -63,7 +63,22 @@ print(good / max(total, 1), deep / max(total, 1), total)
 PY
 }
 
-for sampler in mixed signal suspend; do
+# the kernel sampler: where the kernel samples this user's threads
+# (kernel.perf_event_paranoid 2 or less), running threads' samples are
+# the kernel's; elsewhere they are signalled, and the report says why
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 3)
+kernel_samples() { # kernel_samples SESSION WHAT
+	clrscope report --format json "$1" >"$WORK/k.json"
+	local k
+	k=$(json "d['processes'][0]['agent']['kernel_samples']" "$WORK/k.json")
+	if ((paranoid <= 2)) || [[ $(id -u) == 0 ]]; then
+		check "k > 100" "$2: running threads sampled by the kernel" k="$k"
+	else
+		expect_contains "$(clrscope report "$1")" "the kernel does not sample" "$2: the kernel's refusal is reported"
+	fi
+}
+
+for sampler in mixed kernel signal suspend; do
 	# the suspending sampler's share of the time is capped, and its
 	# suspensions are slow while the program starts (a fresh CI machine gave
 	# it 65-97 samples of a 2 s run, 210-1,336 a minute later): 4 s for it
@@ -88,13 +103,14 @@ for sampler in mixed signal suspend; do
 			check "t > 300" "$shape/$sampler: the busy thread was sampled" t="$total"
 			check "x >= 0.85" "$shape/$sampler: most samples reach the busy leaf" x="$deep"
 		fi
-		if [[ $sampler == mixed ]]; then
+		[[ $sampler == kernel ]] && kernel_samples "$s" "$shape/$sampler"
+		if [[ $sampler == mixed || $sampler == kernel ]]; then
 			clrscope report --format json "$s" >"$WORK/r.json"
 			expect_whole_log "$WORK/r.json" "$shape/$sampler"
 			checks=$(json "d['processes'][0]['agent']['stack_checks']" "$WORK/r.json")
 			bad=$(json "d['processes'][0]['agent']['stack_mismatches']" "$WORK/r.json")
-			check "c >= 10" "$shape: the validation dial repeated fast walks exactly" c="$checks"
-			check "m < 0.01 * c" "$shape: fast walks equal the runtime's walks (under 1% differ)" m="$bad" c="$checks"
+			check "c >= 10" "$shape/$sampler: the validation dial repeated fast walks exactly" c="$checks"
+			check "m < 0.01 * c" "$shape/$sampler: fast walks equal the runtime's walks (under 1% differ)" m="$bad" c="$checks"
 		fi
 	done
 done
@@ -103,7 +119,7 @@ done
 # runtime gives a collected one's FunctionID and code to the next, and each
 # frame still has the name of the method that ran there (StepN calls
 # SpinEven when N is even, SpinOdd when it is odd)
-for sampler in mixed signal; do
+for sampler in mixed kernel signal; do
 	expect_status 0 "dynamics under --sampler $sampler" -- \
 		clrscope record -o "$WORK/dynamics-$sampler" --rate 1000 --sampler "$sampler" -- dotnet "$(app Shapes)" dynamics 3
 	clrscope report --format collapsed "$WORK/dynamics-$sampler" >"$WORK/folded"
@@ -128,7 +144,7 @@ done
 # time splits: CpuRatio's callers of one callee, 3:1, within 10% for the
 # samplers that signal running threads (20% for the suspending one)
 # (six seconds at 1 kHz: enough samples that 10% is three standard errors)
-for sampler in mixed signal suspend; do
+for sampler in mixed kernel signal suspend; do
 	expect_status 0 "CpuRatio under --sampler $sampler" -- \
 		clrscope record -o "$WORK/ratio-$sampler" --rate 1000 --sampler "$sampler" -- dotnet "$(app CpuRatio)" 6
 	clrscope report --format json "$WORK/ratio-$sampler" >"$WORK/r.json"
@@ -171,6 +187,12 @@ checks=$(json "d['processes'][0]['agent']['stack_checks']" "$WORK/r.json")
 bad=$(json "d['processes'][0]['agent']['stack_mismatches']" "$WORK/r.json")
 check "c >= 50" "web app: the validation dial repeated fast walks exactly" c="$checks"
 check "m < 0.01 * c" "web app: fast walks equal the runtime's walks (under 1% differ)" m="$bad" c="$checks"
+# the sockets thread waits in SystemNative_WaitForSocketEvents, a native
+# frame placed at its call by its code (no rbp); every capture with rbp
+# checks that placement, and a disagreement would be an agent warning
+clrscope report "$WORK/web" >"$WORK/web.txt"
+expect_not_contains "$(cat "$WORK/web.txt")" "disagreed with its frame pointer" \
+	"web app: native frames placed by their code agree with their frame pointers"
 # ASP.NET Core calls the endpoint through a delegate it compiles at run
 # time (an expression tree: dynamicClass.lambda_method1), as dotnet-trace shows
 clrscope report --format collapsed "$WORK/web" >"$WORK/web.folded"

@@ -69,6 +69,14 @@ expect_contains() { # expect_contains HAYSTACK NEEDLE DESCRIPTION
 	fi
 }
 
+expect_not_contains() { # expect_not_contains HAYSTACK NEEDLE DESCRIPTION
+	if [[ "$1" != *"$2"* ]]; then
+		pass "$3"
+	else
+		fail "$3: '$2' found in: $1"
+	fi
+}
+
 expect_eq() { # expect_eq ACTUAL EXPECTED DESCRIPTION
 	if [[ "$1" == "$2" ]]; then
 		pass "$3"

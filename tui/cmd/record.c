@@ -61,8 +61,10 @@ void cmd_record_usage(FILE *f)
 		   "  -p, --pid PID       attach to the running process PID (then detach at the end)\n"
 		   "      --sampler MODE  mixed (the default: every thread each tick; running ones\n"
 		   "                      signalled, others walked in a suspension only when they\n"
-		   "                      ran), suspend (the runtime suspended for every tick in\n"
-		   "                      which a thread ran) or signal (busy threads only; CPU time)\n"
+		   "                      ran), kernel (mixed, but running threads sampled by the\n"
+		   "                      kernel where it allows: no signal), suspend (the runtime\n"
+		   "                      suspended for every tick in which a thread ran) or signal\n"
+		   "                      (busy threads only; CPU time)\n"
 		   "      --validate N    repeat every Nth fast walk of a thread exactly and count\n"
 		   "                      the differences (0: never; default 1000)\n"
 		   "      --rotate SEC    also write a pprof profile of each SEC seconds beside the\n"
@@ -386,7 +388,7 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'S':
 			if (cs_sampler_parse(optarg) < 0)
-				return cmd_usage_error("record", "--sampler is mixed, suspend or signal, not '%s'", optarg);
+				return cmd_usage_error("record", "--sampler is mixed, kernel, suspend or signal, not '%s'", optarg);
 			sampler = optarg;
 			break;
 		case 'V': {

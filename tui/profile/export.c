@@ -139,6 +139,17 @@ static void describe_cost(FILE *f, const struct prof_process *p)
 			"  signals: %" PRIu64 " to threads that ran, %" PRIu64 " (%.0f%%) of them found their thread "
 			"waiting and woke it (what waking costs a thread is the kernel's, not counted above)\n",
 			st->signals, st->signals_waiting, 100.0 * (double)st->signals_waiting / (double)st->signals);
+	if (st->kernel_samples || st->kernel_lost)
+		fprintf(f,
+			"  kernel samples: %" PRIu64 " of running threads, taken by the kernel (no signal); %" PRIu64
+			" lost (a full ring)\n",
+			st->kernel_samples, st->kernel_lost);
+	/* ... which the threads found waiting as the sampler looked were spared */
+	if (st->waiting_read)
+		fprintf(f,
+			"  read in place: %" PRIu64 " samples of threads that ran and were waiting again as the sampler "
+			"looked, their stacks read where they waited (no signal)\n",
+			st->waiting_read);
 }
 
 static void describe_log(FILE *f, const struct prof_process *p)
@@ -719,13 +730,15 @@ static void write_json_process(FILE *f, struct prof_process *p, const struct exp
 		   ",\"suspend_us_median\":%.1f,\"suspend_us_max\":%.1f,\"suspend_ms_total\":%.1f"
 		   ",\"failed_walks\":%" PRIu64 ",\"truncated_stacks\":%" PRIu64 ",\"deferred_walks\":%" PRIu64
 		   ",\"stack_checks\":%" PRIu64 ",\"stack_mismatches\":%" PRIu64 ",\"signals\":%" PRIu64
-		   ",\"signals_waiting\":%" PRIu64 ",\"parked_kept\":%" PRIu64 ",\"samples\":%" PRIu64
+		   ",\"signals_waiting\":%" PRIu64 ",\"waiting_read\":%" PRIu64 ",\"kernel_samples\":%" PRIu64
+		   ",\"kernel_lost\":%" PRIu64 ",\"parked_kept\":%" PRIu64
+		   ",\"samples\":%" PRIu64
 		   ",\"sampler_cpu_ms\":%.1f,\"writer_cpu_ms\":%.1f,\"handler_cpu_ms\":%.1f"
 		   ",\"sampler_ms\":{\"unwind\":%.1f,\"survey\":%.1f,\"signal\":%.1f,\"record\":%.1f},\"cpu_share\":",
 		st->dropped_records, st->dropped_bytes, st->write_errors, prof_suspend_median_us(p),
 		(double)st->suspend_max_ns / 1000.0, (double)st->suspend_total_ns / 1e6, st->failed_walks,
 		st->truncated_stacks, st->deferred_walks, st->stack_checks, st->stack_mismatches, st->signals,
-		st->signals_waiting, st->parked_kept, st->samples, (double)st->sampler_cpu_ns / 1e6,
+		st->signals_waiting, st->waiting_read, st->kernel_samples, st->kernel_lost, st->parked_kept, st->samples, (double)st->sampler_cpu_ns / 1e6,
 		(double)st->writer_cpu_ns / 1e6,
 		(double)st->handler_cpu_ns / 1e6, (double)st->unwind_ns / 1e6, (double)st->survey_ns / 1e6,
 		(double)st->signal_ns / 1e6, (double)st->record_ns / 1e6);

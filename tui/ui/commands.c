@@ -116,7 +116,7 @@ static void run_sampling(struct app *a, int argc, char **argv)
 
 static void run_sampler(struct app *a, int argc, char **argv)
 {
-	send_dial(a, argc, argv, "sampler", "sampler mixed|suspend|signal");
+	send_dial(a, argc, argv, "sampler", "sampler mixed|kernel|suspend|signal");
 }
 
 static void run_validate(struct app *a, int argc, char **argv)
@@ -548,7 +548,7 @@ static void run_quit(struct app *a, int argc, char **argv)
 }
 
 static const char *const on_off[] = {"on", "off", NULL};
-static const char *const sampler_args[] = {"mixed", "suspend", "signal", NULL};
+static const char *const sampler_args[] = {"mixed", "kernel", "suspend", "signal", NULL};
 static const char *const event_args[] = {"+gc", "-gc", "+exceptions", "-exceptions", "+jit", "-jit",
 					 "+modules", "-modules", "+threads", "-threads", "all", "none", NULL};
 static const char *const export_args[] = {"collapsed", "json", "pprof", "speedscope", "text", NULL};
@@ -564,7 +564,7 @@ static const char *const range_args[] = {"all", "start", "end", NULL};
 const struct ui_command ui_commands[] = {
 	{"rate", "HZ|+|-", "", "samples per second (+ doubles, - halves)", run_rate, rate_args},
 	{"sampling", "on|off|toggle", "", "take stack samples or pause them", run_sampling, on_off},
-	{"sampler", "mixed|suspend|signal", "", "how ticks are taken (see clrscope(1))", run_sampler, sampler_args},
+	{"sampler", "mixed|kernel|suspend|signal", "", "how ticks are taken (see clrscope(1))", run_sampler, sampler_args},
 	{"validate", "N", "", "repeat every Nth fast walk of a thread exactly and count the differences", run_validate,
 	 validate_args},
 	{"events", "+KIND|-KIND...|toggle KIND", "", "record or stop gc, exceptions, jit, modules, threads, contention, waits, threadpool, allocsamples", run_events, event_args},
