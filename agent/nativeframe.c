@@ -371,8 +371,9 @@ static bool one_byte(struct dec *d, uint8_t op, struct x64_insn *o)
 	}
 }
 
-/* SSE and other 0F-map instructions that write a general register:
- * pmovmskb, movmskps, pextrw, cvt*2si (reg), movd/movq to r/m (rm) */
+/* An instruction of the 0F maps (0F, 0F 38, 0F 3A) after its 0F: most
+ * are SSE and write vector registers only; those that write a general
+ * register say which (cmov, setcc, movzx, bswap, pmovmskb, pextr*...). */
 static bool two_byte(struct dec *d, struct x64_insn *o)
 {
 	struct modrm m;

@@ -733,7 +733,6 @@ static void take_tick_mixed(void)
 {
 	uint64_t t0 = agent_mono_ns();
 	bool kernel = atomic_load(&s.mode) == SAMPLER_KERNEL;
-	sigsampler_kernel_keep(kernel);
 	uint32_t nretry = 0;
 	uint32_t nslots = sigsampler_collect(s.pool, s.addrs, FRAME_POOL, s.slots, MAX_THREADS, MAX_DEPTH, s.unmanaged,
 					     &nretry, MAX_THREADS);
@@ -830,7 +829,10 @@ static void take_tick_mixed(void)
 
 static void take_tick(void)
 {
-	switch (atomic_load(&s.mode)) {
+	int mode = atomic_load(&s.mode);
+	/* the kernel's sampling of the threads ends with the kernel sampler */
+	sigsampler_kernel_keep(mode == SAMPLER_KERNEL);
+	switch (mode) {
 	case SAMPLER_SIGNAL:
 		take_tick_signal();
 		break;

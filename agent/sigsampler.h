@@ -98,8 +98,8 @@ bool sigsampler_read_waiting(uint32_t os_tid, ThreadID thread, uint32_t check_ev
  * there); KERNEL_OFF when the kernel does not sample it (its sampling
  * starts with this call, or the kernel refused, said once in a MESSAGE). */
 enum kernel_capture { KERNEL_OFF, KERNEL_NONE, KERNEL_CAPTURED };
-/* Called every tick of the mixed samplers: off closes every thread's
- * kernel sampling (the sampler changed). */
+/* Called every tick: off (any sampler but the kernel sampler) closes
+ * every thread's kernel sampling, once the sampler has changed. */
 void sigsampler_kernel_keep(bool on) AGENT_HIDDEN;
 enum kernel_capture sigsampler_kernel_capture(uint32_t os_tid, ThreadID thread, uint32_t rate_hz,
 					      uint64_t since_ns) AGENT_HIDDEN;

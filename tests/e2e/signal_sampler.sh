@@ -71,4 +71,26 @@ clrscope report --format json "$WORK/live" >"$WORK/l.json"
 inner=$(json "sum(f['self'] for f in $p['functions'] if f['name'].endswith('Program.SpinInner'))" "$WORK/l.json")
 check "n > 200" "SpinInner's own time shows with the signal sampler" n="$inner"
 expect_status 2 "an unknown sampler" -- clrscope record --sampler magic -- true
+
+# the kernel sampler, switched off live: the threads' perf events close
+# (each is a descriptor of the program's, shown by /proc as perf_event)
+if (($(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 3) <= 2)) || [[ $(id -u) == 0 ]]; then
+	"$CLRSCOPE_BIN" record -o "$WORK/kernel" --sampler kernel --rate 500 -- dotnet "$(app Spin)" 5 >"$WORK/spin.out" 2>"$WORK/spin.err" &
+	rec=$!
+	CHILDREN+=($rec)
+	for _ in $(seq 100); do grep -q '^tick 10' "$WORK/spin.out" 2>/dev/null && break; sleep 0.1; done
+	pid=$(awk '/^pid / {print $2; exit}' "$WORK/spin.out")
+	perf_fds() { find "/proc/$pid/fd" -lname '*perf_event*' 2>/dev/null | wc -l; }
+	check "n >= 1" "kernel sampler: the running thread has its perf event" n="$(perf_fds)"
+	expect_status 0 "dial sampler=mixed" -- clrscope dial "$WORK/kernel" sampler=mixed
+	sleep 0.2
+	check "n == 0" "kernel sampler: switched off, every perf event is closed" n="$(perf_fds)"
+	rc=0
+	wait "$rec" || rc=$?
+	check "rc == 0" "kernel sampler: the program ran to its end" rc="$rc"
+	clrscope report --format json "$WORK/kernel" >"$WORK/k.json"
+	expect_whole_log "$WORK/k.json" "kernel sampler, switched"
+	check "k > 100" "kernel sampler: the kernel sampled before the switch" \
+		k="$(json "d['processes'][0]['agent']['kernel_samples']" "$WORK/k.json")"
+fi
 finish
