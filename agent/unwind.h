@@ -1,7 +1,10 @@
 /* Unwinding a thread's stack from a copy of it, as the runtime's own
  * unwinder would report its frames: managed frames by their bodies'
  * decoded prologs and epilogs (frame-pointer, frameless and OSR bodies
- * alike, at any instruction), native frames by their frame pointers.
+ * alike, at any instruction), native frames by their modules' unwind
+ * tables (at a call in a frame-pointer function, by its own code when the
+ * thread's rbp is not to be relied on: nativeframe.h), else by frame
+ * pointers.
  * Works on a copy taken in a signal handler or during a suspension, after
  * the thread has moved on; code is read without faulting.  Sampler thread
  * only (it names code through codemap). */
