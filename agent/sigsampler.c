@@ -112,6 +112,21 @@ static struct {
 
 static void drop_timer(struct slot *sl);
 
+/* A signal sent to the slot's thread has not been handled yet. */
+static bool in_flight(struct slot *sl)
+{
+	return atomic_load(&sl->sent) != atomic_load(&sl->answered);
+}
+
+/* Where the sampler thread may put a capture of its own in the slot's ring
+ * (*h: the index): no signal in flight (its handler owns the ring) and a
+ * free entry. */
+static bool ring_free(struct slot *sl, uint32_t *h)
+{
+	*h = atomic_load_explicit(&sl->head, memory_order_relaxed);
+	return !in_flight(sl) && *h - atomic_load_explicit(&sl->tail, memory_order_acquire) < SIG_RING;
+}
+
 /* Ends the kernel's sampling of the slot's thread. */
 static void kernel_stop(struct slot *sl)
 {
@@ -380,7 +395,7 @@ static void drop_timer(struct slot *sl)
  * capture is still to come); false when it could not be sent. */
 static bool send_to(struct slot *sl)
 {
-	if (atomic_load(&sl->sent) != atomic_load(&sl->answered))
+	if (in_flight(sl))
 		return true;
 	if (!handler_is_ours()) {
 		g.stats.handler_lost++;
@@ -508,7 +523,7 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 	struct unwind_regs r = {c->ip, c->sp, c->fp, c->in_place};
 	struct syscall_site site = syscall_at(c);
 	bool blocked = blocked_in(c, site), woke = woke_from_wait(c, site);
-	g.stats.found_waiting += !c->in_place && !c->kernel && (blocked || woke);
+	g.stats.found_waiting += !c->in_place && (blocked || woke); /* (a read in place is blocked by definition) */
 	proof->valid = false;
 	proof->words.n = 0;
 	proof->words.overflow = false;
@@ -738,7 +753,7 @@ enum parked sigsampler_parked_as_captured(uint32_t os_tid, ThreadID thread, stru
 	if (!read_syscall_site((pid_t)os_tid, kept ? &sl->syscall_fd : NULL, now, NULL))
 		return PARKED_MOVED;
 	if (!sl || !sl->proof.valid || sl->proof.code_generation != codemap_generation() ||
-	    atomic_load(&sl->sent) != atomic_load(&sl->answered))
+	    in_flight(sl))
 		return PARKED_UNPROVEN;
 	const struct parked_proof *p = &sl->proof;
 	if (!syscall_site_same(&p->site, now))
@@ -753,10 +768,8 @@ enum parked sigsampler_parked_as_captured(uint32_t os_tid, ThreadID thread, stru
 bool sigsampler_read_waiting(uint32_t os_tid, ThreadID thread, uint32_t check_every)
 {
 	struct slot *sl = slot_for((pid_t)os_tid, thread);
-	if (!sl || atomic_load(&sl->sent) != atomic_load(&sl->answered))
-		return false; /* a signal in flight owns the ring */
-	uint32_t h = atomic_load_explicit(&sl->head, memory_order_relaxed);
-	if (h - atomic_load_explicit(&sl->tail, memory_order_acquire) >= SIG_RING)
+	uint32_t h;
+	if (!sl || !ring_free(sl, &h))
 		return false;
 	bool kept = sl - g.slots < SYSCALL_FDS_KEPT;
 	struct syscall_site before, after;
@@ -847,10 +860,9 @@ enum kernel_capture sigsampler_kernel_capture(uint32_t os_tid, ThreadID thread, 
 	}
 	if (!sl->ks.fd || !ks_set_period(&sl->ks, period))
 		return KERNEL_OFF;
-	uint32_t h = atomic_load_explicit(&sl->head, memory_order_relaxed);
-	if (atomic_load(&sl->sent) != atomic_load(&sl->answered) ||
-	    h - atomic_load_explicit(&sl->tail, memory_order_acquire) >= SIG_RING)
-		return KERNEL_NONE; /* (a signal in flight owns the ring) */
+	uint32_t h;
+	if (!ring_free(sl, &h))
+		return KERNEL_NONE;
 	struct capture *c = &sl->ring[h % SIG_RING];
 	struct ks_sample k;
 	uint32_t n = ks_drain(&sl->ks, &k, c->stack, STACK_COPY, &g.stats.kernel_lost);
@@ -873,7 +885,7 @@ enum kernel_capture sigsampler_kernel_capture(uint32_t os_tid, ThreadID thread, 
 bool sigsampler_pending(uint32_t os_tid, ThreadID thread)
 {
 	struct slot *sl = slot_for((pid_t)os_tid, thread);
-	return sl && sl->alive && atomic_load(&sl->sent) != atomic_load(&sl->answered);
+	return sl && sl->alive && in_flight(sl);
 }
 
 #define OVERDUE_NS 2000000ull
@@ -881,7 +893,7 @@ bool sigsampler_pending(uint32_t os_tid, ThreadID thread)
 bool sigsampler_overdue(uint32_t os_tid, ThreadID thread)
 {
 	struct slot *sl = slot_for((pid_t)os_tid, thread);
-	return sl && sl->alive && atomic_load(&sl->sent) != atomic_load(&sl->answered) &&
+	return sl && sl->alive && in_flight(sl) &&
 	       agent_mono_ns() > sl->due_ns + OVERDUE_NS;
 }
 

@@ -95,12 +95,12 @@ static bool read_cpu(clockid_t clock, uint64_t *ns)
 }
 
 /* Whether a thread caught in a system call that ran since still has the
- * captured frames (see CAPTURE_SLACK_NS; proof_cpu_ns: the most CPU time
- * since the last survey for the proof to judge, PROOF_CPU_SHARE); every
+ * captured frames (see CAPTURE_SLACK_NS; only for a thread that used
+ * little CPU since the last survey, PROOF_CPU_SHARE); every
  * check_every-th proof is checked by a capture instead. */
-static bool parked_as_captured(struct still_thread *t, uint32_t check_every, uint64_t proof_cpu_ns)
+static bool parked_as_captured(struct still_thread *t, uint32_t check_every)
 {
-	if (t->cpu_before && t->cpu_now - t->cpu_before > proof_cpu_ns)
+	if (t->cpu_before && !still_little_cpu(t))
 		return false; /* busy enough for the survey's moment to matter: a signal decides */
 	struct syscall_site now;
 	switch (sigsampler_parked_as_captured(t->os_tid, t->thread, &now)) {
@@ -143,9 +143,8 @@ int still_survey(uint32_t check_every)
 	 * GC, which holds the runtime's list (asking would wait for the GC's
 	 * end, and the ticks meanwhile would be lost), in any case */
 	uint64_t changes = still_list_changes(), now = agent_mono_ns();
-	uint64_t proof_cpu_ns = st.surveyed_ns && now > st.surveyed_ns ? (now - st.surveyed_ns) / PROOF_CPU_SHARE : 0;
+	st.little_cpu_ns = st.surveyed_ns && now > st.surveyed_ns ? (now - st.surveyed_ns) / PROOF_CPU_SHARE : 0;
 	st.surveyed_ns = now;
-	st.little_cpu_ns = proof_cpu_ns;
 	bool same_threads = st.n && (activity_in_gc_suspension() || !still_list_due(&survey_listing, now));
 	uint32_t n = 0;
 	if (same_threads) {
@@ -196,7 +195,7 @@ int still_survey(uint32_t check_every)
 		bool known = read_cpu(t->clock, &t->cpu_now);
 		t->still = known && t->walked && t->cpu_now == t->cpu_walked;
 		if (known && t->walked && !t->still && t->wait.pc && t->cpu_now > t->cpu_walked) {
-			t->still = parked_as_captured(t, check_every, proof_cpu_ns);
+			t->still = parked_as_captured(t, check_every);
 			if (t->still)
 				t->cpu_walked = t->cpu_now; /* asked once for this much CPU */
 		}
