@@ -1,18 +1,19 @@
 #include "agent/codemap.h"
 
+#include "agent/memread.h"
 #include "agent/nativeframe.h"
 #include "agent/r2r.h"
 #include "common/records.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #define IP_SLOTS 65536 /* power of two */
@@ -85,11 +86,11 @@ static struct {
 	struct code_body *bodies;
 	bool dirty;
 	uint32_t generation;
-	pid_t pid;
 	struct module *modules;
 	uint32_t nmodules;
 	uint64_t modules_ns;
 	uint32_t modules_scan; /* scans of the modules so far */
+	uint64_t loads[2];     /* the loader's counts of loads and unloads at the last scan */
 	struct region *regions;
 	uint32_t nregions;
 	uint64_t maps_ns;
@@ -125,7 +126,7 @@ int codemap_init(void)
 		m.images = calloc(IMAGES, sizeof *m.images);
 	if (!m.regions)
 		m.regions = calloc(REGIONS, sizeof *m.regions);
-	m.pid = getpid();
+	memread_init();
 	return m.ips && m.bodies && m.modules && m.images && m.regions ? 0 : -1;
 }
 
@@ -148,43 +149,6 @@ void codemap_forget(void)
 uint32_t codemap_generation(void)
 {
 	return m.generation;
-}
-
-int codemap_read(uint64_t addr, void *buf, size_t n)
-{
-	struct iovec local = {buf, n}, remote = {(void *)(uintptr_t)addr, n};
-	return process_vm_readv(m.pid, &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -1;
-}
-
-int codemap_read_words(const uint64_t *addrs, uint64_t *words, uint32_t n)
-{
-	enum { MAX = 1024 }; /* IOV_MAX */
-	struct iovec local = {words, (size_t)n * 8}, remote[MAX];
-	if (n > MAX)
-		return -1;
-	for (uint32_t i = 0; i < n; i++)
-		remote[i] = (struct iovec){(void *)(uintptr_t)addrs[i], 8};
-	return process_vm_readv(m.pid, &local, 1, remote, n, 0) == (ssize_t)n * 8 ? 0 : -1;
-}
-
-uint32_t codemap_copy_pages(uint64_t addr, uint8_t *buf, uint32_t len)
-{
-	enum { PAGE = 4096, IOVS = CODEMAP_COPY_MAX / PAGE + 1 };
-	struct iovec local[IOVS], remote[IOVS];
-	if (len > CODEMAP_COPY_MAX)
-		len = CODEMAP_COPY_MAX;
-	int n = 0;
-	for (uint32_t at = 0; at < len && n < IOVS; n++) {
-		uint32_t chunk = PAGE - (uint32_t)((addr + at) & (PAGE - 1));
-		if (chunk > len - at)
-			chunk = len - at;
-		local[n] = (struct iovec){buf + at, chunk};
-		remote[n] = (struct iovec){(void *)(uintptr_t)(addr + at), chunk};
-		at += chunk;
-	}
-	/* syscall() is variadic: every argument a full long */
-	long got = syscall(SYS_process_vm_readv, (long)m.pid, local, (unsigned long)n, remote, (unsigned long)n, 0ul);
-	return got > 0 ? (uint32_t)got : 0;
 }
 
 static uint32_t hash(uint64_t v)
@@ -229,11 +193,11 @@ static int8_t facts_of(const uint8_t *before, bool has_before, const uint8_t *ar
 static int8_t read_facts(uint64_t addr)
 {
 	uint8_t code[SYSCALL_WINDOW + 2];
-	if (addr >= SYSCALL_WINDOW && codemap_read(addr - SYSCALL_WINDOW, code, sizeof code) == 0)
+	if (addr >= SYSCALL_WINDOW && memread(addr - SYSCALL_WINDOW, code, sizeof code) == 0)
 		return facts_of(code + SYSCALL_WINDOW - 8, true, code + SYSCALL_WINDOW - 2, true, code);
 	uint8_t before[8], around[4];
-	bool has_before = addr >= 8 && codemap_read(addr - 8, before, sizeof before) == 0;
-	bool has_around = addr >= 2 && codemap_read(addr - 2, around, sizeof around) == 0;
+	bool has_before = addr >= 8 && memread(addr - 8, before, sizeof before) == 0;
+	bool has_around = addr >= 2 && memread(addr - 2, around, sizeof around) == 0;
 	return facts_of(before, has_before, around, has_around, NULL);
 }
 
@@ -277,7 +241,7 @@ static int32_t body_at_start(uint64_t start, FunctionID fn, uint64_t known_end, 
 		b->dynamic_epoch = dynamic_epoch;
 		uint8_t code[PROLOG_BYTES];
 		size_t len = info[0].size < sizeof code ? info[0].size : sizeof code;
-		b->decoded = codemap_read(start, code, len) == 0 && x64_decode_prolog(code, len, &b->prolog);
+		b->decoded = memread(start, code, len) == 0 && x64_decode_prolog(code, len, &b->prolog);
 		if (!b->decoded && len >= 8)
 			agent_debug("a prolog the unwinder does not know at %#lx: %02x %02x %02x %02x %02x %02x %02x %02x",
 				    (unsigned long)start, code[0], code[1], code[2], code[3], code[4], code[5], code[6],
@@ -311,7 +275,7 @@ static int read_no_fault(uint64_t addr, void *buf, uint32_t n)
 	uint64_t first = addr & ~(uint64_t)(LINE_BYTES - 1);
 	uint32_t count = (uint32_t)(((addr + n - 1) & ~(uint64_t)(LINE_BYTES - 1)) - first) / LINE_BYTES + 1;
 	if (count > SPAN_MAX)
-		return codemap_read(addr, buf, n);
+		return memread(addr, buf, n);
 	struct line *at[SPAN_MAX];
 	bool all_there = true;
 	for (uint32_t i = 0; i < count; i++) {
@@ -328,9 +292,8 @@ static int read_no_fault(uint64_t addr, void *buf, uint32_t n)
 		return 0;
 	}
 	uint8_t span[SPAN_MAX * LINE_BYTES];
-	struct iovec local = {span, count * LINE_BYTES}, remote = {(void *)(uintptr_t)first, count * LINE_BYTES};
-	ssize_t got = process_vm_readv(m.pid, &local, 1, &remote, 1, 0); /* short at an unreadable page */
-	uint32_t whole = got > 0 ? (uint32_t)got / LINE_BYTES : 0;
+	size_t got = memread_prefix(first, span, count * LINE_BYTES);
+	uint32_t whole = (uint32_t)got / LINE_BYTES;
 	for (uint32_t i = 0; i < whole; i++) {
 		struct line *l = at[i]; /* (two lines of the span may share one: the later wins) */
 		l->base = first + i * LINE_BYTES;
@@ -338,7 +301,7 @@ static int read_no_fault(uint64_t addr, void *buf, uint32_t n)
 		memcpy(l->bytes, span + i * LINE_BYTES, LINE_BYTES);
 	}
 	m.dirty |= whole > 0;
-	if (got < (ssize_t)(off + n))
+	if (got < off + n)
 		return -1;
 	memcpy(buf, span + off, n);
 	return 0;
@@ -482,6 +445,18 @@ static int list_module(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+/* The loader's counts of objects loaded and unloaded so far (the first
+ * object's info carries them): while they stand, the modules do. */
+static int count_loads(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uint64_t *loads = arg;
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+		loads[0] = info->dlpi_adds;
+		loads[1] = info->dlpi_subs;
+	}
+	return 1; /* one is enough */
+}
+
 static const struct region *region_at(uint64_t addr);
 
 static const struct module *module_of(uint64_t ip)
@@ -496,6 +471,12 @@ static const struct module *module_of(uint64_t ip)
 		if (pass || (m.modules_ns && now - m.modules_ns < every))
 			return NULL;
 		m.modules_ns = now;
+		uint64_t loads[2] = {0, 0};
+		dl_iterate_phdr(count_loads, loads);
+		if (m.nmodules && loads[0] && loads[0] == m.loads[0] && loads[1] == m.loads[1])
+			continue; /* nothing loaded or unloaded since the last scan (0: the loader does not say) */
+		m.loads[0] = loads[0];
+		m.loads[1] = loads[1];
 		m.modules_scan++;
 		m.lines_stamp++; /* a module may have gone, and its tables with it */
 		m.nmodules = 0;
@@ -530,7 +511,7 @@ static bool in_epilog(uint64_t ip, const struct code_body *b)
 	uint64_t left = b->end - ip;
 	size_t len = left < sizeof code ? (size_t)left : sizeof code;
 	struct x64_epilog e;
-	return len && codemap_read(ip, code, len) == 0 && x64_decode_epilog(code, len, &e);
+	return len && memread(ip, code, len) == 0 && x64_decode_epilog(code, len, &e);
 }
 
 static void read_maps(void)
@@ -593,18 +574,78 @@ static bool reread_maps(bool now)
  * code heap).  The runtime's lookup of an address in memory it reserved
  * for code but never committed faults, and a word read off a stack may be
  * anything: only code addresses are asked about. */
+/* The kernel's own answer for one address (PROCMAP_QUERY, Linux 6.11 and
+ * later: struct and numbers from include/uapi/linux/fs.h): 1 in an
+ * executable mapping (the runtime's code heap grows a page at a time; the
+ * mapping is added to the list), 0 in none, -1 when the kernel cannot say.
+ * A reread of the maps takes a millisecond in a large program; the query
+ * a few microseconds. */
+struct procmap_query {
+	uint64_t size, query_flags, query_addr;
+	uint64_t vma_start, vma_end, vma_flags, vma_page_size, vma_offset, inode;
+	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
+	uint64_t vma_name_addr, build_id_addr;
+};
+#define PROCMAP_QUERY _IOWR('f', 17, struct procmap_query)
+#define PROCMAP_QUERY_VMA_READABLE 0x01
+#define PROCMAP_QUERY_VMA_EXECUTABLE 0x04
+
+static int query_region(uint64_t ip)
+{
+	static int fd = -2; /* -2: not opened yet, -1: no such query here */
+	if (fd == -2) {
+		fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+		fd = fd < 0 ? -1 : fd;
+	}
+	if (fd < 0)
+		return -1;
+	char name[256];
+	struct procmap_query q = {.size = sizeof q, .query_addr = ip, .vma_name_size = sizeof name,
+				  .vma_name_addr = (uint64_t)(uintptr_t)name};
+	if (ioctl(fd, PROCMAP_QUERY, &q) != 0) {
+		if (errno == ENOENT)
+			return 0;
+		if (errno == ENOTTY || errno == EINVAL) {
+			close(fd); /* an older kernel: the maps are read instead */
+			fd = -1;
+		}
+		return -1;
+	}
+	if (!(q.vma_flags & PROCMAP_QUERY_VMA_EXECUTABLE))
+		return 0;
+	if (m.nregions >= REGIONS)
+		return -1;
+	/* into the sorted list, in place of what it now covers (the mapping
+	 * grew over pages listed apart, or merged with its neighbours) */
+	uint32_t lo = 0;
+	while (lo < m.nregions && m.regions[lo].hi <= q.vma_start)
+		lo++;
+	uint32_t hi = lo;
+	while (hi < m.nregions && m.regions[hi].lo < q.vma_end)
+		hi++;
+	memmove(&m.regions[lo + 1], &m.regions[hi], (m.nregions - hi) * sizeof *m.regions);
+	m.nregions = m.nregions - (hi - lo) + 1;
+	m.regions[lo] = (struct region){q.vma_start, q.vma_end, (q.vma_flags & PROCMAP_QUERY_VMA_READABLE) != 0, true,
+					q.vma_name_size && strstr(name, ".so") != NULL};
+	m.dirty = true;
+	return 1;
+}
+
 static int executable(uint64_t ip, bool executed)
 {
 	const struct region *r = region_at(ip);
 	if (r && r->exec)
 		return 1;
+	int asked = query_region(ip);
+	if (asked >= 0)
+		return asked;
 	/* an instruction a thread was running is code: the maps are behind,
 	 * read them again now (new code regions are rare); so may be a return
 	 * address that memory holds (the runtime commits its code heap a page
 	 * at a time as it compiles: in a burst of compilations most callers'
 	 * code was newer than the maps), a little later */
 	uint8_t probe;
-	bool now = executed || (agent_mono_ns() - m.maps_ns >= MAPS_RECHECK_NS && codemap_read(ip, &probe, 1) == 0);
+	bool now = executed || (agent_mono_ns() - m.maps_ns >= MAPS_RECHECK_NS && memread(ip, &probe, 1) == 0);
 	if (!reread_maps(now))
 		return -1;
 	r = region_at(ip);
@@ -788,3 +829,4 @@ void codemap_call_cfa_refuted(uint64_t addr)
 			      named ? fn.name : "?", named ? (unsigned long long)(addr - fn.start) : 0ull);
 	}
 }
+

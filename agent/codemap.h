@@ -79,8 +79,6 @@ struct native_function {
 	uint8_t build_id_len;
 };
 bool codemap_native_function(uint64_t addr, struct native_function *out) AGENT_HIDDEN;
-/* Reads n bytes of this process at addr without faulting (0 or -1). */
-int codemap_read(uint64_t addr, void *buf, size_t n) AGENT_HIDDEN;
 /* What the code bytes around addr (code a thread ran or returns to) say,
  * read once per address while the map lasts: CODE_* bits, -1 when they
  * cannot be read. */
@@ -91,19 +89,8 @@ int codemap_read(uint64_t addr, void *buf, size_t n) AGENT_HIDDEN;
 				before it, is a sleep, poll, epoll or yield), whatever its arguments */
 #define CODE_FUTEX_SYSCALL 16 /* ... is futex (it waits or not by its operation) */
 int codemap_code_facts(uint64_t addr) AGENT_HIDDEN;
-/* Reads the n (at most 1024) 8-byte words at addrs into words, in one
- * system call, without faulting (0 or -1). */
-int codemap_read_words(const uint64_t *addrs, uint64_t *words, uint32_t n) AGENT_HIDDEN;
-
 /* The end of the readable mapping that holds sp (a thread's stack top, as
  * far as a copy of its stack needs to go); 0 when not known. */
 uint64_t codemap_stack_top(uint64_t sp) AGENT_HIDDEN;
-
-#define CODEMAP_COPY_MAX (64u << 10)
-/* Copies up to len (at most CODEMAP_COPY_MAX) bytes of this process from
- * addr, page by page in one system call, so that an unreadable page ends
- * the copy there; returns the bytes copied.  Async-signal-safe (the signal
- * handler copies stacks with it); needs codemap_init first. */
-uint32_t codemap_copy_pages(uint64_t addr, uint8_t *buf, uint32_t len) AGENT_HIDDEN;
 
 #endif

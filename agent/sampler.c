@@ -12,6 +12,7 @@
 #include "agent/activity.h"
 #include "agent/allocs.h"
 #include "agent/codemap.h"
+#include "agent/memread.h"
 #include "agent/events.h"
 #include "agent/heapsnap.h"
 #include "agent/instrument.h"
@@ -40,7 +41,7 @@
 #define HOLD_BYTES (32u << 10)
 #define HOLD_FLUSH_NS (100u * 1000000u) /* runs are written this often: what a killed program loses */
 #define MAX_CHECKS 4                /* exact-vs-fast comparisons per tick */
-#define CHECK_STACK CODEMAP_COPY_MAX /* stack bytes copied for one, as the signal handler does */
+#define CHECK_STACK MEMREAD_COPY_MAX /* stack bytes copied for one, as the signal handler does */
 
 /* A thread walked exactly whose walk is repeated the fast way: the
  * registers of its innermost managed frame (DoStackSnapshot's context)
@@ -181,7 +182,7 @@ static uint32_t walk_moved_threads(uint32_t nslots, uint32_t used, uint32_t *fai
 				c->slot = nslots;
 				c->first = cw.first;
 				c->regs = cw.regs;
-				c->len = codemap_copy_pages(cw.regs.sp, c->stack, CHECK_STACK);
+				c->len = memread_pages(cw.regs.sp, c->stack, CHECK_STACK);
 			}
 		} else {
 			hr = info->vtbl->DoStackSnapshot(info, tid, walk_frame, COR_PRF_SNAPSHOT_DEFAULT, &cw.w, NULL, 0);

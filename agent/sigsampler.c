@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "agent/codemap.h"
+#include "agent/memread.h"
 #include "agent/kernelsamples.h"
 #include "agent/stillthreads.h"
 #include "agent/unwind.h"
@@ -34,7 +35,7 @@
 
 #define SIG_THREADS 512
 #define SIG_RING 2 /* captures are collected every tick, one signal in flight at most */
-#define STACK_COPY CODEMAP_COPY_MAX /* deep enough for hundreds of frames */
+#define STACK_COPY MEMREAD_COPY_MAX /* deep enough for hundreds of frames */
 #define REFRESH_EVERY_NS 10000000ull  /* the thread list at most (when due): short-lived threads matter */
 #define CODE_FLUSH_NS 10000000000ull  /* code may be unloaded: forget what is where */
 #define SYSCALL_FDS_KEPT 32 /* slots whose /proc syscall file stays open (descriptors are the program's too) */
@@ -65,6 +66,21 @@ struct parked_proof {
 	struct word_log words;
 };
 
+struct syscall_call {
+	int64_t nr;
+	uint64_t arg1;
+};
+
+/* A read of /proc/self/task/TID/syscall (10-15 us on a VM: a third of a
+ * read in place), with the thread's CPU clock read just before it: while
+ * the clock reads the same, the thread has not run, and the site stands. */
+struct site_read {
+	struct syscall_site site;
+	struct syscall_call call;
+	uint64_t cpu_before;
+	bool valid;
+};
+
 struct slot {
 	pid_t tid;
 	ThreadID thread;
@@ -80,6 +96,7 @@ struct slot {
 	uint32_t extra;    /* ticks the signal in flight also stands for (sampler thread) */
 	uint32_t extra_at; /* the ring index its capture will take */
 	int syscall_fd;    /* its /proc/self/task/TID/syscall kept open: descriptor + 1, 0: none */
+	struct site_read last_site; /* what that file said last */
 	timer_t timer;     /* fires our signal at this thread at the instant drawn for its sample */
 	bool has_timer;
 	uint64_t due_ns;   /* that instant (or when the signal was sent) */
@@ -165,7 +182,7 @@ static void on_signal(int sig, siginfo_t *si, void *context)
 	c->rax = (uint64_t)uc->uc_mcontext.gregs[REG_RAX];
 	uint64_t hi = atomic_load_explicit(&sl->hi, memory_order_relaxed);
 	uint64_t want = hi > rsp && hi - rsp < STACK_COPY ? hi - rsp : STACK_COPY;
-	c->len = codemap_copy_pages(rsp, c->stack, (uint32_t)want);
+	c->len = memread_pages(rsp, c->stack, (uint32_t)want);
 	activity_of((uint32_t)sl->tid, &c->act);
 	c->cpu_end = agent_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	if (cpu_start && c->cpu_end > cpu_start) /* what the copy cost the program's thread */
@@ -190,7 +207,7 @@ int sigsampler_init(char *why, size_t whylen)
 	/* the handler copies the stack with process_vm_readv on our own pid: a
 	 * seccomp filter (some container runtimes) may forbid it */
 	uint64_t probe = 42, copy = 0;
-	if (codemap_read((uint64_t)(uintptr_t)&probe, &copy, sizeof copy) != 0 || copy != probe) {
+	if (memread((uint64_t)(uintptr_t)&probe, &copy, sizeof copy) != 0 || copy != probe) {
 		snprintf(why, whylen, "process_vm_readv on this process is not permitted (%s)", strerror(errno));
 		return -1;
 	}
@@ -286,6 +303,7 @@ static struct slot *slot_for(pid_t os, ThreadID thread)
 	atomic_store(&sl->sent, atomic_load(&sl->answered));
 	sl->extra = 0;
 	sl->proof.valid = false;
+	sl->last_site.valid = false;
 	if (sl->syscall_fd)
 		close(sl->syscall_fd - 1); /* a former thread's */
 	sl->syscall_fd = 0;
@@ -674,10 +692,6 @@ bool sigsampler_signal(uint32_t os_tid, ThreadID thread)
 
 /* The number of the system call a thread sits in, and its second
  * argument (a futex's operation). */
-struct syscall_call {
-	int64_t nr;
-	uint64_t arg1;
-};
 
 /* One number of /proc/self/task/TID/syscall: decimal (maybe negative) or
  * 0x-prefixed hex, then a space or the end; NULL when it is neither. */
@@ -743,26 +757,46 @@ static bool read_syscall_site(pid_t tid, int *fd, struct syscall_site *site, str
 	return true;
 }
 
-enum parked sigsampler_parked_as_captured(uint32_t os_tid, ThreadID thread, struct syscall_site *now)
+/* The system call the thread sits in: the last read while its CPU clock
+ * still reads cpu_before (read just before this), else read now; NULL
+ * when it is in none (it runs) or the file cannot be read. */
+static const struct site_read *site_now(struct slot *sl, pid_t tid, uint64_t cpu_before)
+{
+	static struct site_read unkept; /* (the sampler thread's) */
+	struct site_read *r = sl ? &sl->last_site : &unkept;
+	if (sl && r->valid && cpu_before && r->cpu_before == cpu_before)
+		return r;
+	bool kept = sl && sl - g.slots < SYSCALL_FDS_KEPT;
+	r->valid = read_syscall_site(tid, kept ? &sl->syscall_fd : NULL, &r->site, &r->call);
+	r->cpu_before = cpu_before;
+	return r->valid ? r : NULL;
+}
+
+enum parked sigsampler_parked_as_captured(uint32_t os_tid, ThreadID thread, uint64_t cpu_now,
+					  struct syscall_site *now)
 {
 	struct slot *sl = NULL;
 	for (uint32_t i = 0; i < g.nslots && !sl; i++)
 		if (g.slots[i].alive && g.slots[i].tid == (pid_t)os_tid && g.slots[i].thread == thread)
 			sl = &g.slots[i];
-	bool kept = sl && sl - g.slots < SYSCALL_FDS_KEPT;
-	if (!read_syscall_site((pid_t)os_tid, kept ? &sl->syscall_fd : NULL, now, NULL))
+	bool proof = sl && sl->proof.valid && sl->proof.code_generation == codemap_generation() && !in_flight(sl);
+	*now = (struct syscall_site){0};
+	if (proof) {
+		/* the words first: a thread that moved on changed some of them,
+		 * and needs no read of its system call */
+		const struct parked_proof *p = &sl->proof;
+		uint64_t words[UNWIND_WORDS_MAX];
+		if (memread_words(p->words.addr, words, p->words.n) != 0 ||
+		    memcmp(words, p->words.value, p->words.n * sizeof *words) != 0)
+			return PARKED_MOVED;
+	}
+	const struct site_read *r = site_now(sl, (pid_t)os_tid, cpu_now);
+	if (!r)
 		return PARKED_MOVED;
-	if (!sl || !sl->proof.valid || sl->proof.code_generation != codemap_generation() ||
-	    in_flight(sl))
+	*now = r->site;
+	if (!proof)
 		return PARKED_UNPROVEN;
-	const struct parked_proof *p = &sl->proof;
-	if (!syscall_site_same(&p->site, now))
-		return PARKED_MOVED;
-	uint64_t words[UNWIND_WORDS_MAX];
-	if (codemap_read_words(p->words.addr, words, p->words.n) != 0 ||
-	    memcmp(words, p->words.value, p->words.n * sizeof *words) != 0)
-		return PARKED_MOVED;
-	return PARKED_SAME;
+	return syscall_site_same(&sl->proof.site, now) ? PARKED_SAME : PARKED_MOVED;
 }
 
 bool sigsampler_read_waiting(uint32_t os_tid, ThreadID thread, uint32_t check_every)
@@ -771,38 +805,35 @@ bool sigsampler_read_waiting(uint32_t os_tid, ThreadID thread, uint32_t check_ev
 	uint32_t h;
 	if (!sl || !ring_free(sl, &h))
 		return false;
-	bool kept = sl - g.slots < SYSCALL_FDS_KEPT;
-	struct syscall_site before, after;
-	struct syscall_call call;
-	if (!read_syscall_site(sl->tid, kept ? &sl->syscall_fd : NULL, &before, &call) ||
-	    !(x64_linux_syscall_waits(call.nr) || (call.nr == X64_LINUX_FUTEX && x64_futex_op_waits(call.arg1))))
-		return false; /* running, or in a call that may not wait */
-	uint64_t hi = atomic_load(&sl->hi);
-	if (!hi && (hi = codemap_stack_top(before.sp)) != 0)
-		atomic_store(&sl->hi, hi);
 	bool ok;
 	uint64_t cpu = cpu_ns(sl->clock, &ok);
-	if (!ok || !hi || hi <= before.sp)
+	const struct site_read *r = ok ? site_now(sl, sl->tid, cpu) : NULL;
+	if (!r || !(x64_linux_syscall_waits(r->call.nr) ||
+		    (r->call.nr == X64_LINUX_FUTEX && x64_futex_op_waits(r->call.arg1))))
+		return false; /* running, or in a call that may not wait */
+	struct syscall_site at = r->site;
+	uint64_t hi = atomic_load(&sl->hi);
+	if (!hi && (hi = codemap_stack_top(at.sp)) != 0)
+		atomic_store(&sl->hi, hi);
+	if (!hi || hi <= at.sp)
 		return false;
 	struct capture *c = &sl->ring[h % SIG_RING];
 	/* (field by field: the capture holds a stack's worth of bytes) */
-	c->ip = before.pc;
-	c->sp = before.sp;
+	c->ip = at.pc;
+	c->sp = at.sp;
 	c->fp = 0;
-	c->arg0 = before.arg0;
-	c->arg1 = call.arg1;
+	c->arg0 = at.arg0;
+	c->arg1 = r->call.arg1;
 	c->rax = 0;
 	c->in_place = true;
 	c->kernel = false;
-	c->len = codemap_copy_pages(before.sp, c->stack, (uint32_t)(hi - before.sp < STACK_COPY ? hi - before.sp
-											: STACK_COPY));
+	c->len = memread_pages(at.sp, c->stack, (uint32_t)(hi - at.sp < STACK_COPY ? hi - at.sp : STACK_COPY));
 	activity_of((uint32_t)sl->tid, &c->act);
-	/* the copy is the thread's stack at one instant when the thread did not
-	 * run while it was taken: its CPU clock and its place say so */
+	/* the copy is the thread's stack at one instant: its CPU clock, read
+	 * before its site was, says it has not run since (so its site stands) */
 	c->cpu_end = cpu_ns(sl->clock, &ok);
 	uint32_t n;
-	if (!ok || c->cpu_end != cpu || !read_syscall_site(sl->tid, kept ? &sl->syscall_fd : NULL, &after, NULL) ||
-	    !syscall_site_same(&before, &after) || !walks_without_fp(c, &n)) {
+	if (!ok || c->cpu_end != cpu || !walks_without_fp(c, &n)) {
 		g.stats.waiting_unread++;
 		return false;
 	}
@@ -813,7 +844,7 @@ bool sigsampler_read_waiting(uint32_t os_tid, ThreadID thread, uint32_t check_ev
 		waiting_check.reads = 0;
 		waiting_check.pending = true;
 		waiting_check.thread = thread;
-		waiting_check.site = before;
+		waiting_check.site = at;
 		waiting_check.since_ns = now;
 		waiting_check.n = n;
 		memcpy(waiting_check.frames, in_place_frames, n * sizeof *in_place_frames);

@@ -85,7 +85,7 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 bool sigsampler_signal(uint32_t os_tid, ThreadID thread) AGENT_HIDDEN;
 /* Instead of a signal, for a thread in a system call that waits: its
  * stack copied by the sampler thread, where /proc says it sits, while its
- * CPU clock and that place show it did not move; a capture like a
+ * CPU clock (read before that place was) shows it did not run; a capture like a
  * handler's (collected on the next tick), kept only when its walk needs
  * no rbp.  False when the thread is not waiting or the read is not kept:
  * signal it.  Every check_every-th read (0: none) is not kept but
@@ -104,16 +104,18 @@ void sigsampler_kernel_keep(bool on) AGENT_HIDDEN;
 enum kernel_capture sigsampler_kernel_capture(uint32_t os_tid, ThreadID thread, uint32_t rate_hz,
 					      uint64_t since_ns) AGENT_HIDDEN;
 /* Whether a thread sits where its latest capture found it in a system
- * call: now, as /proc says (*now: the call it is in, pc 0: none), at that
+ * call: now, as /proc says (*now: the call it is in, pc 0: none; read
+ * again only if its CPU clock moved from cpu_now, read just before), at that
  * capture's site, with every stack word the capture's walk read unchanged.
  * Its frames are then the capture's, whatever it ran in between (see
  * struct word_log): PARKED_SAME.  PARKED_MOVED when it is elsewhere;
  * PARKED_UNPROVEN when no such capture is kept (it was not in a system
  * call, its walk used the frame pointer register's value or read more
  * words than are kept, the code map was flushed since, or a signal is in
- * flight). */
+ * flight; *now is then left empty when the words already said so). */
 enum parked { PARKED_UNPROVEN = -1, PARKED_MOVED = 0, PARKED_SAME = 1 };
-enum parked sigsampler_parked_as_captured(uint32_t os_tid, ThreadID thread, struct syscall_site *now) AGENT_HIDDEN;
+enum parked sigsampler_parked_as_captured(uint32_t os_tid, ThreadID thread, uint64_t cpu_now,
+					  struct syscall_site *now) AGENT_HIDDEN;
 /* A thread whose signal is still pending has not run since it was sent:
  * its coming capture also stands for this tick (true); false when no signal
  * is in flight to it. */

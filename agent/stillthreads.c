@@ -103,7 +103,7 @@ static bool parked_as_captured(struct still_thread *t, uint32_t check_every)
 	if (t->cpu_before && !still_little_cpu(t))
 		return false; /* busy enough for the survey's moment to matter: a signal decides */
 	struct syscall_site now;
-	switch (sigsampler_parked_as_captured(t->os_tid, t->thread, &now)) {
+	switch (sigsampler_parked_as_captured(t->os_tid, t->thread, t->cpu_now, &now)) {
 	case PARKED_SAME:
 		/* (a stack still pending is this tick's capture: nothing to check) */
 		if (check_every && t->stack && t->stack != STILL_STACK_PENDING && ++t->fast_walks >= check_every) {

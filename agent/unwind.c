@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "agent/codemap.h"
+#include "agent/memread.h"
 #include "agent/x64frame.h"
 
 #define EPILOG_BYTES 48
@@ -56,7 +57,7 @@ static bool step_epilog(const struct stack_copy *s, const struct code_body *b, s
 	uint64_t left = b->end - f->ip;
 	size_t len = left < sizeof code ? (size_t)left : sizeof code;
 	struct x64_epilog e;
-	if (!len || codemap_read(f->ip, code, len) != 0 || !x64_decode_epilog(code, len, &e))
+	if (!len || memread(f->ip, code, len) != 0 || !x64_decode_epilog(code, len, &e))
 		return false;
 	uint64_t sp = f->sp, fp = f->fp;
 	bool live = f->fp_live;
