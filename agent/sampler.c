@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -82,8 +83,10 @@ struct check_walk {
 static struct {
 	pthread_t thread;
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	bool stop, exited, started;
+	pthread_cond_t cv;  /* with mu: the thread's exit, awaited by sampler_stop */
+	sem_t wake;         /* the tick's sleep, cut short to stop */
+	_Atomic bool stop;
+	bool exited, started;
 	_Atomic uint32_t rate_hz;
 	atomic_bool sampling;
 	_Atomic int mode; /* enum sampler_mode */
@@ -931,8 +934,7 @@ static void *sampler_main(void *arg)
 	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 
 	uint64_t next = agent_mono_ns(), gap = 0;
-	pthread_mutex_lock(&s.mu);
-	while (!s.stop) {
+	while (!atomic_load(&s.stop)) {
 		bool sampling = atomic_load(&s.sampling);
 		/* without sampling, still wake to pass events on */
 		uint64_t period = sampling ? 1000000000ull / atomic_load(&s.rate_hz) : IDLE_WAKE_NS;
@@ -941,12 +943,14 @@ static void *sampler_main(void *arg)
 		gap = 0;
 		if (next + period < now)
 			next = now + period; /* fell behind (a long GC): skip, don't burst */
+		/* a semaphore, not a condition variable: waking from one relocks
+		 * its mutex as contended, and the unlock after it was a futex
+		 * system call every tick */
 		struct timespec until = to_timespec(next);
-		while (!s.stop && pthread_cond_timedwait(&s.cv, &s.mu, &until) != ETIMEDOUT)
+		while (!atomic_load(&s.stop) && (sem_clockwait(&s.wake, CLOCK_MONOTONIC, &until) == 0 || errno == EINTR))
 			;
-		if (s.stop)
+		if (atomic_load(&s.stop))
 			break;
-		pthread_mutex_unlock(&s.mu);
 		if (sampling) {
 			/* drawn now: this tick's signals land before the next one */
 			gap = jittered_period(period);
@@ -960,9 +964,7 @@ static void *sampler_main(void *arg)
 			s.drained_ns = drained;
 			drain_events(false);
 		}
-		pthread_mutex_lock(&s.mu);
 	}
-	pthread_mutex_unlock(&s.mu);
 	struct sig_stats ss = sigsampler_stats();
 	agent_debug("signal captures: %llu unwound, %llu through native frames, %llu truncated, %llu broken, "
 		    "%llu without a managed frame, %llu native to the root, %llu signals not sent (handler replaced); "
@@ -992,8 +994,7 @@ static void *sampler_main(void *arg)
 
 void sampler_set_rate(uint32_t rate_hz)
 {
-	atomic_store(&s.rate_hz, rate_hz);
-	pthread_cond_signal(&s.cv); /* a new period starts now */
+	atomic_store(&s.rate_hz, rate_hz); /* from the next tick on */
 }
 
 int sampler_set_mode(int mode, char *why, size_t whylen)
@@ -1070,7 +1071,9 @@ int sampler_start(uint32_t rate_hz, bool sampling)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&s.cv, &ca);
 	pthread_condattr_destroy(&ca);
-	s.stop = s.exited = false;
+	sem_init(&s.wake, 0, 0);
+	atomic_store(&s.stop, false);
+	s.exited = false;
 	if (pthread_create(&s.thread, NULL, sampler_main, NULL) != 0)
 		return -1;
 	pthread_setname_np(s.thread, "clrscope-sample"); /* top -H, the Threads view */
@@ -1083,9 +1086,9 @@ int sampler_stop(uint32_t wait_ms)
 	if (!s.started)
 		return 0;
 	struct timespec until = to_timespec(agent_mono_ns() + (uint64_t)wait_ms * 1000000ull);
+	atomic_store(&s.stop, true);
+	sem_post(&s.wake);
 	pthread_mutex_lock(&s.mu);
-	s.stop = true;
-	pthread_cond_broadcast(&s.cv);
 	while (!s.exited && pthread_cond_timedwait(&s.cv, &s.mu, &until) != ETIMEDOUT)
 		;
 	bool exited = s.exited;
