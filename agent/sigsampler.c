@@ -66,6 +66,8 @@ struct parked_proof {
 	struct word_log words;
 };
 
+/* The number of the system call a thread sits in, and its second
+ * argument (a futex's operation). */
 struct syscall_call {
 	int64_t nr;
 	uint64_t arg1;
@@ -689,9 +691,6 @@ bool sigsampler_signal(uint32_t os_tid, ThreadID thread)
 	struct slot *sl = slot_for((pid_t)os_tid, thread);
 	return sl && send_to(sl) && sl->alive;
 }
-
-/* The number of the system call a thread sits in, and its second
- * argument (a futex's operation). */
 
 /* One number of /proc/self/task/TID/syscall: decimal (maybe negative) or
  * 0x-prefixed hex, then a space or the end; NULL when it is neither. */

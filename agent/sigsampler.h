@@ -85,8 +85,8 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 bool sigsampler_signal(uint32_t os_tid, ThreadID thread) AGENT_HIDDEN;
 /* Instead of a signal, for a thread in a system call that waits: its
  * stack copied by the sampler thread, where /proc says it sits, while its
- * CPU clock (read before that place was) shows it did not run; a capture like a
- * handler's (collected on the next tick), kept only when its walk needs
+ * CPU clock (read before that place was) shows it did not run; a capture
+ * like a handler's (collected on the next tick), kept only when its walk needs
  * no rbp.  False when the thread is not waiting or the read is not kept:
  * signal it.  Every check_every-th read (0: none) is not kept but
  * compared with that signal's capture. */
@@ -108,11 +108,12 @@ enum kernel_capture sigsampler_kernel_capture(uint32_t os_tid, ThreadID thread, 
  * again only if its CPU clock moved from cpu_now, read just before), at that
  * capture's site, with every stack word the capture's walk read unchanged.
  * Its frames are then the capture's, whatever it ran in between (see
- * struct word_log): PARKED_SAME.  PARKED_MOVED when it is elsewhere;
+ * struct word_log): PARKED_SAME.  PARKED_MOVED when it is elsewhere (*now
+ * left empty when its stack words already say so);
  * PARKED_UNPROVEN when no such capture is kept (it was not in a system
  * call, its walk used the frame pointer register's value or read more
  * words than are kept, the code map was flushed since, or a signal is in
- * flight; *now is then left empty when the words already said so). */
+ * flight). */
 enum parked { PARKED_UNPROVEN = -1, PARKED_MOVED = 0, PARKED_SAME = 1 };
 enum parked sigsampler_parked_as_captured(uint32_t os_tid, ThreadID thread, uint64_t cpu_now,
 					  struct syscall_site *now) AGENT_HIDDEN;
