@@ -86,6 +86,7 @@ static struct {
 	struct code_body *bodies;
 	bool dirty;
 	uint32_t generation;
+	uint32_t walk_epoch; /* see codemap_walk_epoch */
 	struct module *modules;
 	uint32_t nmodules;
 	uint64_t modules_ns;
@@ -138,6 +139,7 @@ void codemap_forget(void)
 	clear_pages(m.bodies, BODIES * sizeof *m.bodies);
 	m.dirty = false;
 	m.generation++;
+	m.walk_epoch++;
 	m.lines_stamp++;
 	m.nmodules = 0;
 	m.modules_ns = 0;
@@ -149,6 +151,11 @@ void codemap_forget(void)
 uint32_t codemap_generation(void)
 {
 	return m.generation;
+}
+
+uint32_t codemap_walk_epoch(void)
+{
+	return m.walk_epoch + 1;
 }
 
 static uint32_t hash(uint64_t v)
@@ -818,6 +825,7 @@ void codemap_call_cfa_refuted(uint64_t addr)
 	if (!e || !(e->flags & IP_CALL_KNOWN))
 		return;
 	e->flags &= ~(uint32_t)IP_CALL_KNOWN;
+	m.walk_epoch++; /* walks kept may have placed a frame by it */
 	if (call_refutations < REFUTED_MAX)
 		refuted[call_refutations] = addr;
 	if (call_refutations++ < 3) {

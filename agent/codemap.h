@@ -50,6 +50,10 @@ uint32_t codemap_dynamic_epoch(void) AGENT_HIDDEN;
 /* Changes whenever codemap_forget forgets: what others keep by body
  * start address is stale then. */
 uint32_t codemap_generation(void) AGENT_HIDDEN;
+/* Changes with codemap_generation and when a native call's decoded frame
+ * is refuted: a walk kept from before may not be what a walk gives now
+ * (never 0). */
+uint32_t codemap_walk_epoch(void) AGENT_HIDDEN;
 /* What is at ip; check_epilog asks whether ip is inside an epilog (only
  * meaningful for an interrupted instruction, not a return address, and
  * taken to mean that a thread was running it: code for certain). */

@@ -360,7 +360,7 @@ static void run_checks(uint32_t nslots)
 			continue;
 		struct stack_copy copy = {c->regs.sp, c->len, c->stack};
 		struct unwind_out out = {s.check_frames, 0, MAX_DEPTH, UNWIND_EXACT, 0, false, fast_addrs, false};
-		unwind_stack(&c->regs, true, &copy, &out);
+		unwind_stack(&c->regs, true, &copy, &out, sigsampler_trail(exact->thread)); /* as the fast walks are */
 		const FunctionID *want = s.pool + exact->start + c->first;
 		uint32_t nwant = exact->n - c->first;
 		if (out.verdict == UNWIND_BROKEN)
@@ -973,6 +973,10 @@ static void *sampler_main(void *arg)
 		    (unsigned long long)ss.truncated, (unsigned long long)ss.broken, (unsigned long long)ss.no_managed,
 		    (unsigned long long)ss.unmanaged_roots, (unsigned long long)ss.handler_lost,
 		    (unsigned long long)ss.waiting_read, (unsigned long long)ss.waiting_unread);
+	struct unwind_counts uc = unwind_counts();
+	agent_debug("walks: %llu (%llu frames), %llu of them grafted onto their thread's last walk (%llu frames)",
+		    (unsigned long long)uc.walks, (unsigned long long)uc.frames, (unsigned long long)uc.grafts,
+		    (unsigned long long)uc.grafted_frames);
 	struct still_stats parked = still_stats();
 	agent_debug("threads that ran and sat in a system call again: %llu where their capture was (proven), %llu "
 		    "elsewhere, %llu unproven",

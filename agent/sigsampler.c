@@ -39,6 +39,7 @@
 #define REFRESH_EVERY_NS 10000000ull  /* the thread list at most (when due): short-lived threads matter */
 #define CODE_FLUSH_NS 10000000000ull  /* code may be unloaded: forget what is where */
 #define SYSCALL_FDS_KEPT 32 /* slots whose /proc syscall file stays open (descriptors are the program's too) */
+#define TRAILS_KEPT 64 /* slots whose threads' last walks are kept to graft (10 KiB each) */
 #define KERNEL_TRUNCATED_RUN 8 /* kernel samples too deep in a row before the thread is signalled instead */
 #define KERNEL_THREADS_MAX 64 /* threads the kernel samples (a descriptor and 132 KiB of locked memory each);
 				 the rest are signalled */
@@ -128,6 +129,15 @@ static struct {
 	bool ks_open; /* some thread's kernel sampling may be open */
 	uint32_t ks_count; /* threads whose kernel sampling is open */
 } g;
+
+/* The last complete walk of each of the first slots' threads (unwind.h):
+ * apart from the slots, whose rings are touched by the signal handler. */
+static struct unwind_trail trails[TRAILS_KEPT];
+
+static struct unwind_trail *trail_of(const struct slot *sl)
+{
+	return sl && sl - g.slots < TRAILS_KEPT ? &trails[sl - g.slots] : NULL;
+}
 
 static void drop_timer(struct slot *sl);
 
@@ -306,6 +316,8 @@ static struct slot *slot_for(pid_t os, ThreadID thread)
 	sl->extra = 0;
 	sl->proof.valid = false;
 	sl->last_site.valid = false;
+	if (trail_of(sl))
+		trail_of(sl)->epoch = 0; /* a former thread's */
 	if (sl->syscall_fd)
 		close(sl->syscall_fd - 1); /* a former thread's */
 	sl->syscall_fd = 0;
@@ -489,13 +501,14 @@ static bool woke_from_wait(const struct capture *c, struct syscall_site site)
  * kept: only a walk that did not need the thread's rbp (which /proc does
  * not give) stands for a signal's (sampler thread only). */
 static FunctionID in_place_frames[1024];
-static bool walks_without_fp(const struct capture *c, uint32_t *n)
+static uint64_t in_place_addrs[1024];
+static bool walks_without_fp(const struct capture *c, struct unwind_trail *trail, uint32_t *n)
 {
 	struct unwind_regs r = {c->ip, c->sp, 0, true};
 	struct stack_copy copy = {c->sp, c->len, c->stack, NULL};
 	struct unwind_out out = {in_place_frames, 0, sizeof in_place_frames / sizeof *in_place_frames,
-				 UNWIND_EXACT, 0, false, NULL, false};
-	unwind_stack(&r, true, &copy, &out);
+				 UNWIND_EXACT, 0, false, in_place_addrs, false};
+	unwind_stack(&r, true, &copy, &out, trail);
 	*n = out.n;
 	return !out.live_fp && out.verdict != UNWIND_BROKEN && (out.n || out.root);
 }
@@ -538,7 +551,8 @@ static void check_waiting_read(const struct capture *c, ThreadID thread, struct 
  * can_walk (no exact walk to be had), native frames the runtime says are
  * a compilation or a GC are a walk too, without their callers. */
 static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID *pool, uint64_t *addrs,
-			   uint32_t room, struct sig_walk *walk, uint32_t used, bool can_walk, struct parked_proof *proof)
+			   uint32_t room, struct sig_walk *walk, uint32_t used, bool can_walk, struct parked_proof *proof,
+			   struct unwind_trail *trail)
 {
 	struct unwind_regs r = {c->ip, c->sp, c->fp, c->in_place};
 	struct syscall_site site = syscall_at(c);
@@ -549,7 +563,7 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 	proof->words.overflow = false;
 	struct stack_copy copy = {c->sp, c->len, c->stack, site.pc ? &proof->words : NULL};
 	struct unwind_out out = {pool + used, 0, room, UNWIND_EXACT, 0, false, addrs ? addrs + used : NULL, false};
-	unwind_stack(&r, true, &copy, &out);
+	unwind_stack(&r, true, &copy, &out, trail);
 	g.stats.fast_walks++;
 	check_waiting_read(c, thread, site, blocked, &out);
 	bool managed = false;
@@ -655,7 +669,7 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 			const struct capture *c = &sl->ring[t % SIG_RING];
 			struct sig_walk *w = &walks[nwalks];
 			bool ok = unwind_capture(c, sl->thread, pool, addrs, depth_max, w, used,
-						 nretry && !activity_in_gc_suspension(), &sl->proof);
+						 nretry && !activity_in_gc_suspension(), &sl->proof, trail_of(sl));
 			if (ok && c->kernel && w->truncated) {
 				/* deeper than the kernel copies: this sample is walked
 				 * exactly, and a thread that stays that deep is signalled
@@ -684,6 +698,14 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 	}
 	g.stats.unwind_ns += agent_mono_ns() - began;
 	return nwalks;
+}
+
+struct unwind_trail *sigsampler_trail(ThreadID thread)
+{
+	for (uint32_t i = 0; i < g.nslots && i < TRAILS_KEPT; i++)
+		if (g.slots[i].alive && g.slots[i].thread == thread)
+			return &trails[i];
+	return NULL;
 }
 
 bool sigsampler_signal(uint32_t os_tid, ThreadID thread)
@@ -832,7 +854,7 @@ bool sigsampler_read_waiting(uint32_t os_tid, ThreadID thread, uint32_t check_ev
 	 * before its site was, says it has not run since (so its site stands) */
 	c->cpu_end = cpu_ns(sl->clock, &ok);
 	uint32_t n;
-	if (!ok || c->cpu_end != cpu || !walks_without_fp(c, &n)) {
+	if (!ok || c->cpu_end != cpu || !walks_without_fp(c, trail_of(sl), &n)) {
 		g.stats.waiting_unread++;
 		return false;
 	}

@@ -9,6 +9,7 @@
 
 #include "agent/activity.h"
 #include "agent/agent.h"
+#include "agent/unwind.h"
 
 /* Where a thread sits in a system call: the address after its syscall
  * instruction, its stack pointer and first argument, as the kernel reports
@@ -83,6 +84,9 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 			    uint32_t max_walks, uint32_t depth_max, ThreadID *retry, uint32_t *nretry,
 			    uint32_t max_retry) AGENT_HIDDEN;
 bool sigsampler_signal(uint32_t os_tid, ThreadID thread) AGENT_HIDDEN;
+/* The thread's last complete walk, grafted onto its fast walks (unwind.h),
+ * for a check's walk to use as they do; NULL when none is kept. */
+struct unwind_trail *sigsampler_trail(ThreadID thread) AGENT_HIDDEN;
 /* Instead of a signal, for a thread in a system call that waits: its
  * stack copied by the sampler thread, where /proc says it sits, while its
  * CPU clock (read before that place was) shows it did not run; a capture

@@ -10,8 +10,11 @@
 
 static bool read_word(const struct stack_copy *s, uint64_t addr, uint64_t *v)
 {
-	if (s->len < 8 || addr < s->base || addr - s->base > (uint64_t)s->len - 8 || (addr & 7))
+	if (s->len < 8 || addr < s->base || addr - s->base > (uint64_t)s->len - 8 || (addr & 7)) {
+		if (s->past_end && addr >= s->base && !(addr & 7))
+			*s->past_end = true; /* the stack goes on beyond the copy */
 		return false;
+	}
 	memcpy(v, s->bytes + (addr - s->base), 8); /* a copy of this x86-64 process's own stack */
 	if (s->log && s->log->n < UNWIND_WORDS_MAX) {
 		s->log->addr[s->log->n] = addr;
@@ -206,19 +209,95 @@ static bool step_native(const struct stack_copy *s, const struct code_at *at, bo
 	return true;
 }
 
-void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const struct stack_copy *s,
-		  struct unwind_out *out)
+static struct unwind_counts counts;
+
+struct unwind_counts unwind_counts(void)
 {
-	out->n = 0;
-	out->verdict = UNWIND_EXACT;
-	out->first_managed_sp = 0;
-	out->root = false;
-	out->live_fp = false;
+	return counts;
+}
+
+/* The seams of the walk being made (see struct unwind_trail). */
+struct seams {
+	struct unwind_seam at[UNWIND_TRAIL_FRAMES];
+	uint32_t n;
+	bool lost; /* more frames than fit: no trail of this walk */
+};
+
+static void add_seam(struct seams *w, const struct unwind_seam *seam)
+{
+	if (w->n == UNWIND_TRAIL_FRAMES)
+		w->lost = true;
+	else
+		w->at[w->n++] = *seam;
+}
+
+/* The rest of the walk from frame f, from the thread's last one, when
+ * that reached f in a managed frame and read the same words from there on
+ * (appended to the copy's log, as if read); false when it cannot be had. */
+static bool graft(const struct unwind_trail *t, const struct frame *f, const struct stack_copy *s,
+		  struct unwind_out *out, struct seams *w)
+{
+	uint32_t lo = 0, hi = t->nseams; /* seams by stack pointer, ascending */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (t->seam[mid].sp < f->sp)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == t->nseams)
+		return false;
+	const struct unwind_seam *b = &t->seam[lo];
+	if (b->sp != f->sp || b->ip != f->ip || !b->managed || b->fp != f->fp || b->fp_live != f->fp_live ||
+	    (f->fp_live && b->fp_unknown != f->fp_unknown) || out->n + (t->n - b->n) > out->cap ||
+	    s->log->n + (t->nwords - b->words) > UNWIND_WORDS_MAX)
+		return false;
+	for (uint32_t k = b->words; k < t->nwords; k++) {
+		uint64_t addr = t->waddr[k], v;
+		if (s->len < 8 || addr < s->base || addr - s->base > (uint64_t)s->len - 8)
+			return false;
+		memcpy(&v, s->bytes + (addr - s->base), 8);
+		if (v != t->wvalue[k])
+			return false;
+	}
+	uint32_t head_n = out->n, head_words = s->log->n;
+	counts.grafts++;
+	counts.grafted_frames += t->n - b->n;
+	for (uint32_t k = b->words; k < t->nwords; k++) {
+		s->log->addr[s->log->n] = t->waddr[k];
+		s->log->value[s->log->n++] = t->wvalue[k];
+	}
+	memcpy(out->frames + out->n, t->frames + b->n, (t->n - b->n) * sizeof *out->frames);
+	memcpy(out->addrs + out->n, t->addrs + b->n, (t->n - b->n) * sizeof *out->addrs);
+	out->n += t->n - b->n;
+	if (b->guessed_after && out->verdict == UNWIND_EXACT)
+		out->verdict = UNWIND_NATIVE;
+	out->live_fp |= b->live_after;
+	if (!out->first_managed_sp)
+		out->first_managed_sp = f->sp;
+	out->root = t->root;
+	/* its seams from here on, where this walk has them */
+	for (uint32_t k = lo; k < t->nseams; k++) {
+		struct unwind_seam seam = t->seam[k];
+		seam.n = (uint16_t)(seam.n - b->n + head_n);
+		seam.words = (uint16_t)(seam.words - b->words + head_words);
+		add_seam(w, &seam);
+	}
+	return true;
+}
+
+/* The walk itself; its seams go to w (with trail: grafted where it can). */
+static void walk(const struct unwind_regs *r, bool leaf_interrupted, const struct stack_copy *s,
+		 struct unwind_out *out, const struct unwind_trail *trail, struct seams *w)
+{
 	struct frame f = {r->ip, r->sp, r->fp, true, false, r->fp_unknown};
 	bool interrupted = leaf_interrupted, caller_managed = false;
+	uint32_t own = 0; /* seams of this walk's own steps (the grafted ones follow) */
 	for (;;) {
 		/* a return address points after its call: name the call */
 		uint64_t addr = interrupted ? f.ip : f.ip - 1;
+		if (!interrupted && trail && graft(trail, &f, s, out, w))
+			break;
 		struct code_at at = codemap_at(addr, interrupted);
 		if (!at.code && (!interrupted || at.unknown)) {
 			/* a return address outside all code: a managed frame was
@@ -226,18 +305,22 @@ void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const stru
 			 * that cannot be told apart just now */
 			if (caller_managed || at.unknown)
 				out->verdict = UNWIND_BROKEN;
-			return;
+			break;
 		}
 		caller_managed = at.fn != 0;
+		struct unwind_seam seam = {f.ip, f.sp, f.fp, f.fp_live, f.fp_unknown, at.fn != 0, false, false,
+					   (uint16_t)out->n, (uint16_t)(s->log ? s->log->n : 0)};
 		/* the runtime's unwinder reports no frame for its own stubs
 		 * (code outside every module), but one for the leaf or the
 		 * root, whatever runs there */
 		if (at.fn || at.in_module || interrupted)
 			emit(out, at.fn, addr);
 		if (out->verdict == UNWIND_TRUNCATED)
-			return;
+			break;
 		struct frame next = f;
-		bool ok;
+		next.used_live_fp = false; /* this step's own use */
+		*s->past_end = false;
+		bool ok, guessed = false;
 		if (at.fn) {
 			if (!out->first_managed_sp)
 				out->first_managed_sp = f.sp;
@@ -248,37 +331,94 @@ void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const stru
 			else
 				ok = step_managed(s, at.body, interrupted, &next);
 		} else {
-			bool guessed;
 			ok = step_native(s, &at, interrupted, &next, &guessed);
 			if (ok && guessed && out->verdict == UNWIND_EXACT)
 				out->verdict = UNWIND_NATIVE;
 		}
 		out->live_fp |= next.used_live_fp;
+		seam.guessed_after = ok && guessed;
+		seam.live_after = next.used_live_fp;
+		add_seam(w, &seam);
+		own++;
 		if (!ok) {
 			/* native frames whose frame pointers end (the outermost
 			 * frame's is 0) are the root, as the runtime reports it:
 			 * one native frame; a managed frame that cannot be placed
-			 * leaves the walk incomplete */
-			if (at.fn)
+			 * leaves the walk incomplete; and a frame whose words lie
+			 * beyond the copy, whichever it is, ends it there (a kernel
+			 * sample's 32 KiB: those walks looked complete before) */
+			if (*s->past_end)
+				out->verdict = UNWIND_TRUNCATED;
+			else if (at.fn)
 				out->verdict = UNWIND_BROKEN;
-			return;
+			break;
 		}
 		if (next.ip == 0) {
 			/* the outermost frame; the thread's first one when its
 			 * unwind table says so (not a frame pointer chain's 0) */
 			out->root = !at.fn && at.native_known && at.rule.outermost;
-			return;
+			break;
 		}
 		if (next.sp <= f.sp) {
 			out->verdict = UNWIND_BROKEN;
-			return;
+			break;
 		}
 		if (next.sp >= s->base + s->len) {
 			emit(out, codemap_at(next.ip - 1, false).fn, next.ip - 1);
 			out->verdict = UNWIND_TRUNCATED;
-			return;
+			break;
 		}
 		f = next;
 		interrupted = false;
 	}
+	/* what each of its own seams leads to: its own step's, and the rest's */
+	for (uint32_t k = own < w->n ? own : w->n; k-- > 0;) {
+		if (k + 1 < w->n) {
+			w->at[k].guessed_after |= w->at[k + 1].guessed_after;
+			w->at[k].live_after |= w->at[k + 1].live_after;
+		}
+	}
+}
+
+void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const struct stack_copy *s,
+		  struct unwind_out *out, struct unwind_trail *trail)
+{
+	out->n = 0;
+	out->verdict = UNWIND_EXACT;
+	out->first_managed_sp = 0;
+	out->root = false;
+	out->live_fp = false;
+	static struct word_log scratch; /* the words, when the caller keeps none (sampler thread only) */
+	bool past_end = false;
+	struct stack_copy copy = *s;
+	copy.past_end = &past_end;
+	if (!out->addrs)
+		trail = NULL; /* a trail needs every frame's address */
+	bool graftable = trail && trail->epoch == codemap_walk_epoch() && trail->dynamic == codemap_dynamic_epoch();
+	if (trail && !copy.log) {
+		scratch.n = 0;
+		scratch.overflow = false;
+		copy.log = &scratch;
+	}
+	static struct seams w;
+	w.n = 0;
+	w.lost = false;
+	walk(r, leaf_interrupted, &copy, out, graftable ? trail : NULL, &w);
+	counts.walks++;
+	counts.frames += out->n;
+	if (!trail || w.lost || copy.log->overflow || out->n > UNWIND_TRAIL_FRAMES ||
+	    (out->verdict != UNWIND_EXACT && out->verdict != UNWIND_NATIVE))
+		return;
+	/* this walk is the thread's trail now */
+	trail->epoch = codemap_walk_epoch();
+	trail->dynamic = codemap_dynamic_epoch();
+	trail->nseams = w.n;
+	memcpy(trail->seam, w.at, w.n * sizeof *w.at);
+	trail->n = out->n;
+	memcpy(trail->frames, out->frames, out->n * sizeof *out->frames);
+	memcpy(trail->addrs, out->addrs, out->n * sizeof *out->addrs);
+	trail->nwords = copy.log->n;
+	memcpy(trail->waddr, copy.log->addr, copy.log->n * sizeof *copy.log->addr);
+	memcpy(trail->wvalue, copy.log->value, copy.log->n * sizeof *copy.log->value);
+	trail->root = out->root;
 }

@@ -38,6 +38,7 @@ struct stack_copy {
 	uint32_t len;
 	const uint8_t *bytes;
 	struct word_log *log; /* optional: every word read goes here */
+	bool *past_end;       /* set by unwind_stack: a read went past the copy's end */
 };
 
 enum unwind_verdict {
@@ -57,9 +58,45 @@ struct unwind_out {
 	bool live_fp;              /* the walk used the starting frame pointer's value (not one read from the stack) */
 };
 
+/* A thread's last complete walk, kept to be grafted onto its next one.
+ * Each frame's start (instruction, stack pointer, frame pointer) is kept
+ * with the frames and the stack words the walk read from there on; a later
+ * walk of the thread that reaches one of those starts, in a managed frame,
+ * with every one of those words the same in its own copy, would read the
+ * same words from the same registers through the same code: it takes the
+ * rest from here instead (a thread's root part, the same in most of its
+ * samples, is walked once).  Sampler thread only. */
+#define UNWIND_TRAIL_FRAMES 128
+struct unwind_seam {
+	uint64_t ip, sp, fp;
+	bool fp_live, fp_unknown; /* as struct frame's, in unwind.c */
+	bool managed;             /* the frame that starts here is managed code */
+	bool guessed_after;       /* the walk from here on followed frame pointers through native code */
+	bool live_after;          /* ... used the starting frame pointer register's value */
+	uint16_t n, words;        /* frames emitted and words read before it */
+};
+struct unwind_trail {
+	uint32_t epoch;   /* codemap_walk_epoch() when it was made; 0: none */
+	uint32_t dynamic; /* codemap_dynamic_epoch() then (a dynamic method's code is reused) */
+	uint32_t nseams, n, nwords;
+	bool root;
+	struct unwind_seam seam[UNWIND_TRAIL_FRAMES];
+	FunctionID frames[UNWIND_TRAIL_FRAMES];
+	uint64_t addrs[UNWIND_TRAIL_FRAMES];
+	uint64_t waddr[UNWIND_WORDS_MAX], wvalue[UNWIND_WORDS_MAX];
+};
+
 /* Unwinds from r (the interrupted instruction when leaf_interrupted, else
- * a frame already at a call) over the copy. */
+ * a frame already at a call) over the copy; with a trail (else NULL), the
+ * thread's last walk is grafted on where it can be, and this walk becomes
+ * the trail when it is complete (out->addrs is needed for both). */
 void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const struct stack_copy *s,
-		  struct unwind_out *out) AGENT_HIDDEN;
+		  struct unwind_out *out, struct unwind_trail *trail) AGENT_HIDDEN;
+/* Walks so far, the frames they gave, and how many of each came from a
+ * graft (for the agent's debug log). */
+struct unwind_counts {
+	uint64_t walks, frames, grafts, grafted_frames;
+};
+struct unwind_counts unwind_counts(void) AGENT_HIDDEN;
 
 #endif
