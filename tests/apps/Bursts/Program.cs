@@ -9,7 +9,10 @@
 // time, in one place with one stack, and has run between most pairs of
 // ticks of a sampler at 1 kHz.
 //
-// stdout: "pid <N>", then "bursts <count>" at the end.
+// stdout: "pid <N>", then "bursts <count>" and "burst_ms <in Burst> of
+// <the burster's life>" at the end: the wall time the burster spent in
+// Burst, running or not (on a busy machine it is preempted there, and its
+// time on a CPU falls short of it), which is what wall samples measure.
 using System.Diagnostics;
 using System.Globalization;
 using System.Runtime.CompilerServices;
@@ -49,6 +52,9 @@ internal static class Program
         Worker.Go.Set();
         burster.Join();
         Say("bursts " + count.ToString(CultureInfo.InvariantCulture));
+        double ms = 1000.0 / Stopwatch.Frequency;
+        Say("burst_ms " + (Worker.BurstTicks * ms).ToString("F1", CultureInfo.InvariantCulture) + " of "
+            + (Worker.LifeTicks * ms).ToString("F1", CultureInfo.InvariantCulture));
         return 0;
     }
 
@@ -73,14 +79,19 @@ internal static class Worker
     public static volatile bool Stop;
     public static int BurstUs;
     public static double Sink;
+    public static long BurstTicks, LifeTicks;
 
     public static void Loop()
     {
+        long born = Stopwatch.GetTimestamp();
         while (!Stop)
         {
             Park();
+            long start = Stopwatch.GetTimestamp();
             Burst();
+            BurstTicks += Stopwatch.GetTimestamp() - start;
         }
+        LifeTicks = Stopwatch.GetTimestamp() - born;
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
