@@ -27,8 +27,8 @@
 #include <unistd.h>
 
 #include "agent/codemap.h"
-#include "agent/memread.h"
 #include "agent/kernelsamples.h"
+#include "agent/memread.h"
 #include "agent/stillthreads.h"
 #include "agent/unwind.h"
 #include "common/records.h"

@@ -220,7 +220,10 @@ struct unwind_counts unwind_counts(void)
 struct seams {
 	struct unwind_seam at[UNWIND_TRAIL_FRAMES];
 	uint32_t n;
-	bool lost; /* more frames than fit: no trail of this walk */
+	bool lost;     /* more frames than fit: no trail of this walk */
+	bool past_end; /* it ended at a frame whose words lie beyond the copy: nor
+			  then (a kernel sample's 32 KiB end such walks early, as if
+			  at their root; a trail would carry that into other walks) */
 };
 
 static void add_seam(struct seams *w, const struct unwind_seam *seam)
@@ -344,13 +347,10 @@ static void walk(const struct unwind_regs *r, bool leaf_interrupted, const struc
 			/* native frames whose frame pointers end (the outermost
 			 * frame's is 0) are the root, as the runtime reports it:
 			 * one native frame; a managed frame that cannot be placed
-			 * leaves the walk incomplete; and a frame whose words lie
-			 * beyond the copy, whichever it is, ends it there (a kernel
-			 * sample's 32 KiB: those walks looked complete before) */
-			if (*s->past_end)
-				out->verdict = UNWIND_TRUNCATED;
-			else if (at.fn)
+			 * leaves the walk incomplete */
+			if (at.fn)
 				out->verdict = UNWIND_BROKEN;
+			w->past_end |= *s->past_end;
 			break;
 		}
 		if (next.ip == 0) {
@@ -403,10 +403,11 @@ void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const stru
 	static struct seams w;
 	w.n = 0;
 	w.lost = false;
+	w.past_end = false;
 	walk(r, leaf_interrupted, &copy, out, graftable ? trail : NULL, &w);
 	counts.walks++;
 	counts.frames += out->n;
-	if (!trail || w.lost || copy.log->overflow || out->n > UNWIND_TRAIL_FRAMES ||
+	if (!trail || w.lost || w.past_end || copy.log->overflow || out->n > UNWIND_TRAIL_FRAMES ||
 	    (out->verdict != UNWIND_EXACT && out->verdict != UNWIND_NATIVE))
 		return;
 	/* this walk is the thread's trail now */
