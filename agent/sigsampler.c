@@ -700,12 +700,19 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 	return nwalks;
 }
 
+/* The live slot of a thread (os_tid 0: whatever its OS thread), or NULL;
+ * never a new one (slot_for makes those). */
+static struct slot *live_slot(ThreadID thread, pid_t os_tid)
+{
+	for (uint32_t i = 0; i < g.nslots; i++)
+		if (g.slots[i].alive && g.slots[i].thread == thread && (!os_tid || g.slots[i].tid == os_tid))
+			return &g.slots[i];
+	return NULL;
+}
+
 struct unwind_trail *sigsampler_trail(ThreadID thread)
 {
-	for (uint32_t i = 0; i < g.nslots && i < TRAILS_KEPT; i++)
-		if (g.slots[i].alive && g.slots[i].thread == thread)
-			return &trails[i];
-	return NULL;
+	return trail_of(live_slot(thread, 0));
 }
 
 bool sigsampler_signal(uint32_t os_tid, ThreadID thread)
@@ -796,10 +803,7 @@ static const struct site_read *site_now(struct slot *sl, pid_t tid, uint64_t cpu
 enum parked sigsampler_parked_as_captured(uint32_t os_tid, ThreadID thread, uint64_t cpu_now,
 					  struct syscall_site *now)
 {
-	struct slot *sl = NULL;
-	for (uint32_t i = 0; i < g.nslots && !sl; i++)
-		if (g.slots[i].alive && g.slots[i].tid == (pid_t)os_tid && g.slots[i].thread == thread)
-			sl = &g.slots[i];
+	struct slot *sl = live_slot(thread, (pid_t)os_tid);
 	bool proof = sl && sl->proof.valid && sl->proof.code_generation == codemap_generation() && !in_flight(sl);
 	*now = (struct syscall_site){0};
 	if (proof) {

@@ -8,14 +8,22 @@
 
 #define EPILOG_BYTES 48
 
+/* The word at addr in the copy, if the copy holds it (no log). */
+static bool peek_word(const struct stack_copy *s, uint64_t addr, uint64_t *v)
+{
+	if (s->len < 8 || addr < s->base || addr - s->base > (uint64_t)s->len - 8 || (addr & 7))
+		return false;
+	memcpy(v, s->bytes + (addr - s->base), 8); /* a copy of this x86-64 process's own stack */
+	return true;
+}
+
 static bool read_word(const struct stack_copy *s, uint64_t addr, uint64_t *v)
 {
-	if (s->len < 8 || addr < s->base || addr - s->base > (uint64_t)s->len - 8 || (addr & 7)) {
+	if (!peek_word(s, addr, v)) {
 		if (s->past_end && addr >= s->base && !(addr & 7))
 			*s->past_end = true; /* the stack goes on beyond the copy */
 		return false;
 	}
-	memcpy(v, s->bytes + (addr - s->base), 8); /* a copy of this x86-64 process's own stack */
 	if (s->log && s->log->n < UNWIND_WORDS_MAX) {
 		s->log->addr[s->log->n] = addr;
 		s->log->value[s->log->n++] = *v;
@@ -256,11 +264,8 @@ static bool graft(const struct unwind_trail *t, const struct frame *f, const str
 	    s->log->n + (t->nwords - b->words) > UNWIND_WORDS_MAX)
 		return false;
 	for (uint32_t k = b->words; k < t->nwords; k++) {
-		uint64_t addr = t->waddr[k], v;
-		if (s->len < 8 || addr < s->base || addr - s->base > (uint64_t)s->len - 8)
-			return false;
-		memcpy(&v, s->bytes + (addr - s->base), 8);
-		if (v != t->wvalue[k])
+		uint64_t v;
+		if (!peek_word(s, t->waddr[k], &v) || v != t->wvalue[k])
 			return false;
 	}
 	uint32_t head_n = out->n, head_words = s->log->n;
