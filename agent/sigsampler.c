@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -41,6 +42,7 @@
 #define SYSCALL_FDS_KEPT 32 /* slots whose /proc syscall file stays open (descriptors are the program's too) */
 #define TRAILS_KEPT 64 /* slots whose threads' last walks are kept to graft (10 KiB each) */
 #define KERNEL_TRUNCATED_RUN 8 /* kernel samples too deep in a row before the thread is signalled instead */
+#define KERNEL_RETRY_NS 1000000000ull /* ... for this long: a thread deep for a while (compiling) comes back */
 #define KERNEL_THREADS_MAX 64 /* threads the kernel samples (a descriptor and 132 KiB of locked memory each);
 				 the rest are signalled */
 
@@ -53,6 +55,7 @@ struct capture {
 	bool in_place;    /* read where it waits, by the sampler thread (no fp; blocked there) */
 	bool kernel;      /* a sample the kernel took as the thread ran its own code (on the CPU) */
 	struct activity act;
+	uint64_t top;     /* the top of the thread's stack, where known (0: not) */
 	uint32_t len;     /* stack bytes copied from sp */
 	uint8_t stack[STACK_COPY];
 };
@@ -63,7 +66,8 @@ struct capture {
 struct parked_proof {
 	bool valid;
 	struct syscall_site site;
-	uint32_t code_generation; /* the code map's, when the walk named the frames */
+	uint32_t walk_epoch; /* the code map's (codemap_walk_epoch), when the walk named the frames: a
+			      flush, or a refuted native frame its walk may have used, ends the proof */
 	struct word_log words;
 };
 
@@ -82,6 +86,7 @@ struct site_read {
 	struct syscall_call call;
 	uint64_t cpu_before;
 	bool valid;
+	bool running; /* not valid: the file said the thread runs (or waits for a CPU) */
 };
 
 struct slot {
@@ -107,6 +112,9 @@ struct slot {
 	struct ks_thread ks; /* the kernel's samples of it (kernel sampler) */
 	bool ks_tried;       /* ... asked for once */
 	uint32_t ks_truncated; /* ... deeper than the kernel copies, in a row */
+	uint64_t ks_retry_ns;  /* ... stopped for that: asked for again from then (0: not stopped) */
+	uint64_t ks_cpu_open;  /* its CPU clock as they started (or their period last changed) */
+	uint64_t ks_counted;   /* periods of CPU time since then with a sample: the kernel's, and signals' */
 	struct capture ring[SIG_RING];
 };
 
@@ -195,6 +203,7 @@ static void on_signal(int sig, siginfo_t *si, void *context)
 	uint64_t hi = atomic_load_explicit(&sl->hi, memory_order_relaxed);
 	uint64_t want = hi > rsp && hi - rsp < STACK_COPY ? hi - rsp : STACK_COPY;
 	c->len = memread_pages(rsp, c->stack, (uint32_t)want);
+	c->top = hi > rsp ? hi : 0;
 	activity_of((uint32_t)sl->tid, &c->act);
 	c->cpu_end = agent_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	if (cpu_start && c->cpu_end > cpu_start) /* what the copy cost the program's thread */
@@ -283,6 +292,15 @@ static uint64_t cpu_ns(clockid_t clock, bool *ok)
 	return *ok ? (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec : 0;
 }
 
+/* The kernel samples the thread once per period of its CPU time from now
+ * (its own code's; the kernel's are left out): the count starts again. */
+static void kernel_anchor(struct slot *sl)
+{
+	bool ok;
+	sl->ks_cpu_open = cpu_ns(sl->clock, &ok);
+	sl->ks_counted = 0;
+}
+
 /* The top of the stack mapping that holds the thread's rsp: how much of
  * its stack a capture copies. */
 static void learn_stack(struct slot *sl)
@@ -325,6 +343,7 @@ static struct slot *slot_for(pid_t os, ThreadID thread)
 	kernel_stop(sl);
 	sl->ks_tried = false;
 	sl->ks_truncated = 0;
+	sl->ks_retry_ns = 0;
 	atomic_store(&sl->hi, 0);
 	atomic_store(&sl->last_rsp, 0);
 	sl->tid = os;
@@ -564,6 +583,12 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 	struct stack_copy copy = {c->sp, c->len, c->stack, site.pc ? &proof->words : NULL};
 	struct unwind_out out = {pool + used, 0, room, UNWIND_EXACT, 0, false, addrs ? addrs + used : NULL, false};
 	unwind_stack(&r, true, &copy, &out, trail);
+	/* a walk that ended for words beyond a copy that stops short of the
+	 * stack's top (a kernel sample's 32 KiB) has more frames to come: as
+	 * its root it looked complete.  A copy to the top ends at it, and a
+	 * frame pointer read there that points past it is the root's. */
+	if (out.past_end && c->top > c->sp + c->len && out.verdict != UNWIND_BROKEN)
+		out.verdict = UNWIND_TRUNCATED;
 	g.stats.fast_walks++;
 	check_waiting_read(c, thread, site, blocked, &out);
 	bool managed = false;
@@ -622,7 +647,7 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 	if (site.pc && !out.live_fp && !proof->words.overflow) {
 		proof->valid = true;
 		proof->site = site;
-		proof->code_generation = codemap_generation();
+		proof->walk_epoch = codemap_walk_epoch();
 	}
 	return true;
 }
@@ -674,8 +699,10 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 				/* deeper than the kernel copies: this sample is walked
 				 * exactly, and a thread that stays that deep is signalled
 				 * from now on (its handler copies up to the stack's top) */
-				if (++sl->ks_truncated >= KERNEL_TRUNCATED_RUN)
+				if (++sl->ks_truncated >= KERNEL_TRUNCATED_RUN) {
 					kernel_stop(sl);
+					sl->ks_retry_ns = now + KERNEL_RETRY_NS;
+				}
 				g.stats.kernel_truncated++;
 				ok = false;
 			} else if (ok && c->kernel) {
@@ -753,9 +780,10 @@ static const char *parse_number(const char *p, bool hex, int64_t *out)
  * *fd (given: the file kept open, its descriptor + 1; 0 until opened)
  * saves an open and a close per look.  Parsed by hand: it is read for
  * every thread that ran and parked again, every tick. */
-static bool read_syscall_site(pid_t tid, int *fd, struct syscall_site *site, struct syscall_call *call)
+static bool read_syscall_site(pid_t tid, int *fd, struct syscall_site *site, struct syscall_call *call, bool *running)
 {
 	*site = (struct syscall_site){0};
+	*running = false;
 	int f = fd && *fd ? *fd - 1 : -1;
 	if (f < 0) {
 		char path[64];
@@ -773,6 +801,7 @@ static bool read_syscall_site(pid_t tid, int *fd, struct syscall_site *site, str
 	if (n <= 0)
 		return false;
 	line[n] = 0;
+	*running = strncmp(line, "running", 7) == 0;
 	int64_t v[9];
 	const char *p = line;
 	for (int i = 0; i < 9 && p; i++)
@@ -795,7 +824,7 @@ static const struct site_read *site_now(struct slot *sl, pid_t tid, uint64_t cpu
 	if (sl && r->valid && cpu_before && r->cpu_before == cpu_before)
 		return r;
 	bool kept = sl && sl - g.slots < SYSCALL_FDS_KEPT;
-	r->valid = read_syscall_site(tid, kept ? &sl->syscall_fd : NULL, &r->site, &r->call);
+	r->valid = read_syscall_site(tid, kept ? &sl->syscall_fd : NULL, &r->site, &r->call, &r->running);
 	r->cpu_before = cpu_before;
 	return r->valid ? r : NULL;
 }
@@ -804,7 +833,7 @@ enum parked sigsampler_parked_as_captured(uint32_t os_tid, ThreadID thread, uint
 					  struct syscall_site *now)
 {
 	struct slot *sl = live_slot(thread, (pid_t)os_tid);
-	bool proof = sl && sl->proof.valid && sl->proof.code_generation == codemap_generation() && !in_flight(sl);
+	bool proof = sl && sl->proof.valid && sl->proof.walk_epoch == codemap_walk_epoch() && !in_flight(sl);
 	*now = (struct syscall_site){0};
 	if (proof) {
 		/* the words first: a thread that moved on changed some of them,
@@ -824,15 +853,17 @@ enum parked sigsampler_parked_as_captured(uint32_t os_tid, ThreadID thread, uint
 	return syscall_site_same(&sl->proof.site, now) ? PARKED_SAME : PARKED_MOVED;
 }
 
-bool sigsampler_read_waiting(uint32_t os_tid, ThreadID thread, uint32_t check_every)
+/* The read in place of sigsampler_read_waiting, the thread's CPU clock
+ * read just before (cpu; ok: it could be); *running: the kernel said the
+ * thread runs or waits for a CPU. */
+static bool read_waiting(struct slot *sl, ThreadID thread, uint32_t check_every, uint64_t cpu, bool ok, bool *running)
 {
-	struct slot *sl = slot_for((pid_t)os_tid, thread);
 	uint32_t h;
-	if (!sl || !ring_free(sl, &h))
+	*running = false;
+	if (!ring_free(sl, &h))
 		return false;
-	bool ok;
-	uint64_t cpu = cpu_ns(sl->clock, &ok);
 	const struct site_read *r = ok ? site_now(sl, sl->tid, cpu) : NULL;
+	*running = !r && ok && sl->last_site.running;
 	if (!r || !(x64_linux_syscall_waits(r->call.nr) ||
 		    (r->call.nr == X64_LINUX_FUTEX && x64_futex_op_waits(r->call.arg1))))
 		return false; /* running, or in a call that may not wait */
@@ -853,6 +884,7 @@ bool sigsampler_read_waiting(uint32_t os_tid, ThreadID thread, uint32_t check_ev
 	c->in_place = true;
 	c->kernel = false;
 	c->len = memread_pages(at.sp, c->stack, (uint32_t)(hi - at.sp < STACK_COPY ? hi - at.sp : STACK_COPY));
+	c->top = hi;
 	activity_of((uint32_t)sl->tid, &c->act);
 	/* the copy is the thread's stack at one instant: its CPU clock, read
 	 * before its site was, says it has not run since (so its site stands) */
@@ -880,6 +912,61 @@ bool sigsampler_read_waiting(uint32_t os_tid, ThreadID thread, uint32_t check_ev
 	return true;
 }
 
+bool sigsampler_read_waiting(uint32_t os_tid, ThreadID thread, uint32_t check_every)
+{
+	struct slot *sl = slot_for((pid_t)os_tid, thread);
+	if (!sl)
+		return false;
+	bool ok, running;
+	uint64_t cpu = cpu_ns(sl->clock, &ok);
+	return read_waiting(sl, thread, check_every, cpu, ok, &running);
+}
+
+/* Whether a thread that is runnable but not on a CPU last ran on the CPU
+ * the sampler thread runs on: the sampler thread took it from the thread
+ * (on a machine whose every CPU is busy it takes one from some thread;
+ * Bursts at 1 kHz: its worker, found so at 46 % of the ticks after it ran,
+ * counted as waiting for a CPU there gave it a third more samples than
+ * ticks).  /proc/self/task/TID/stat: the state is the field after the name
+ * in parentheses, the CPU the 36th after the state. */
+static bool displaced_by_sampler(pid_t tid)
+{
+	char path[64], line[1024];
+	snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
+	int f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return false;
+	ssize_t n = pread(f, line, sizeof line - 1, 0);
+	close(f);
+	if (n <= 0)
+		return false;
+	line[n] = 0;
+	const char *p = strrchr(line, ')');
+	if (!p || p[1] != ' ' || p[2] != 'R')
+		return false;
+	p += 2;
+	for (int field = 0; field < 36 && p; field++) {
+		p = strchr(p, ' ');
+		p = p ? p + 1 : NULL;
+	}
+	int cpu = sched_getcpu();
+	return p && cpu >= 0 && atoi(p) == cpu;
+}
+
+enum instant sigsampler_instant(uint32_t os_tid, ThreadID thread, uint64_t cpu_survey, uint32_t check_every)
+{
+	struct slot *sl = slot_for((pid_t)os_tid, thread);
+	if (!sl)
+		return INSTANT_ELSE;
+	bool ok, running;
+	uint64_t cpu = cpu_ns(sl->clock, &ok);
+	if (ok && cpu != cpu_survey)
+		return INSTANT_ON_CPU;
+	if (read_waiting(sl, thread, check_every, cpu, ok, &running))
+		return INSTANT_READ;
+	return running && displaced_by_sampler(sl->tid) ? INSTANT_ON_CPU : INSTANT_ELSE;
+}
+
 void sigsampler_kernel_keep(bool on)
 {
 	if (on || !g.ks_open)
@@ -897,15 +984,20 @@ enum kernel_capture sigsampler_kernel_capture(uint32_t os_tid, ThreadID thread, 
 	if (!sl)
 		return KERNEL_OFF;
 	uint64_t period = 1000000000ull / (rate_hz ? rate_hz : 1);
+	if (sl->ks_retry_ns && !sl->ks.fd && agent_mono_ns() >= sl->ks_retry_ns) {
+		sl->ks_retry_ns = 0;
+		sl->ks_tried = false; /* its stacks too deep for the kernel's copy a second ago */
+	}
 	if (!sl->ks_tried) {
 		sl->ks_tried = true;
 		g.ks_open = true;
 		char why[160];
 		if (g.ks_count >= KERNEL_THREADS_MAX)
 			return KERNEL_OFF;
-		if (ks_open(&sl->ks, sl->tid, period, why, sizeof why))
+		if (ks_open(&sl->ks, sl->tid, period, why, sizeof why)) {
 			g.ks_count++;
-		else if (!g.ks_said) {
+			kernel_anchor(sl);
+		} else if (!g.ks_said) {
 			g.ks_said = true;
 			agent_message(CS_LEVEL_WARNING,
 				      "the kernel does not sample this process's threads (%s; kernel.perf_event_paranoid "
@@ -914,8 +1006,11 @@ enum kernel_capture sigsampler_kernel_capture(uint32_t os_tid, ThreadID thread, 
 		}
 		return KERNEL_OFF; /* its samples start now */
 	}
+	uint64_t was = sl->ks.period_ns;
 	if (!sl->ks.fd || !ks_set_period(&sl->ks, period))
 		return KERNEL_OFF;
+	if (sl->ks.period_ns != was)
+		kernel_anchor(sl);
 	uint32_t h;
 	if (!ring_free(sl, &h))
 		return KERNEL_NONE;
@@ -931,11 +1026,32 @@ enum kernel_capture sigsampler_kernel_capture(uint32_t os_tid, ThreadID thread, 
 	c->in_place = false;
 	c->kernel = true;
 	c->len = k.len;
+	uint64_t hi = atomic_load(&sl->hi);
+	if (!hi && (hi = codemap_stack_top(k.sp)) != 0)
+		atomic_store(&sl->hi, hi);
+	c->top = hi > k.sp ? hi : 0;
 	c->cpu_end = 0; /* (taken as it ran: no claim on later ticks) */
 	activity_of((uint32_t)sl->tid, &c->act);
 	atomic_store_explicit(&sl->head, h + 1, memory_order_release);
 	g.stats.kernel_samples++;
+	sl->ks_counted++;
 	return KERNEL_CAPTURED;
+}
+
+uint64_t sigsampler_kernel_unsampled(uint32_t os_tid, ThreadID thread, uint64_t cpu_now)
+{
+	struct slot *sl = live_slot(thread, (pid_t)os_tid);
+	if (!sl || !sl->ks.fd || !sl->ks.period_ns || cpu_now < sl->ks_cpu_open)
+		return 0;
+	uint64_t used = cpu_now - sl->ks_cpu_open, counted = sl->ks_counted * sl->ks.period_ns;
+	return used > counted ? used - counted : 0;
+}
+
+void sigsampler_kernel_counted(uint32_t os_tid, ThreadID thread)
+{
+	struct slot *sl = live_slot(thread, (pid_t)os_tid);
+	if (sl && sl->ks.fd)
+		sl->ks_counted++;
 }
 
 bool sigsampler_pending(uint32_t os_tid, ThreadID thread)

@@ -58,7 +58,7 @@ struct sig_stats {
 	uint64_t kernel_samples;   /* captures the kernel took (kernel sampler) */
 	uint64_t kernel_lost;      /* ... it could not write (a full ring) */
 	uint64_t kernel_truncated; /* ... deeper than its copy: walked exactly (eight in a row: the thread
-				      signalled from then on) */
+				      signalled for a second) */
 };
 
 /* Installs the handler on a free real-time signal (once per process). */
@@ -95,6 +95,16 @@ struct unwind_trail *sigsampler_trail(ThreadID thread) AGENT_HIDDEN;
  * signal it.  Every check_every-th read (0: none) is not kept but
  * compared with that signal's capture. */
 bool sigsampler_read_waiting(uint32_t os_tid, ThreadID thread, uint32_t check_every) AGENT_HIDDEN;
+/* Where a thread that ran since the last tick is as the sampler thread
+ * looks (cpu_survey: its CPU clock as the tick's survey read it):
+ * INSTANT_READ, waiting, and read there (a capture, as
+ * sigsampler_read_waiting's); INSTANT_ON_CPU, on a CPU (its clock moved
+ * since the survey), or kept off the one it ran on by the sampler thread,
+ * which took it; INSTANT_ELSE, waiting for a CPU, or where no read in
+ * place could be kept. */
+enum instant { INSTANT_READ, INSTANT_ON_CPU, INSTANT_ELSE };
+enum instant sigsampler_instant(uint32_t os_tid, ThreadID thread, uint64_t cpu_survey,
+				uint32_t check_every) AGENT_HIDDEN;
 /* For a thread that ran since the last tick (since_ns, CLOCK_MONOTONIC):
  * the latest sample the kernel took of it in its own code since then, as
  * a capture (collected on the next tick, as a handler's): KERNEL_CAPTURED;
@@ -107,6 +117,14 @@ enum kernel_capture { KERNEL_OFF, KERNEL_NONE, KERNEL_CAPTURED };
 void sigsampler_kernel_keep(bool on) AGENT_HIDDEN;
 enum kernel_capture sigsampler_kernel_capture(uint32_t os_tid, ThreadID thread, uint32_t rate_hz,
 					      uint64_t since_ns) AGENT_HIDDEN;
+/* The CPU time a thread the kernel samples has used since its sampling
+ * began, less a period for each sample counted (the kernel's captures and
+ * sigsampler_kernel_counted's): at most a period while the kernel sampled
+ * every period, more for periods it did not (the thread was in the kernel,
+ * whose code it leaves out, or a tick took only the latest of two). */
+uint64_t sigsampler_kernel_unsampled(uint32_t os_tid, ThreadID thread, uint64_t cpu_now) AGENT_HIDDEN;
+/* A signal's capture on the CPU stood for such a period. */
+void sigsampler_kernel_counted(uint32_t os_tid, ThreadID thread) AGENT_HIDDEN;
 /* Whether a thread sits where its latest capture found it in a system
  * call: now, as /proc says (*now: the call it is in, pc 0: none; read
  * again only if its CPU clock moved from cpu_now, read just before), at that

@@ -36,6 +36,8 @@ struct still_thread {
 	uint64_t cpu_logged; /* CPU time in its last THREAD_CPU entry */
 	uint64_t cpu_accounted; /* CPU time its samples have been weighed against */
 	int64_t cpu_credit;     /* CPU time used and not yet stood for by an on-CPU sample */
+	bool kernel_sampled;    /* the kernel samples it (kernel sampler): its CPU time is their samples' */
+	bool paying;            /* ... and a signal was sent for a period of CPU time they missed */
 };
 
 /* A managed thread started, got its OS thread or ended (any thread: the

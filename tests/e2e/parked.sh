@@ -27,10 +27,9 @@
 #    read with a signal's capture at the same place.
 # 4. Long bursts under the kernel sampler: the kernel samples the burster
 #    each time it has used a period of CPU in its own code (no signal), and
-#    it is read where it waits otherwise: Burst's share of its samples is
-#    its share of wall time in Burst, as the app measures it (on an idle
-#    machine also its time on a CPU: 33.7-34.1 % for 33.4-34.0 % here; the
-#    mixed sampler's 25 %), and its CPU samples are nearly all Burst's.
+#    each tick adds where it is then, read where it waits, unless it is on a
+#    CPU: Burst's share of its samples is its share of wall time in Burst,
+#    as the app measures it, and its CPU samples are nearly all Burst's.
 source "$CLRSCOPE_TESTLIB"
 
 # the burster's samples, wall or cpu: "total in_park in_burst exact"
@@ -88,8 +87,14 @@ check "w >= 0.1 * n and w < n" "long bursts: the signals that found their thread
 	n="$(json "d['processes'][0]['agent']['signals']" "$WORK/long.json")"
 check "total >= 1000 and exact >= 0.97 * total" "long bursts: the burster's samples have their exact frames" \
 	total="$total" exact="$exact"
-check "b / total >= 0.5 * share" "long bursts: Burst's share of the burster's samples comes near its time on a CPU" \
-	b="$bursting" total="$total" share="$share"
+# against the wall time the program measures in Burst: 0.97-1.03 of it
+# here, 0.87-0.98 beside a busy loop, 0.72-0.93 beside `dotnet build`s
+# (there the sampling itself stretches Burst: the program measures 22-24 %
+# of its time there at 100 Hz, 26-27 % at 1 kHz, and the samples say 20-21 %)
+wall=$(sed -n 's/^burst_ms \([0-9.]*\) of \([0-9.]*\)$/\1 \2/p' <<<"$OUT")
+check "b / total >= 0.5 * share and 0.6 * w / life <= b / total <= 1.25 * w / life" \
+	"long bursts: Burst's share of the burster's samples comes near its share of wall time and CPU time" \
+	b="$bursting" total="$total" share="$share" w="${wall% *}" life="${wall#* }"
 read -r total parked bursting exact <<<"$(shape cpu "$tid" "$WORK/long")"
 check "b >= 0.25 * total" "long bursts: Burst has a good part of the burster's CPU samples" b="$bursting" total="$total" \
 	parked="$parked"
@@ -129,17 +134,15 @@ if (($(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 3) <= 2)) ||
 	check "total >= 1000 and exact >= 0.97 * total" "kernel sampler: the burster's samples have their exact frames" \
 		total="$total" exact="$exact"
 	# wall samples measure the wall time in Burst, preempted there or not;
-	# its time on a CPU is that only on an idle machine (CI's, busy: 24 %
-	# on a CPU, 35 % of samples in Burst).  Measured here: 33.8 % of samples
-	# for 29.7 % of wall time (and 34 % on a CPU, the wake-ups included),
-	# on CI's machine 34.8 % for 26.0 %: this sampler gives Burst 12-14 %
-	# too much, and a third too much under load, because ticks with no
-	# kernel sample that signal the thread mid-burst add to the CPU periods
-	# its kernel samples already counted (a known error, not fixed yet: the
-	# bound is wide enough for it, and the lower bound is what is exact)
+	# its time on a CPU is that only on an idle machine.  The kernel's
+	# samples stand for the burster's time on a CPU, and each tick adds
+	# where it is then unless it is on a CPU: measured here 1.00-1.07 of its
+	# wall share idle, 0.97-1.04 beside a busy loop, 1.06-1.14 beside
+	# `dotnet build`s (a tick's sample used to be the kernel's whenever it
+	# had one: 1.03-1.10, 1.17-1.25 and 1.23-1.28, 1.34 on CI's machine)
 	wall=$(sed -n 's/^burst_ms \([0-9.]*\) of \([0-9.]*\)$/\1 \2/p' <<<"$OUT")
-	check "0.85 * w / life <= b / total <= 1.5 * w / life and b / total >= 0.85 * share" \
-		"kernel sampler: Burst's share of the burster's samples is its wall time there, at least its time on a CPU" \
+	check "0.85 * w / life <= b / total <= 1.25 * w / life" \
+		"kernel sampler: Burst's share of the burster's samples is its share of wall time there" \
 		b="$bursting" total="$total" w="${wall% *}" life="${wall#* }" share="$share"
 	read -r total parked bursting exact <<<"$(shape cpu "$tid" "$WORK/kernel")"
 	check "b >= 0.75 * total" "kernel sampler: the burster's CPU samples are Burst's" b="$bursting" total="$total"
