@@ -661,9 +661,9 @@ static bool suspension_allowed(void)
  * its waits for the threads to reach safe points are 16 us sleeps, and
  * each wake would take a CPU from a thread that needs one to get there
  * (three threads spinning on two CPUs, sampled by suspension, had 52-299
- * samples in a second where a wait phase had 600; 226-369 without it).  Its CPU
- * share is not raised; the thread's nice value and policy stay.  Sampler
- * thread only. */
+ * samples in a second where a wait phase had 600; 226-369 without it).
+ * Its CPU share is not raised; the thread's nice value and policy stay.
+ * Sampler thread only. */
 #define SAMPLER_SLICE_NS 100000ull /* the shortest the kernel allows */
 struct sched_attr_v0 { /* the first 48 bytes of the uapi's struct sched_attr (its header clashes with sched.h) */
 	uint32_t size, sched_policy;
@@ -759,7 +759,8 @@ static void take_tick_suspend(void)
  * thread's work twice (Bursts at 1 kHz: Burst had 1.1-1.4 of its wall
  * share).  The thread is on a CPU if its clock moved since the survey read
  * it (tens of microseconds before: one that parks in between counts as on
- * a CPU once).  False: walk it. */
+ * a CPU once), or if the sampler thread took its CPU (sigsampler_instant).
+ * False: walk it. */
 static bool take_kernel_instant(struct still_thread *t, uint32_t check_every)
 {
 	uint64_t period = 1000000000ull / (atomic_load(&s.rate_hz) ? atomic_load(&s.rate_hz) : 1);
