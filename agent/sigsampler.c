@@ -55,7 +55,6 @@ struct capture {
 	bool in_place;    /* read where it waits, by the sampler thread (no fp; blocked there) */
 	bool kernel;      /* a sample the kernel took as the thread ran its own code (on the CPU) */
 	struct activity act;
-	uint64_t top;     /* the top of the thread's stack, where known (0: not) */
 	uint32_t len;     /* stack bytes copied from sp */
 	uint8_t stack[STACK_COPY];
 };
@@ -203,7 +202,6 @@ static void on_signal(int sig, siginfo_t *si, void *context)
 	uint64_t hi = atomic_load_explicit(&sl->hi, memory_order_relaxed);
 	uint64_t want = hi > rsp && hi - rsp < STACK_COPY ? hi - rsp : STACK_COPY;
 	c->len = memread_pages(rsp, c->stack, (uint32_t)want);
-	c->top = hi > rsp ? hi : 0;
 	activity_of((uint32_t)sl->tid, &c->act);
 	c->cpu_end = agent_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	if (cpu_start && c->cpu_end > cpu_start) /* what the copy cost the program's thread */
@@ -583,12 +581,6 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 	struct stack_copy copy = {c->sp, c->len, c->stack, site.pc ? &proof->words : NULL};
 	struct unwind_out out = {pool + used, 0, room, UNWIND_EXACT, 0, false, addrs ? addrs + used : NULL, false};
 	unwind_stack(&r, true, &copy, &out, trail);
-	/* a walk that ended for words beyond a copy that stops short of the
-	 * stack's top (a kernel sample's 32 KiB) has more frames to come: as
-	 * its root it looked complete.  A copy to the top ends at it, and a
-	 * frame pointer read there that points past it is the root's. */
-	if (out.past_end && c->top > c->sp + c->len && out.verdict != UNWIND_BROKEN)
-		out.verdict = UNWIND_TRUNCATED;
 	g.stats.fast_walks++;
 	check_waiting_read(c, thread, site, blocked, &out);
 	bool managed = false;
@@ -884,7 +876,6 @@ static bool read_waiting(struct slot *sl, ThreadID thread, uint32_t check_every,
 	c->in_place = true;
 	c->kernel = false;
 	c->len = memread_pages(at.sp, c->stack, (uint32_t)(hi - at.sp < STACK_COPY ? hi - at.sp : STACK_COPY));
-	c->top = hi;
 	activity_of((uint32_t)sl->tid, &c->act);
 	/* the copy is the thread's stack at one instant: its CPU clock, read
 	 * before its site was, says it has not run since (so its site stands) */
@@ -1026,10 +1017,6 @@ enum kernel_capture sigsampler_kernel_capture(uint32_t os_tid, ThreadID thread, 
 	c->in_place = false;
 	c->kernel = true;
 	c->len = k.len;
-	uint64_t hi = atomic_load(&sl->hi);
-	if (!hi && (hi = codemap_stack_top(k.sp)) != 0)
-		atomic_store(&sl->hi, hi);
-	c->top = hi > k.sp ? hi : 0;
 	c->cpu_end = 0; /* (taken as it ran: no claim on later ticks) */
 	activity_of((uint32_t)sl->tid, &c->act);
 	atomic_store_explicit(&sl->head, h + 1, memory_order_release);

@@ -393,7 +393,6 @@ void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const stru
 	out->first_managed_sp = 0;
 	out->root = false;
 	out->live_fp = false;
-	out->past_end = false;
 	static struct word_log scratch; /* the words, when the caller keeps none (sampler thread only) */
 	bool past_end = false;
 	struct stack_copy copy = *s;
@@ -411,7 +410,6 @@ void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const stru
 	w.lost = false;
 	w.past_end = false;
 	walk(r, leaf_interrupted, &copy, out, graftable ? trail : NULL, &w);
-	out->past_end = w.past_end;
 	counts.walks++;
 	counts.frames += out->n;
 	if (!trail || w.lost || w.past_end || copy.log->overflow || out->n > UNWIND_TRAIL_FRAMES ||

@@ -56,8 +56,6 @@ struct unwind_out {
 	bool root;                 /* the walk ended at the thread's first frame (its return address undefined) */
 	uint64_t *addrs;           /* optional, beside frames: each frame's instruction (a caller's: its call) */
 	bool live_fp;              /* the walk used the starting frame pointer's value (not one read from the stack) */
-	bool past_end;             /* it ended at a frame whose words lie beyond the copy (whether the stack
-				      goes on there is the caller's to know) */
 };
 
 /* A thread's last complete walk, kept to be grafted onto its next one.
