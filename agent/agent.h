@@ -44,6 +44,12 @@ clockid_t agent_thread_cpu_clock(uint32_t os_tid) AGENT_HIDDEN;
 /* A number drawn uniformly from [0, n) by xorshift64 from *state (seeded
  * from the clock when 0); one state per thread that draws. */
 uint64_t agent_random_below(uint64_t *state, uint64_t n) AGENT_HIDDEN;
+/* The sampling period of a rate, in nanoseconds (a rate of 0 is taken as
+ * 1 Hz: no division by zero where a dial was read mid-change). */
+static inline uint64_t agent_period_ns(uint32_t rate_hz)
+{
+	return 1000000000ull / (rate_hz ? rate_hz : 1);
+}
 /* Microseconds since the agent started: the time axis of the log. */
 uint64_t agent_now_us(void) AGENT_HIDDEN;
 

@@ -217,7 +217,7 @@ static uint32_t walk_moved_threads(uint32_t nslots, uint32_t used, uint32_t *fai
 
 static struct cs_hold hold_entry(const struct hold *h)
 {
-	uint64_t period_us = 1000000u / atomic_load(&s.rate_hz);
+	uint64_t period_us = agent_period_ns(atomic_load(&s.rate_hz)) / 1000;
 	struct cs_hold e = {h->ref, h->stack, h->first_us,
 			    h->count > 1 ? (h->last_us - h->first_us) / (h->count - 1) : period_us, h->count};
 	if (!e.period_us)
@@ -287,7 +287,7 @@ static void stage_commit(void)
  * held (the table is full: then it is written as an ordinary sample). */
 static bool hold_sample(uint64_t ref, uint64_t stack, uint64_t tick_us)
 {
-	uint64_t period_us = 1000000u / atomic_load(&s.rate_hz);
+	uint64_t period_us = agent_period_ns(atomic_load(&s.rate_hz)) / 1000;
 	uint32_t j = (uint32_t)((ref * 0x9E3779B97F4A7C15ull) >> 52) & (HOLD_SLOTS - 1);
 	for (uint32_t k = 0; k < HOLD_SLOTS; k++, j = (j + 1) & (HOLD_SLOTS - 1)) {
 		struct hold *h = &s.holds[j];
@@ -419,6 +419,7 @@ static void publish_stats(void)
 	s.stats.waiting_read = sig.waiting_read;
 	s.stats.kernel_samples = sig.kernel_samples;
 	s.stats.kernel_lost = sig.kernel_lost;
+	s.stats.beyond_copy = sig.kernel_truncated + sig.past_copy;
 	s.stats.unwind_ns = sig.unwind_ns;
 	s.stats.handler_cpu_ns = sigsampler_handler_ns();
 	s.stats.parked_kept = still_stats().parked_kept;
@@ -469,6 +470,21 @@ static bool off_cpu(struct still_thread *known, uint64_t period_ns, bool waiting
 	if (!known || !known->clock)
 		return false;
 	uint64_t now = known->cpu_now;
+	if (known->kernel_sampled) {
+		/* its CPU time is the kernel's samples', but for a period they
+		 * missed, which a signal sent for it stands for if it found the
+		 * thread running (see take_kernel_instant); the credit starts
+		 * afresh should signals take over */
+		known->cpu_credit = 0;
+		known->cpu_accounted = now;
+		if (kernel)
+			return false;
+		bool counts = known->paying && !waiting && !woke;
+		known->paying = false;
+		if (counts)
+			sigsampler_kernel_counted(known->os_tid, known->thread);
+		return !counts;
+	}
 	if (!known->cpu_accounted || now < known->cpu_accounted)
 		known->cpu_accounted = known->cpu_before && known->cpu_before <= now ? known->cpu_before : now;
 	known->cpu_credit += (int64_t)(now - known->cpu_accounted);
@@ -478,16 +494,6 @@ static bool off_cpu(struct still_thread *known, uint64_t period_ns, bool waiting
 	if (kernel) { /* the kernel took it after a period of the thread's CPU time */
 		known->cpu_credit -= (int64_t)period_ns;
 		return false;
-	}
-	if (known->kernel_sampled) {
-		/* its CPU time is the kernel's samples', but for a period they
-		 * missed, which a signal sent for it stands for if it found the
-		 * thread running (see take_kernel_instant) */
-		bool counts = known->paying && !waiting && !woke;
-		known->paying = false;
-		if (counts)
-			sigsampler_kernel_counted(known->os_tid, known->thread);
-		return !counts;
 	}
 	if (waiting || known->cpu_credit * 2 < (int64_t)period_ns)
 		return true;
@@ -541,7 +547,7 @@ static void record_tick(uint32_t nslots, uint64_t tick_us, uint64_t suspend_ns, 
 		sym_flush_defs(defs); /* else with the staged samples, in one record each */
 	/* still threads' samples go into their runs; the others into the tick,
 	 * each on or off the CPU */
-	uint64_t period_ns = 1000000000ull / (atomic_load(&s.rate_hz) ? atomic_load(&s.rate_hz) : 1);
+	uint64_t period_ns = agent_period_ns(atomic_load(&s.rate_hz));
 	uint32_t n = 0, samples = 0;
 	for (uint32_t t = 0; t < nslots; t++) {
 		if (still[t] && stacks[t] == STILL_STACK_PENDING)
@@ -763,7 +769,7 @@ static void take_tick_suspend(void)
  * False: walk it. */
 static bool take_kernel_instant(struct still_thread *t, uint32_t check_every)
 {
-	uint64_t period = 1000000000ull / (atomic_load(&s.rate_hz) ? atomic_load(&s.rate_hz) : 1);
+	uint64_t period = agent_period_ns(atomic_load(&s.rate_hz));
 	switch (sigsampler_instant(t->os_tid, t->thread, t->cpu_now, check_every)) {
 	case INSTANT_READ:
 		return true;
@@ -1023,7 +1029,7 @@ static void *sampler_main(void *arg)
 	while (!atomic_load(&s.stop)) {
 		bool sampling = atomic_load(&s.sampling);
 		/* without sampling, still wake to pass events on */
-		uint64_t period = sampling ? 1000000000ull / atomic_load(&s.rate_hz) : IDLE_WAKE_NS;
+		uint64_t period = sampling ? agent_period_ns(atomic_load(&s.rate_hz)) : IDLE_WAKE_NS;
 		uint64_t now = agent_mono_ns();
 		next += gap ? gap : sampling ? jittered_period(period) : period; /* gap: drawn at the last tick */
 		gap = 0;
@@ -1053,16 +1059,19 @@ static void *sampler_main(void *arg)
 	}
 	struct sig_stats ss = sigsampler_stats();
 	agent_debug("signal captures: %llu unwound, %llu through native frames, %llu truncated, %llu broken, "
+		    "%llu ended beyond a copy short of the stack's top, "
 		    "%llu without a managed frame, %llu native to the root, %llu signals not sent (handler replaced); "
 		    "%llu read where they waited, %llu such reads not kept",
 		    (unsigned long long)ss.fast_walks, (unsigned long long)ss.native_frames,
-		    (unsigned long long)ss.truncated, (unsigned long long)ss.broken, (unsigned long long)ss.no_managed,
+		    (unsigned long long)ss.truncated, (unsigned long long)ss.broken, (unsigned long long)ss.past_copy,
+		    (unsigned long long)ss.no_managed,
 		    (unsigned long long)ss.unmanaged_roots, (unsigned long long)ss.handler_lost,
 		    (unsigned long long)ss.waiting_read, (unsigned long long)ss.waiting_unread);
 	struct unwind_counts uc = unwind_counts();
-	agent_debug("walks: %llu (%llu frames), %llu of them grafted onto their thread's last walk (%llu frames)",
+	agent_debug("walks: %llu (%llu frames), %llu of them grafted onto their thread's last walk (%llu frames), "
+		    "%llu ended beyond the copy where that walk had native frames to the root",
 		    (unsigned long long)uc.walks, (unsigned long long)uc.frames, (unsigned long long)uc.grafts,
-		    (unsigned long long)uc.grafted_frames);
+		    (unsigned long long)uc.grafted_frames, (unsigned long long)uc.rests);
 	struct still_stats parked = still_stats();
 	agent_debug("threads that ran and sat in a system call again: %llu where their capture was (proven), %llu "
 		    "elsewhere, %llu unproven",

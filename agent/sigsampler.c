@@ -39,7 +39,7 @@
 #define STACK_COPY MEMREAD_COPY_MAX /* deep enough for hundreds of frames */
 #define REFRESH_EVERY_NS 10000000ull  /* the thread list at most (when due): short-lived threads matter */
 #define CODE_FLUSH_NS 10000000000ull  /* code may be unloaded: forget what is where */
-#define SYSCALL_FDS_KEPT 32 /* slots whose /proc syscall file stays open (descriptors are the program's too) */
+#define SYSCALL_FDS_KEPT 32 /* slots whose /proc syscall and stat files stay open (descriptors are the program's too) */
 #define TRAILS_KEPT 64 /* slots whose threads' last walks are kept to graft (10 KiB each) */
 #define KERNEL_TRUNCATED_RUN 8 /* kernel samples too deep in a row before the thread is signalled instead */
 #define KERNEL_RETRY_NS 1000000000ull /* ... for this long: a thread deep for a while (compiling) comes back */
@@ -55,6 +55,7 @@ struct capture {
 	bool in_place;    /* read where it waits, by the sampler thread (no fp; blocked there) */
 	bool kernel;      /* a sample the kernel took as the thread ran its own code (on the CPU) */
 	struct activity act;
+	uint64_t top;     /* the top of the thread's stack, where known (0: not) */
 	uint32_t len;     /* stack bytes copied from sp */
 	uint8_t stack[STACK_COPY];
 };
@@ -103,6 +104,7 @@ struct slot {
 	uint32_t extra;    /* ticks the signal in flight also stands for (sampler thread) */
 	uint32_t extra_at; /* the ring index its capture will take */
 	int syscall_fd;    /* its /proc/self/task/TID/syscall kept open: descriptor + 1, 0: none */
+	int stat_fd;       /* ... and its stat (kernel sampler) */
 	struct site_read last_site; /* what that file said last */
 	timer_t timer;     /* fires our signal at this thread at the instant drawn for its sample */
 	bool has_timer;
@@ -202,6 +204,7 @@ static void on_signal(int sig, siginfo_t *si, void *context)
 	uint64_t hi = atomic_load_explicit(&sl->hi, memory_order_relaxed);
 	uint64_t want = hi > rsp && hi - rsp < STACK_COPY ? hi - rsp : STACK_COPY;
 	c->len = memread_pages(rsp, c->stack, (uint32_t)want);
+	c->top = hi > rsp ? hi : 0;
 	activity_of((uint32_t)sl->tid, &c->act);
 	c->cpu_end = agent_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	if (cpu_start && c->cpu_end > cpu_start) /* what the copy cost the program's thread */
@@ -254,12 +257,34 @@ int sigsampler_init(char *why, size_t whylen)
 	return -1;
 }
 
+/* A thread's /proc/self/task/TID/NAME, open for reading: kept open in
+ * *kept (descriptor + 1; 0 until opened) when given, else a descriptor the
+ * caller closes; -1 when it cannot be opened (the thread is gone). */
+static int task_file(pid_t tid, const char *name, int *kept)
+{
+	if (kept && *kept)
+		return *kept - 1;
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/task/%d/%s", (int)tid, name);
+	int f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f >= 0 && kept)
+		*kept = f + 1;
+	return f;
+}
+
+static void close_task_files(struct slot *sl)
+{
+	if (sl->syscall_fd)
+		close(sl->syscall_fd - 1);
+	if (sl->stat_fd)
+		close(sl->stat_fd - 1);
+	sl->syscall_fd = sl->stat_fd = 0;
+}
+
 void sigsampler_release(void)
 {
 	for (uint32_t i = 0; g.slots && i < g.nslots; i++) {
-		if (g.slots[i].syscall_fd)
-			close(g.slots[i].syscall_fd - 1);
-		g.slots[i].syscall_fd = 0;
+		close_task_files(&g.slots[i]);
 		drop_timer(&g.slots[i]);
 		kernel_stop(&g.slots[i]);
 		g.slots[i].ks_tried = false;
@@ -334,9 +359,7 @@ static struct slot *slot_for(pid_t os, ThreadID thread)
 	sl->last_site.valid = false;
 	if (trail_of(sl))
 		trail_of(sl)->epoch = 0; /* a former thread's */
-	if (sl->syscall_fd)
-		close(sl->syscall_fd - 1); /* a former thread's */
-	sl->syscall_fd = 0;
+	close_task_files(sl); /* a former thread's */
 	drop_timer(sl); /* aimed at the former thread */
 	kernel_stop(sl);
 	sl->ks_tried = false;
@@ -581,6 +604,19 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 	struct stack_copy copy = {c->sp, c->len, c->stack, site.pc ? &proof->words : NULL};
 	struct unwind_out out = {pool + used, 0, room, UNWIND_EXACT, 0, false, addrs ? addrs + used : NULL, false};
 	unwind_stack(&r, true, &copy, &out, trail);
+	/* a walk that ended at a native frame whose caller lies beyond a copy
+	 * short of the stack's top (a kernel sample's 32 KiB, a signal's 64)
+	 * may have managed frames to come: as its root it looked complete.
+	 * With an exact walk to be had, the thread is walked so; a kernel
+	 * sample's is (see sigsampler_collect); else the walk is truncated. */
+	if (out.past_end && c->top > c->sp + c->len && out.verdict != UNWIND_BROKEN) {
+		if (!c->kernel) {
+			g.stats.past_copy++;
+			if (can_walk)
+				return false;
+		}
+		out.verdict = UNWIND_TRUNCATED;
+	}
 	g.stats.fast_walks++;
 	check_waiting_read(c, thread, site, blocked, &out);
 	bool managed = false;
@@ -690,7 +726,7 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 			if (ok && c->kernel && w->truncated) {
 				/* deeper than the kernel copies: this sample is walked
 				 * exactly, and a thread that stays that deep is signalled
-				 * from now on (its handler copies up to the stack's top) */
+				 * for a while (its handler copies up to the stack's top) */
 				if (++sl->ks_truncated >= KERNEL_TRUNCATED_RUN) {
 					kernel_stop(sl);
 					sl->ks_retry_ns = now + KERNEL_RETRY_NS;
@@ -776,16 +812,9 @@ static bool read_syscall_site(pid_t tid, int *fd, struct syscall_site *site, str
 {
 	*site = (struct syscall_site){0};
 	*running = false;
-	int f = fd && *fd ? *fd - 1 : -1;
-	if (f < 0) {
-		char path[64];
-		snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
-		f = open(path, O_RDONLY | O_CLOEXEC);
-		if (f < 0)
-			return false;
-		if (fd)
-			*fd = f + 1;
-	}
+	int f = task_file(tid, "syscall", fd);
+	if (f < 0)
+		return false;
 	char line[256];
 	ssize_t n = pread(f, line, sizeof line - 1, 0);
 	if (!fd)
@@ -876,6 +905,7 @@ static bool read_waiting(struct slot *sl, ThreadID thread, uint32_t check_every,
 	c->in_place = true;
 	c->kernel = false;
 	c->len = memread_pages(at.sp, c->stack, (uint32_t)(hi - at.sp < STACK_COPY ? hi - at.sp : STACK_COPY));
+	c->top = hi;
 	activity_of((uint32_t)sl->tid, &c->act);
 	/* the copy is the thread's stack at one instant: its CPU clock, read
 	 * before its site was, says it has not run since (so its site stands) */
@@ -920,15 +950,16 @@ bool sigsampler_read_waiting(uint32_t os_tid, ThreadID thread, uint32_t check_ev
  * counted as waiting for a CPU there gave it a third more samples than
  * ticks).  /proc/self/task/TID/stat: the state is the field after the name
  * in parentheses, the CPU the 36th after the state. */
-static bool displaced_by_sampler(pid_t tid)
+static bool displaced_by_sampler(struct slot *sl)
 {
-	char path[64], line[1024];
-	snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
-	int f = open(path, O_RDONLY | O_CLOEXEC);
+	char line[1024];
+	int *kept = sl - g.slots < SYSCALL_FDS_KEPT ? &sl->stat_fd : NULL;
+	int f = task_file(sl->tid, "stat", kept);
 	if (f < 0)
 		return false;
 	ssize_t n = pread(f, line, sizeof line - 1, 0);
-	close(f);
+	if (!kept)
+		close(f);
 	if (n <= 0)
 		return false;
 	line[n] = 0;
@@ -955,7 +986,7 @@ enum instant sigsampler_instant(uint32_t os_tid, ThreadID thread, uint64_t cpu_s
 		return INSTANT_ON_CPU;
 	if (read_waiting(sl, thread, check_every, cpu, ok, &running))
 		return INSTANT_READ;
-	return running && displaced_by_sampler(sl->tid) ? INSTANT_ON_CPU : INSTANT_ELSE;
+	return running && displaced_by_sampler(sl) ? INSTANT_ON_CPU : INSTANT_ELSE;
 }
 
 void sigsampler_kernel_keep(bool on)
@@ -974,7 +1005,7 @@ enum kernel_capture sigsampler_kernel_capture(uint32_t os_tid, ThreadID thread, 
 	struct slot *sl = slot_for((pid_t)os_tid, thread);
 	if (!sl)
 		return KERNEL_OFF;
-	uint64_t period = 1000000000ull / (rate_hz ? rate_hz : 1);
+	uint64_t period = agent_period_ns(rate_hz);
 	if (sl->ks_retry_ns && !sl->ks.fd && agent_mono_ns() >= sl->ks_retry_ns) {
 		sl->ks_retry_ns = 0;
 		sl->ks_tried = false; /* its stacks too deep for the kernel's copy a second ago */
@@ -1017,6 +1048,10 @@ enum kernel_capture sigsampler_kernel_capture(uint32_t os_tid, ThreadID thread, 
 	c->in_place = false;
 	c->kernel = true;
 	c->len = k.len;
+	uint64_t hi = atomic_load(&sl->hi);
+	if (!hi && (hi = codemap_stack_top(k.sp)) != 0)
+		atomic_store(&sl->hi, hi);
+	c->top = hi > k.sp ? hi : 0;
 	c->cpu_end = 0; /* (taken as it ran: no claim on later ticks) */
 	activity_of((uint32_t)sl->tid, &c->act);
 	atomic_store_explicit(&sl->head, h + 1, memory_order_release);
@@ -1085,7 +1120,7 @@ uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint64_t *addrs, ui
 	 * last sample: one sample per period of CPU time, however many threads
 	 * share the cores (a handler costs microseconds: it cannot keep an idle
 	 * thread sampled) */
-	uint64_t period = 1000000000ull / (rate_hz ? rate_hz : 1);
+	uint64_t period = agent_period_ns(rate_hz);
 	for (uint32_t i = 0; i < g.nslots; i++) {
 		struct slot *sl = &g.slots[i];
 		if (!sl->alive)

@@ -45,6 +45,9 @@ struct sig_stats {
 	uint64_t native_frames; /* ... through native frames, followed by frame pointers */
 	uint64_t truncated;     /* ... deeper than the copy */
 	uint64_t broken;        /* ... with a managed frame that could not be placed: walked exactly instead */
+	uint64_t past_copy;     /* ... (signalled) ending at a native frame whose caller lies beyond a copy
+				   short of the stack's top, not known to be the root part: walked exactly
+				   where that can be had, else truncated */
 	uint64_t no_managed;    /* ... with no managed frame at all, the walk ending before the thread's first frame */
 	uint64_t unmanaged_roots; /* ... with no managed frame from the leaf to the thread's first frame */
 	uint64_t handler_lost;  /* signals not sent: the program replaced our handler */

@@ -242,11 +242,9 @@ static void add_seam(struct seams *w, const struct unwind_seam *seam)
 		w->at[w->n++] = *seam;
 }
 
-/* The rest of the walk from frame f, from the thread's last one, when
- * that reached f in a managed frame and read the same words from there on
- * (appended to the copy's log, as if read); false when it cannot be had. */
-static bool graft(const struct unwind_trail *t, const struct frame *f, const struct stack_copy *s,
-		  struct unwind_out *out, struct seams *w)
+/* The trail's seam where frame f starts (same instruction, same stack
+ * pointer), else t->nseams. */
+static uint32_t seam_at(const struct unwind_trail *t, const struct frame *f)
 {
 	uint32_t lo = 0, hi = t->nseams; /* seams by stack pointer, ascending */
 	while (lo < hi) {
@@ -256,10 +254,20 @@ static bool graft(const struct unwind_trail *t, const struct frame *f, const str
 		else
 			hi = mid;
 	}
+	return lo < t->nseams && t->seam[lo].sp == f->sp && t->seam[lo].ip == f->ip ? lo : t->nseams;
+}
+
+/* The rest of the walk from frame f, from the thread's last one, when
+ * that reached f in a managed frame and read the same words from there on
+ * (appended to the copy's log, as if read); false when it cannot be had. */
+static bool graft(const struct unwind_trail *t, const struct frame *f, const struct stack_copy *s,
+		  struct unwind_out *out, struct seams *w)
+{
+	uint32_t lo = seam_at(t, f);
 	if (lo == t->nseams)
 		return false;
 	const struct unwind_seam *b = &t->seam[lo];
-	if (b->sp != f->sp || b->ip != f->ip || !b->managed || b->fp != f->fp || b->fp_live != f->fp_live ||
+	if (!b->managed || b->fp != f->fp || b->fp_live != f->fp_live ||
 	    (f->fp_live && b->fp_unknown != f->fp_unknown) || out->n + (t->n - b->n) > out->cap ||
 	    s->log->n + (t->nwords - b->words) > UNWIND_WORDS_MAX)
 		return false;
@@ -291,6 +299,29 @@ static bool graft(const struct unwind_trail *t, const struct frame *f, const str
 		seam.words = (uint16_t)(seam.words - b->words + head_words);
 		add_seam(w, &seam);
 	}
+	return true;
+}
+
+/* A native frame whose caller's words lie beyond the copy: the walk ends
+ * there, at its root or not.  The thread's last complete walk says which
+ * when it met this frame at the same place (a return address at the same
+ * stack address: the frames beyond are where they were, unless this one
+ * returned and was called again at that very depth) and found only native
+ * frames beyond it up to the thread's first: the frames that started the
+ * thread, or a host's, which stay while it runs.  Those fall into the
+ * [native] run this frame began. */
+static bool rest_from_trail(const struct unwind_trail *t, const struct frame *f, struct unwind_out *out)
+{
+	uint32_t k = seam_at(t, f);
+	if (k == t->nseams || t->seam[k].managed || !t->root)
+		return false;
+	for (uint32_t i = t->seam[k].n; i < t->n; i++)
+		if (t->frames[i])
+			return false;
+	if (t->seam[k].n < t->n)
+		emit(out, 0, t->addrs[t->seam[k].n]);
+	out->root = true;
+	counts.rests++;
 	return true;
 }
 
@@ -353,8 +384,13 @@ static void walk(const struct unwind_regs *r, bool leaf_interrupted, const struc
 			 * frame's is 0) are the root, as the runtime reports it:
 			 * one native frame; a managed frame that cannot be placed
 			 * leaves the walk incomplete */
-			if (at.fn)
+			if (at.fn) {
 				out->verdict = UNWIND_BROKEN;
+			} else if (*s->past_end && !guessed) {
+				/* by its unwind rule, the caller lies beyond the copy
+				 * (a frame pointer chain's end is the root's, as above) */
+				out->past_end = !(trail && rest_from_trail(trail, &f, out));
+			}
 			w->past_end |= *s->past_end;
 			break;
 		}
@@ -393,6 +429,7 @@ void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const stru
 	out->first_managed_sp = 0;
 	out->root = false;
 	out->live_fp = false;
+	out->past_end = false;
 	static struct word_log scratch; /* the words, when the caller keeps none (sampler thread only) */
 	bool past_end = false;
 	struct stack_copy copy = *s;

@@ -56,6 +56,9 @@ struct unwind_out {
 	bool root;                 /* the walk ended at the thread's first frame (its return address undefined) */
 	uint64_t *addrs;           /* optional, beside frames: each frame's instruction (a caller's: its call) */
 	bool live_fp;              /* the walk used the starting frame pointer's value (not one read from the stack) */
+	bool past_end;             /* it ended at a native frame whose unwind rule reads words beyond the
+				      copy, and no trail says that frame's callers are native to the root
+				      (whether the stack goes on there is the caller's to know) */
 };
 
 /* A thread's last complete walk, kept to be grafted onto its next one.
@@ -92,10 +95,11 @@ struct unwind_trail {
  * the trail when it is complete (out->addrs is needed for both). */
 void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const struct stack_copy *s,
 		  struct unwind_out *out, struct unwind_trail *trail) AGENT_HIDDEN;
-/* Walks so far, the frames they gave, and how many of each came from a
- * graft (for the agent's debug log). */
+/* Walks so far, the frames they gave, how many of each came from a graft,
+ * and walks whose native root part beyond the copy came from the trail
+ * (for the agent's debug log). */
 struct unwind_counts {
-	uint64_t walks, frames, grafts, grafted_frames;
+	uint64_t walks, frames, grafts, grafted_frames, rests;
 };
 struct unwind_counts unwind_counts(void) AGENT_HIDDEN;
 

@@ -322,6 +322,7 @@ void cs_status_encode(struct cs_out *o, const struct cs_status *s)
 	cs_put_varint(o, s->waiting_read);
 	cs_put_varint(o, s->kernel_samples);
 	cs_put_varint(o, s->kernel_lost);
+	cs_put_varint(o, s->beyond_copy);
 }
 
 /* A field older writers ended the record before: 0 when absent. */
@@ -360,6 +361,7 @@ bool cs_status_decode(const uint8_t *p, size_t n, struct cs_status *s)
 	s->waiting_read = optional_varint(&in);
 	s->kernel_samples = optional_varint(&in);
 	s->kernel_lost = optional_varint(&in);
+	s->beyond_copy = optional_varint(&in);
 	return !in.bad;
 }
 

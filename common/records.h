@@ -242,8 +242,8 @@ bool cs_next_hold(struct cs_list *l, struct cs_hold *h);
  *         stack_mismatches, signals, parked_kept, sampler_cpu_ns,
  *         writer_cpu_ns, handler_cpu_ns, unwind_ns, survey_ns, signal_ns,
  *         record_ns, signals_waiting, waiting_read, kernel_samples,
- *         kernel_lost (from deferred_walks on, each absent in logs of older
- *         agents: 0) */
+ *         kernel_lost, beyond_copy (from deferred_walks on, each absent in
+ *         logs of older agents: 0) */
 struct cs_status {
 	uint64_t time_us;
 	uint64_t dropped_records, dropped_bytes, write_errors;
@@ -273,6 +273,10 @@ struct cs_status {
 	/* the kernel sampler: samples the kernel took of running threads (no
 	 * signal), and those it could not write (the thread's ring was full) */
 	uint64_t kernel_samples, kernel_lost;
+	/* captures whose stacks went on beyond what was copied (a kernel
+	 * sample's 32 KiB; a signal's 64 KiB, ending at a native frame): walked
+	 * exactly instead, or truncated where no exact walk could be had */
+	uint64_t beyond_copy;
 };
 void cs_status_encode(struct cs_out *o, const struct cs_status *s);
 bool cs_status_decode(const uint8_t *p, size_t n, struct cs_status *s);

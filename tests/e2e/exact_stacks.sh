@@ -3,7 +3,9 @@
 # first, none lost and none invented: an OSR'd driver loop, a frameless
 # caller and a frameless leaf, a catch funclet (attributed to its method),
 # recursion 300 deep, a generic method calling a lambda, a P/Invoke
-# calling back into managed code, and a dynamic method (which the runtime's
+# calling back into managed code, the same through a native frame that a
+# kernel sample's copy of the stack ends in (its managed callers lie beyond
+# the copy), and a dynamic method (which the runtime's
 # event stream names and the profiling API's walk leaves out).  The
 # validation dial repeats fast walks exactly and finds them equal, and time
 # splits keep their true ratio.
@@ -20,6 +22,7 @@ declare -A chain=(
 	[recursion]="Recursion.Run $(printf 'Recursion.Recurse %.0s' $(seq 300))Spin"
 	[generic]="Generic.Run Box\`1.Apply Generic+<>c.<Run>b__0_0 Spin"
 	[pinvoke]="PInvoke.Run [native] PInvoke.Compare Spin"
+	[beyondcopy]="BeyondCopy.Run [native] BeyondCopy.Enter $(printf 'BeyondCopy.Level %.0s' $(seq 40))Spin"
 	[dynamic]="Dynamic.Run dynamicClass.Spin64 Spin"
 )
 # DoStackSnapshot gives no frame to a method without metadata: every walk
@@ -84,10 +87,13 @@ for sampler in mixed kernel signal suspend; do
 	# it 65-97 samples of a 2 s run, 210-1,336 a minute later): 4 s for it
 	seconds=2
 	[[ $sampler == suspend ]] && seconds=4
-	for shape in osr frameless funclet recursion generic pinvoke dynamic; do
+	for shape in osr frameless funclet recursion generic pinvoke beyondcopy dynamic; do
 		s="$WORK/$shape-$sampler"
+		library=()
+		[[ $shape == beyondcopy ]] && library=("$CLRSCOPE_TEST_TOOLS/libclrscopecall.so")
 		expect_status 0 "$shape under --sampler $sampler" -- \
-			clrscope record -o "$s" --rate 1000 --validate 20 --sampler "$sampler" -- dotnet "$(app Shapes)" "$shape" "$seconds"
+			clrscope record -o "$s" --rate 1000 --validate 20 --sampler "$sampler" -- \
+			dotnet "$(app Shapes)" "$shape" "$seconds" "${library[@]}"
 		tid=$(awk '/^tid/{print $2}' "$WORK/out")
 		clrscope report --format collapsed --thread "$tid" "$s" >"$WORK/folded"
 		want=${chain[$shape]}
@@ -103,7 +109,17 @@ for sampler in mixed kernel signal suspend; do
 			check "t > 300" "$shape/$sampler: the busy thread was sampled" t="$total"
 			check "x >= 0.85" "$shape/$sampler: most samples reach the busy leaf" x="$deep"
 		fi
-		[[ $sampler == kernel ]] && kernel_samples "$s" "$shape/$sampler"
+		if [[ $sampler == kernel && $shape == beyondcopy ]]; then
+			# the kernel's copies end in the native frame: those samples
+			# are walked exactly, and the thread signalled for a while
+			clrscope report --format json "$s" >"$WORK/k.json"
+			if ((paranoid <= 2)) || [[ $(id -u) == 0 ]]; then
+				check "b >= 8" "$shape/$sampler: kernel samples deeper than the copy were walked exactly" \
+					b="$(json "d['processes'][0]['agent']['beyond_copy']" "$WORK/k.json")"
+			fi
+		elif [[ $sampler == kernel ]]; then
+			kernel_samples "$s" "$shape/$sampler"
+		fi
 		if [[ $sampler == mixed || $sampler == kernel ]]; then
 			clrscope report --format json "$s" >"$WORK/r.json"
 			expect_whole_log "$WORK/r.json" "$shape/$sampler"

@@ -311,9 +311,9 @@ static void aggregates(void)
 	CHECK_EQ_U(p->pid, 4242);
 	CHECK_EQ_U(p->samples, 46);
 	CHECK_EQ_U(p->ticks, 46);
-	/* the STATUS record (12 + 8 + 25 bytes) lost its last 7 */
+	/* the STATUS record (12 + 8 + 26 bytes) lost its last 7 */
 	uint64_t torn = p->reader.torn_bytes;
-	CHECK_EQ_U(torn, 45 - 7);
+	CHECK_EQ_U(torn, 46 - 7);
 	CHECK(!p->have_status); /* the status record was the torn one */
 	prof_compute(p);
 	struct prof_function *burn = find_function(p, "App.Program+Worker.Burn");
@@ -508,7 +508,8 @@ static void agent_cost(void)
 	struct cs_status second = {.time_us = 2000000, .sampler_cpu_ns = 60000000, .writer_cpu_ns = 10000000,
 				   .handler_cpu_ns = 10000000, .unwind_ns = 20000000, .survey_ns = 10000000,
 				   .signal_ns = 5000000, .record_ns = 5000000, .signals = 800, .signals_waiting = 200,
-				   .waiting_read = 300, .kernel_samples = 400, .kernel_lost = 2};
+				   .waiting_read = 300, .kernel_samples = 400, .kernel_lost = 2,
+				   .beyond_copy = 7};
 	cs_out_init(&p, payload, sizeof payload);
 	cs_status_encode(&p, &first);
 	put_record(&o, CS_REC_STATUS, p.buf, p.len);
@@ -539,12 +540,15 @@ static void agent_cost(void)
 			   "it") != NULL);
 	CHECK(strstr(text, "kernel samples: 400 of running threads, taken by the kernel (no signal); 2 lost (a full "
 			   "ring)") != NULL);
+	CHECK(strstr(text, "beyond the copy: 7 captures whose stacks went on past what was copied (a kernel sample's "
+			   "32 KiB, a signal's 64 KiB): walked exactly instead, or truncated where that could not be") !=
+	      NULL);
 	CHECK(strstr(text, "read in place: 300 samples of threads that ran and were waiting again as the sampler "
 			   "looked, their stacks read where they waited (no signal)") != NULL);
 	free(text);
 	char *json = capture(&s, EXPORT_JSON);
 	CHECK(strstr(json, "\"signals\":800,\"signals_waiting\":200,\"waiting_read\":300,\"kernel_samples\":400,"
-			   "\"kernel_lost\":2,") != NULL);
+			   "\"kernel_lost\":2,\"beyond_copy\":7,") != NULL);
 	CHECK(strstr(json, "\"sampler_cpu_ms\":60.0,\"writer_cpu_ms\":10.0,\"handler_cpu_ms\":10.0,\"sampler_ms\":"
 			   "{\"unwind\":20.0,\"survey\":10.0,\"signal\":5.0,\"record\":5.0},\"cpu_share\":0.0400}") != NULL);
 	free(json);

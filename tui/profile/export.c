@@ -144,6 +144,12 @@ static void describe_cost(FILE *f, const struct prof_process *p)
 			"  kernel samples: %" PRIu64 " of running threads, taken by the kernel (no signal); %" PRIu64
 			" lost (a full ring)\n",
 			st->kernel_samples, st->kernel_lost);
+	if (st->beyond_copy)
+		fprintf(f,
+			"  beyond the copy: %" PRIu64 " captures whose stacks went on past what was copied (a kernel "
+			"sample's 32 KiB, a signal's 64 KiB): walked exactly instead, or truncated where that could "
+			"not be\n",
+			st->beyond_copy);
 	/* ... which the threads found waiting as the sampler looked were spared */
 	if (st->waiting_read)
 		fprintf(f,
@@ -731,14 +737,14 @@ static void write_json_process(FILE *f, struct prof_process *p, const struct exp
 		   ",\"failed_walks\":%" PRIu64 ",\"truncated_stacks\":%" PRIu64 ",\"deferred_walks\":%" PRIu64
 		   ",\"stack_checks\":%" PRIu64 ",\"stack_mismatches\":%" PRIu64 ",\"signals\":%" PRIu64
 		   ",\"signals_waiting\":%" PRIu64 ",\"waiting_read\":%" PRIu64 ",\"kernel_samples\":%" PRIu64
-		   ",\"kernel_lost\":%" PRIu64 ",\"parked_kept\":%" PRIu64
+		   ",\"kernel_lost\":%" PRIu64 ",\"beyond_copy\":%" PRIu64 ",\"parked_kept\":%" PRIu64
 		   ",\"samples\":%" PRIu64
 		   ",\"sampler_cpu_ms\":%.1f,\"writer_cpu_ms\":%.1f,\"handler_cpu_ms\":%.1f"
 		   ",\"sampler_ms\":{\"unwind\":%.1f,\"survey\":%.1f,\"signal\":%.1f,\"record\":%.1f},\"cpu_share\":",
 		st->dropped_records, st->dropped_bytes, st->write_errors, prof_suspend_median_us(p),
 		(double)st->suspend_max_ns / 1000.0, (double)st->suspend_total_ns / 1e6, st->failed_walks,
 		st->truncated_stacks, st->deferred_walks, st->stack_checks, st->stack_mismatches, st->signals,
-		st->signals_waiting, st->waiting_read, st->kernel_samples, st->kernel_lost, st->parked_kept, st->samples, (double)st->sampler_cpu_ns / 1e6,
+		st->signals_waiting, st->waiting_read, st->kernel_samples, st->kernel_lost, st->beyond_copy, st->parked_kept, st->samples, (double)st->sampler_cpu_ns / 1e6,
 		(double)st->writer_cpu_ns / 1e6,
 		(double)st->handler_cpu_ns / 1e6, (double)st->unwind_ns / 1e6, (double)st->survey_ns / 1e6,
 		(double)st->signal_ns / 1e6, (double)st->record_ns / 1e6);

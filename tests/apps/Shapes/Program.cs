@@ -10,6 +10,11 @@
 //   recursion  Run -> Recurse x300 -> Spin
 //   generic    Run -> Box<Item>.Apply<long> -> lambda -> Spin
 //   pinvoke    Run -> libc qsort -> Compare (a managed callback) -> Spin
+//   beyondcopy Run -> a native frame of 16 KiB -> Enter (a managed callback)
+//              -> Level x40 (half a KiB each) -> Spin: a copy of 32 KiB from
+//              the leaf ends inside the native frame (Shapes beyondcopy
+//              SECONDS LIBRARY: tests/tools/calllib.c, built as
+//              libclrscopecall.so)
 //   dynamic    Run -> Spin64 -> Spin  (Spin64: a DynamicMethod emitted at run
 //              time, as compiled expressions and regexes are)
 //   dynamics   RunMany -> StepN -> SpinEven or SpinOdd: a new dynamic method
@@ -32,10 +37,11 @@ internal static unsafe class Program
 
     private static int Main(string[] args)
     {
-        if (args.Length != 2
+        if ((args.Length != 2 && !(args.Length == 3 && args[0] == "beyondcopy"))
             || !double.TryParse(args[1], NumberStyles.Float, CultureInfo.InvariantCulture, out double seconds))
         {
             Console.Error.WriteLine("usage: Shapes osr|frameless|funclet|recursion|generic|pinvoke|dynamic|dynamics SECONDS");
+            Console.Error.WriteLine("       Shapes beyondcopy SECONDS LIBRARY");
             return 2;
         }
         Console.Out.WriteLine("tid " + gettid().ToString(CultureInfo.InvariantCulture));
@@ -49,6 +55,7 @@ internal static unsafe class Program
             "recursion" => Recursion.Run(deadline),
             "generic" => Generic.Run(deadline),
             "pinvoke" => PInvoke.Run(deadline),
+            "beyondcopy" => BeyondCopy.Run(deadline, args[2]),
             "dynamic" => Dynamic.Run(deadline),
             "dynamics" => Dynamic.RunMany(deadline),
             _ => -1,
@@ -260,6 +267,44 @@ internal static unsafe class Program
             }
             while (Stopwatch.GetTimestamp() < deadline);
             return rounds;
+        }
+    }
+
+    internal static class BeyondCopy
+    {
+        public const int Levels = 40;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long Run(long deadline, string library)
+        {
+            var call = (delegate* unmanaged<delegate* unmanaged<long, long>, long, long>)
+                NativeLibrary.GetExport(NativeLibrary.Load(library), "clrscope_call_from_big_frame");
+            long rounds = 0;
+            do
+            {
+                rounds += call(&Enter, rounds) & 1;
+            }
+            while (Stopwatch.GetTimestamp() < deadline);
+            return rounds;
+        }
+
+        [UnmanagedCallersOnly]
+        private static long Enter(long arg) => Level(Levels, arg);
+
+        // Half a KiB of stack per level (stackalloc also keeps the JIT from
+        // turning the call into a jump).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static long Level(int depth, long arg)
+        {
+            byte* room = stackalloc byte[448];
+            room[depth] = (byte)arg;
+            long r = 1;
+            if (depth > 1)
+                r = Level(depth - 1, arg);
+            else
+                for (int k = 0; k < 20; k++)
+                    Spin();
+            return r + room[depth];
         }
     }
 
