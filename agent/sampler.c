@@ -810,7 +810,8 @@ static bool take_capture(struct still_thread *t, bool kernel, uint32_t check_eve
  * runs again: a thread caught in a wait that is in that wait again, with
  * the stack words its walk read unchanged, is still however long it ran
  * in between (see CAPTURE_SLACK_NS), and one whose signal is still pending has
- * not run since it was sent, so its capture stands for this tick too
+ * not run since it was sent, so its capture stands for this tick too, up
+ * to the instant it is taken (sigsampler_extend)
  * (walking it instead would make it run to a safe point first, where the
  * runtime's walk of an OSR frame loses its caller).  Measured on WebHash
  * under wrk at 1 kHz: signalling only threads that used a tenth of the
@@ -877,7 +878,8 @@ static void take_tick_mixed(void)
 			/* pending and not run (frozen where the handler will catch it),
 			 * or its signal's instant only just came (a thread waiting for a
 			 * CPU has not taken it yet): the capture to come stands for this
-			 * tick too; pending long after its instant while it ran: it
+			 * tick too, if it comes after an instant drawn in the tick (else
+			 * the capture after it); pending long after its instant while it ran: it
 			 * blocks the signal, walk it instead */
 			bool pending = !walk_now && sigsampler_pending(t->os_tid, t->thread);
 			bool not_run = t->cpu_before && t->cpu_now == t->cpu_before;

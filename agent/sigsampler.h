@@ -143,8 +143,9 @@ enum parked { PARKED_UNPROVEN = -1, PARKED_MOVED = 0, PARKED_SAME = 1 };
 enum parked sigsampler_parked_as_captured(uint32_t os_tid, ThreadID thread, uint64_t cpu_now,
 					  struct syscall_site *now) AGENT_HIDDEN;
 /* A thread whose signal is still pending has not run since it was sent:
- * its coming capture also stands for this tick (true); false when no signal
- * is in flight to it. */
+ * its coming capture also stands for this tick if it comes after an instant
+ * drawn at random in the tick, else the capture after it does (true); false
+ * when no signal is in flight to it. */
 bool sigsampler_extend(uint32_t os_tid, ThreadID thread) AGENT_HIDDEN;
 /* A signal sent to the thread has not reached its handler yet. */
 bool sigsampler_pending(uint32_t os_tid, ThreadID thread) AGENT_HIDDEN;

@@ -87,12 +87,12 @@ check "w >= 0.1 * n and w < n" "long bursts: the signals that found their thread
 	n="$(json "d['processes'][0]['agent']['signals']" "$WORK/long.json")"
 check "total >= 1000 and exact >= 0.97 * total" "long bursts: the burster's samples have their exact frames" \
 	total="$total" exact="$exact"
-# against the wall time the program measures in Burst: 0.97-1.03 of it
-# here, 0.87-0.98 beside a busy loop, 0.72-0.93 beside `dotnet build`s
-# (there the sampling itself stretches Burst: the program measures 22-24 %
-# of its time there at 100 Hz, 26-27 % at 1 kHz, and the samples say 20-21 %)
+# against the wall time the program measures in Burst: 0.99-1.01 of it
+# here, 0.90-0.97 beside a busy loop, 0.81-0.95 beside two, 0.87-0.98
+# beside `dotnet build`s (0.78-0.86 when a capture whose signal waited for
+# a CPU stood for every tick it waited through, the last one too)
 wall=$(sed -n 's/^burst_ms \([0-9.]*\) of \([0-9.]*\)$/\1 \2/p' <<<"$OUT")
-check "b / total >= 0.5 * share and 0.6 * w / life <= b / total <= 1.25 * w / life" \
+check "b / total >= 0.5 * share and 0.75 * w / life <= b / total <= 1.25 * w / life" \
 	"long bursts: Burst's share of the burster's samples comes near its share of wall time and CPU time" \
 	b="$bursting" total="$total" share="$share" w="${wall% *}" life="${wall#* }"
 read -r total parked bursting exact <<<"$(shape cpu "$tid" "$WORK/long")"
