@@ -187,13 +187,13 @@ static void on_signal(int sig, siginfo_t *si, void *context)
 	struct slot *sl = &g.slots[si->si_value.sival_int];
 	if (sl->tid != (pid_t)syscall(SYS_gettid))
 		goto out; /* a stale slot: the id went to another thread */
-	atomic_fetch_add_explicit(&sl->answered, 1, memory_order_relaxed);
 	ucontext_t *uc = context;
 	uint64_t rsp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
 	atomic_store_explicit(&sl->last_rsp, rsp, memory_order_relaxed);
 	uint32_t h = atomic_load_explicit(&sl->head, memory_order_relaxed);
 	if (h - atomic_load_explicit(&sl->tail, memory_order_acquire) >= SIG_RING) {
 		atomic_fetch_add_explicit(&g.overflowed, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&sl->answered, 1, memory_order_release);
 		goto out;
 	}
 	struct capture *c = &sl->ring[h % SIG_RING];
@@ -215,6 +215,11 @@ static void on_signal(int sig, siginfo_t *si, void *context)
 	if (cpu_start && c->cpu_end > cpu_start) /* what the copy cost the program's thread */
 		atomic_fetch_add_explicit(&g.handler_ns, c->cpu_end - cpu_start, memory_order_relaxed);
 	atomic_store_explicit(&sl->head, h + 1, memory_order_release);
+	/* answered last: until then the ring's next entry is this handler's
+	 * (the sampler thread writes captures of its own, read in place or the
+	 * kernel's, only while no signal is in flight: answered first, one
+	 * could be written into the entry this handler was filling) */
+	atomic_fetch_add_explicit(&sl->answered, 1, memory_order_release);
 	atomic_fetch_add_explicit(&g.handled, 1, memory_order_relaxed);
 out:
 	errno = saved;
