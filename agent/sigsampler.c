@@ -770,7 +770,8 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 			} else if (ok && c->kernel) {
 				sl->ks_truncated = 0;
 			}
-			if (ok && w->weight && sl->carried) {
+			if (ok && !c->kernel && w->weight && sl->carried) {
+				/* (ticks: not a kernel sample's, which stands for CPU time) */
 				w->weight += sl->carried;
 				sl->carried = 0;
 			}
