@@ -334,14 +334,22 @@ static void kernel_anchor(struct slot *sl)
 	sl->ks_counted = 0;
 }
 
-/* The top of the stack mapping that holds the thread's rsp: how much of
- * its stack a capture copies. */
-static void learn_stack(struct slot *sl)
+/* The top of the stack mapping that holds the thread's stack, learnt from
+ * one of its stack pointers (sp) the first time: how much of its stack a
+ * capture copies, and where it ends; 0 while unknown. */
+static uint64_t stack_top(struct slot *sl, uint64_t sp)
 {
-	uint64_t rsp = atomic_load(&sl->last_rsp);
-	uint64_t top = rsp ? codemap_stack_top(rsp) : 0;
-	if (top)
-		atomic_store(&sl->hi, top);
+	uint64_t hi = atomic_load(&sl->hi);
+	if (!hi && sp && (hi = codemap_stack_top(sp)) != 0)
+		atomic_store(&sl->hi, hi);
+	return hi;
+}
+
+/* Whether the slot keeps its thread's /proc files open (the first
+ * SYSCALL_FDS_KEPT slots). */
+static bool keeps_files(const struct slot *sl)
+{
+	return sl - g.slots < SYSCALL_FDS_KEPT;
 }
 
 /* The slot of OS thread os (the managed thread `thread`), taken on first
@@ -746,8 +754,8 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 	uint64_t began = agent_mono_ns();
 	for (uint32_t i = 0; i < g.nslots; i++) {
 		struct slot *sl = &g.slots[i];
-		if (sl->alive && !atomic_load(&sl->hi) && atomic_load(&sl->last_rsp))
-			learn_stack(sl);
+		if (sl->alive)
+			stack_top(sl, atomic_load(&sl->last_rsp));
 		if (!sl->alive && sl->ks.fd)
 			kernel_stop(sl); /* its thread ended */
 		uint32_t t = atomic_load_explicit(&sl->tail, memory_order_relaxed);
@@ -881,7 +889,7 @@ static const struct site_read *site_now(struct slot *sl, pid_t tid, uint64_t cpu
 	struct site_read *r = sl ? &sl->last_site : &unkept;
 	if (sl && r->valid && cpu_before && r->cpu_before == cpu_before)
 		return r;
-	bool kept = sl && sl - g.slots < SYSCALL_FDS_KEPT;
+	bool kept = sl && keeps_files(sl);
 	r->valid = read_syscall_site(tid, kept ? &sl->syscall_fd : NULL, &r->site, &r->call, &r->running);
 	r->cpu_before = cpu_before;
 	return r->valid ? r : NULL;
@@ -926,9 +934,7 @@ static bool read_waiting(struct slot *sl, ThreadID thread, uint32_t check_every,
 		    (r->call.nr == X64_LINUX_FUTEX && x64_futex_op_waits(r->call.arg1))))
 		return false; /* running, or in a call that may not wait */
 	struct syscall_site at = r->site;
-	uint64_t hi = atomic_load(&sl->hi);
-	if (!hi && (hi = codemap_stack_top(at.sp)) != 0)
-		atomic_store(&sl->hi, hi);
+	uint64_t hi = stack_top(sl, at.sp);
 	if (!hi || hi <= at.sp)
 		return false;
 	struct capture *c = &sl->ring[h % SIG_RING];
@@ -991,7 +997,7 @@ bool sigsampler_read_waiting(uint32_t os_tid, ThreadID thread, uint32_t check_ev
 static bool displaced_by_sampler(struct slot *sl)
 {
 	char line[1024];
-	int *kept = sl - g.slots < SYSCALL_FDS_KEPT ? &sl->stat_fd : NULL;
+	int *kept = keeps_files(sl) ? &sl->stat_fd : NULL;
 	int f = task_file(sl->tid, "stat", kept);
 	if (f < 0)
 		return false;
@@ -1087,9 +1093,7 @@ enum kernel_capture sigsampler_kernel_capture(uint32_t os_tid, ThreadID thread, 
 	c->kernel = true;
 	c->at_ns = k.time_ns;
 	c->len = k.len;
-	uint64_t hi = atomic_load(&sl->hi);
-	if (!hi && (hi = codemap_stack_top(k.sp)) != 0)
-		atomic_store(&sl->hi, hi);
+	uint64_t hi = stack_top(sl, k.sp);
 	c->top = hi > k.sp ? hi : 0;
 	c->cpu_end = 0; /* (taken as it ran: no claim on later ticks) */
 	activity_of((uint32_t)sl->tid, &c->act);
