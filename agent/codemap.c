@@ -33,6 +33,11 @@
 #define FACT_SLOTS 4096 /* power of two: addresses whose code bytes were looked at */
 #define MODULE_REFRESH_NS 200000000ull /* an unknown address rescans the modules at most this often */
 #define LIBRARY_REFRESH_NS 5000000ull  /* ... one in a shared object's mapping (one just loaded) */
+#define FORGET_EVERY_NS 60000000000ull /* forgotten at least this often, whatever else happened */
+#define FORGET_UNLOADED_NS 1000000000ull /* ... and at most this often for unloads (a program may
+					      unload collectible assemblies all the time) */
+#define LOADER_CHECK_NS 1000000000ull  /* the loader's count of unloads is asked this often */
+#define FORGET_EVERY_BLIND_NS 10000000000ull /* ... where the loader does not count them */
 
 enum {
 	IP_KNOWN = 1,
@@ -41,6 +46,13 @@ enum {
 	IP_DYNAMIC = 8,
 	IP_CALL_CHECKED = 16, /* its call's frame from rsp was worked out: */
 	IP_CALL_KNOWN = 32,   /* ... it is in call_cfa */
+};
+
+/* A managed body's code range, sorted by start (codemap_at's index of the
+ * bodies known: an address in one needs no question to the runtime). */
+struct body_range {
+	uint64_t start, end;
+	int32_t body;
 };
 
 struct ip_entry {
@@ -84,6 +96,8 @@ static struct {
 	struct image *images;
 	uint32_t nimages;
 	struct code_body *bodies;
+	struct body_range *ranges;
+	uint32_t nranges;
 	bool dirty;
 	uint32_t generation;
 	uint32_t walk_epoch; /* see codemap_walk_epoch */
@@ -96,7 +110,13 @@ static struct {
 	uint32_t nregions;
 	uint64_t maps_ns;
 	uint32_t lines_stamp; /* lines read under another stamp are stale */
+	uint32_t kept_ips;    /* addresses kept since the last forgetting */
+	uint32_t unloads_seen; /* code_unloads then */
+	uint64_t loader_subs; /* the loader's count of unloads then (UINT64_MAX: it does not say) */
+	uint64_t forgot_ns, loader_checked_ns;
 } m;
+
+static _Atomic uint32_t code_unloads;
 
 /* The address and body tables are 10 MiB of zero pages of which a program
  * uses a few hundred KiB: mapped on their own, so that forgetting gives
@@ -121,6 +141,8 @@ int codemap_init(void)
 		m.ips = zero_pages(IP_SLOTS * sizeof *m.ips);
 	if (!m.bodies)
 		m.bodies = zero_pages(BODIES * sizeof *m.bodies);
+	if (!m.ranges)
+		m.ranges = zero_pages(BODIES * sizeof *m.ranges);
 	if (!m.modules)
 		m.modules = calloc(MODULES, sizeof *m.modules);
 	if (!m.images)
@@ -128,15 +150,23 @@ int codemap_init(void)
 	if (!m.regions)
 		m.regions = calloc(REGIONS, sizeof *m.regions);
 	memread_init();
-	return m.ips && m.bodies && m.modules && m.images && m.regions ? 0 : -1;
+	return m.ips && m.bodies && m.ranges && m.modules && m.images && m.regions ? 0 : -1;
 }
+
+static uint64_t loader_unloads(void);
 
 void codemap_forget(void)
 {
+	m.forgot_ns = m.loader_checked_ns = agent_mono_ns();
+	m.unloads_seen = atomic_load(&code_unloads);
+	m.loader_subs = loader_unloads();
 	if (!m.dirty)
 		return;
+	m.kept_ips = 0;
 	clear_pages(m.ips, IP_SLOTS * sizeof *m.ips);
 	clear_pages(m.bodies, BODIES * sizeof *m.bodies);
+	clear_pages(m.ranges, BODIES * sizeof *m.ranges);
+	m.nranges = 0;
 	m.dirty = false;
 	m.generation++;
 	m.walk_epoch++;
@@ -218,6 +248,51 @@ int codemap_code_facts(uint64_t addr)
 	return f->facts;
 }
 
+/* The first range whose start is above addr. */
+static uint32_t range_after(uint64_t addr)
+{
+	uint32_t lo = 0, hi = m.nranges;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (m.ranges[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Indexes body b (not a dynamic method's: a later compilation may put other
+ * code there).  Ranges it overlaps are stale (code freed and reused):
+ * dropped. */
+static void index_body(int32_t b)
+{
+	const struct code_body *body = &m.bodies[b];
+	uint32_t lo = range_after(body->start), hi = lo;
+	while (lo > 0 && m.ranges[lo - 1].end > body->start)
+		lo--;
+	while (hi < m.nranges && m.ranges[hi].start < body->end)
+		hi++;
+	if (lo == hi && m.nranges == BODIES)
+		return;
+	memmove(&m.ranges[lo + 1], &m.ranges[hi], (m.nranges - hi) * sizeof *m.ranges);
+	m.nranges = m.nranges - (hi - lo) + 1;
+	m.ranges[lo] = (struct body_range){body->start, body->end, b};
+}
+
+/* The indexed body that holds ip, still as indexed, or -1: the body the
+ * runtime would name for ip (GetFunctionFromIP, then its code's start),
+ * as codemap_at's resolve would find it. */
+static int32_t indexed_body(uint64_t ip)
+{
+	uint32_t i = range_after(ip);
+	if (i == 0 || ip >= m.ranges[i - 1].end)
+		return -1;
+	const struct body_range *r = &m.ranges[i - 1];
+	const struct code_body *b = &m.bodies[r->body];
+	return b->start == r->start && b->end == r->end && !b->dynamic_epoch && b->fn ? r->body : -1;
+}
+
 /* The body that starts at start, asked of the runtime on first sight
  * (or, for ReadyToRun code, known to end at known_end). */
 static int32_t body_at_start(uint64_t start, FunctionID fn, uint64_t known_end, uint32_t dynamic_epoch)
@@ -253,6 +328,8 @@ static int32_t body_at_start(uint64_t start, FunctionID fn, uint64_t known_end, 
 			agent_debug("a prolog the unwinder does not know at %#lx: %02x %02x %02x %02x %02x %02x %02x %02x",
 				    (unsigned long)start, code[0], code[1], code[2], code[3], code[4], code[5], code[6],
 				    code[7]);
+		if (!dynamic_epoch && b->end > b->start)
+			index_body((int32_t)j);
 		m.dirty = true;
 		return (int32_t)j;
 	}
@@ -462,6 +539,39 @@ static int count_loads(struct dl_phdr_info *info, size_t size, void *arg)
 		loads[1] = info->dlpi_subs;
 	}
 	return 1; /* one is enough */
+}
+
+/* The loader's count of objects unloaded so far, UINT64_MAX when it does
+ * not say. */
+static uint64_t loader_unloads(void)
+{
+	uint64_t loads[2] = {0, 0};
+	dl_iterate_phdr(count_loads, loads);
+	return loads[0] ? loads[1] : UINT64_MAX;
+}
+
+void codemap_code_unloaded(void)
+{
+	atomic_fetch_add_explicit(&code_unloads, 1, memory_order_relaxed);
+}
+
+bool codemap_stale(uint64_t now_ns)
+{
+	if (!m.dirty)
+		return false;
+	uint64_t since = now_ns - m.forgot_ns;
+	if (since >= (m.loader_subs == UINT64_MAX ? FORGET_EVERY_BLIND_NS : FORGET_EVERY_NS))
+		return true;
+	if (since < FORGET_UNLOADED_NS)
+		return false;
+	if (atomic_load_explicit(&code_unloads, memory_order_relaxed) != m.unloads_seen)
+		return true; /* a managed module went: its code's addresses may hold other code soon */
+	if (m.kept_ips >= IP_SLOTS / 2)
+		return true; /* crowded: new addresses would go unkept */
+	if (now_ns - m.loader_checked_ns < LOADER_CHECK_NS)
+		return false;
+	m.loader_checked_ns = now_ns;
+	return loader_unloads() != m.loader_subs; /* a shared object went: another may take its range */
 }
 
 static const struct region *region_at(uint64_t addr);
@@ -761,12 +871,16 @@ struct code_at codemap_at(uint64_t ip, bool check_epilog)
 			 e->dynamic_epoch != codemap_dynamic_epoch())
 			*e = resolve(ip);
 	} else {
-		/* not kept when not code: the address may be code a moment later */
-		int exec = executable(ip, check_epilog);
+		/* in a body known: its function (a running thread's leaf is a new
+		 * address in a known body at almost every sample); else not kept
+		 * when not code: the address may be code a moment later */
+		int32_t b = indexed_body(ip);
+		int exec = b >= 0 ? 1 : executable(ip, check_epilog);
 		if (exec <= 0)
 			return (struct code_at){.unknown = exec < 0};
 		e = free_slot ? free_slot : &tmp; /* a full neighbourhood: answer without keeping it */
-		*e = resolve(ip);
+		m.kept_ips += free_slot != NULL;
+		*e = b >= 0 ? (struct ip_entry){ip, m.bodies[b].fn, b, IP_KNOWN} : resolve(ip);
 		m.dirty = true;
 	}
 	struct code_at at = {true, false, e->fn, e->body >= 0 ? &m.bodies[e->body] : NULL, false, e->in_module,

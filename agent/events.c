@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "agent/activity.h"
+#include "agent/codemap.h"
 #include "agent/eventpipe.h"
 #include "agent/evqueue.h"
 #include "agent/excmessage.h"
@@ -70,8 +71,11 @@ static void compute_mask(uint32_t kinds, DWORD *low, DWORD *high)
 	/* what activity.c needs to say a sample is compiling or collecting:
 	 * callbacks that cost little beside the work they bracket (the class
 	 * load callbacks come in a pair after the load: of no use there) */
-	if (atomic_load(&labels)) /* (and the thread callbacks: the sampler's thread list) */
-		*low |= COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_SUSPENDS | COR_PRF_MONITOR_THREADS;
+	/* (and the thread callbacks: the sampler's thread list; the module
+	 * unloads: the code map's cue to forget where code was) */
+	if (atomic_load(&labels))
+		*low |= COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_SUSPENDS | COR_PRF_MONITOR_THREADS |
+			COR_PRF_MONITOR_MODULE_LOADS;
 	if (kinds & CS_EV_GC)
 		*low |= COR_PRF_MONITOR_SUSPENDS;
 	if (kinds & CS_EV_JIT)
@@ -439,6 +443,14 @@ static HRESULT on_module_loaded(ICorProfilerCallback11 *self, ModuleID mod, HRES
 	return S_OK;
 }
 
+static HRESULT on_module_unloading(ICorProfilerCallback11 *self, ModuleID mod)
+{
+	(void)self;
+	(void)mod;
+	codemap_code_unloaded();
+	return S_OK;
+}
+
 static HRESULT on_assembly_loaded(ICorProfilerCallback11 *self, AssemblyID asm_id, HRESULT status)
 {
 	(void)self;
@@ -504,6 +516,7 @@ void events_install(struct ICorProfilerCallback11Vtbl *vtbl)
 	vtbl->JITCompilationStarted = on_jit_started;
 	vtbl->JITCompilationFinished = on_jit_finished;
 	vtbl->ModuleLoadFinished = on_module_loaded;
+	vtbl->ModuleUnloadStarted = on_module_unloading;
 	vtbl->AssemblyLoadFinished = on_assembly_loaded;
 	vtbl->ThreadCreated = on_thread_created;
 	vtbl->ThreadDestroyed = on_thread_destroyed;

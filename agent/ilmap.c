@@ -17,6 +17,17 @@ struct entry {
 	uint32_t native, native_end, il;
 };
 
+/* An address's answer, kept: a walk asks again for every return address
+ * of every sample, and each answer took a code-map lookup, the body's map
+ * and a search of it. */
+#define ANSWERS 4096 /* power of two */
+struct answer {
+	uint64_t addr; /* 0: free */
+	FunctionID fn;
+	uint32_t il;
+	bool leaf_maybe_call;
+};
+
 struct body_map {
 	uint64_t start; /* 0: free */
 	uint32_t first, n; /* in entries; n 0: the runtime has no map */
@@ -28,6 +39,7 @@ static struct {
 	uint32_t nentries;
 	uint32_t generation;
 	COR_DEBUG_IL_TO_NATIVE_MAP *fetched;
+	struct answer *answers;
 } im;
 
 int ilmap_init(void)
@@ -38,9 +50,11 @@ int ilmap_init(void)
 		im.entries = malloc(ENTRIES * sizeof *im.entries);
 	if (!im.fetched)
 		im.fetched = malloc(MAP_MAX * sizeof *im.fetched);
+	if (!im.answers)
+		im.answers = calloc(ANSWERS, sizeof *im.answers);
 	im.nentries = 0;
 	im.generation = codemap_generation();
-	return im.bodies && im.entries && im.fetched ? 0 : -1;
+	return im.bodies && im.entries && im.fetched && im.answers ? 0 : -1;
 }
 
 void ilmap_fini(void)
@@ -48,6 +62,7 @@ void ilmap_fini(void)
 	free(im.bodies);
 	free(im.entries);
 	free(im.fetched);
+	free(im.answers);
 	memset(&im, 0, sizeof im);
 }
 
@@ -55,6 +70,11 @@ static void forget(void)
 {
 	memset(im.bodies, 0, BODIES * sizeof *im.bodies);
 	im.nentries = 0;
+}
+
+static struct answer *answer_slot(uint64_t addr)
+{
+	return &im.answers[(uint32_t)((addr * 0x9E3779B97F4A7C15ull) >> 52) & (ANSWERS - 1)];
 }
 
 static int by_native(const void *a, const void *b)
@@ -101,14 +121,12 @@ static const struct body_map *map_of(uint64_t start)
 	return slot;
 }
 
-uint32_t ilmap_offset(FunctionID fn, uint64_t addr, bool leaf_maybe_call)
+/* The IL offset at addr in fn's code, from the runtime's map; *keep: the
+ * answer may be kept for addr (not a dynamic method's, whose code and id a
+ * later compilation may reuse). */
+static uint32_t lookup(FunctionID fn, uint64_t addr, bool leaf_maybe_call, bool *keep)
 {
-	if (!fn || !addr || !im.bodies)
-		return ILMAP_NONE;
-	if (im.generation != codemap_generation()) {
-		im.generation = codemap_generation();
-		forget();
-	}
+	*keep = false;
 	if (leaf_maybe_call) {
 		/* a thread stopped in a call out of managed code is at the call's
 		 * return address: name the call */
@@ -120,6 +138,7 @@ uint32_t ilmap_offset(FunctionID fn, uint64_t addr, bool leaf_maybe_call)
 	if (at.fn != fn || !at.body || addr < at.body->start || addr >= at.body->end)
 		return ILMAP_NONE;
 	const struct body_map *b = map_of(at.body->start);
+	*keep = b && !at.dynamic; /* (no map kept: a crowded table, asked again) */
 	if (!b || !b->n)
 		return ILMAP_NONE;
 	uint32_t off = (uint32_t)(addr - at.body->start);
@@ -143,4 +162,23 @@ uint32_t ilmap_offset(FunctionID fn, uint64_t addr, bool leaf_maybe_call)
 		return e[i].il; /* an IL offset, or CS_IL_EPILOG (the runtime's own value) */
 	}
 	return ILMAP_NONE;
+}
+
+uint32_t ilmap_offset(FunctionID fn, uint64_t addr, bool leaf_maybe_call)
+{
+	if (!fn || !addr || !im.bodies)
+		return ILMAP_NONE;
+	if (im.generation != codemap_generation()) {
+		im.generation = codemap_generation();
+		forget();
+		memset(im.answers, 0, ANSWERS * sizeof *im.answers);
+	}
+	struct answer *a = answer_slot(addr);
+	if (a->addr == addr && a->fn == fn && a->leaf_maybe_call == leaf_maybe_call)
+		return a->il;
+	bool keep;
+	uint32_t il = lookup(fn, addr, leaf_maybe_call, &keep);
+	if (keep)
+		*a = (struct answer){addr, fn, il, leaf_maybe_call};
+	return il;
 }

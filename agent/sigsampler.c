@@ -38,7 +38,6 @@
 #define SIG_RING 2 /* captures are collected every tick, one signal in flight at most */
 #define STACK_COPY MEMREAD_COPY_MAX /* deep enough for hundreds of frames */
 #define REFRESH_EVERY_NS 10000000ull  /* the thread list at most (when due): short-lived threads matter */
-#define CODE_FLUSH_NS 10000000000ull  /* code may be unloaded: forget what is where */
 #define SYSCALL_FDS_KEPT 32 /* slots whose /proc syscall and stat files stay open (descriptors are the program's too) */
 #define TRAILS_KEPT 64 /* slots whose threads' last walks are kept to graft (10 KiB each) */
 #define EXTRA_INSTANTS 8 /* ticks a pending signal's capture may stand for, each at its own instant */
@@ -130,7 +129,7 @@ static struct {
 	pid_t pid;
 	uid_t uid;
 	bool installed;
-	uint64_t last_refresh_ns, last_flush_ns;
+	uint64_t last_refresh_ns;
 	struct still_listing listing; /* the last refresh of the thread list */
 	uint64_t deadline_ns; /* the next tick: signals land before it, at instants drawn at random */
 	uint64_t random;      /* agent_random_below's state (sampler thread) */
@@ -313,7 +312,7 @@ void sigsampler_reset(void)
 		memset(g.slots, 0, g.nslots * sizeof *g.slots);
 	codemap_forget();
 	g.nslots = 0;
-	g.last_refresh_ns = g.last_flush_ns = 0;
+	g.last_refresh_ns = 0;
 	memset(&g.stats, 0, sizeof g.stats);
 	atomic_store(&g.handler_ns, 0);
 }
@@ -727,10 +726,8 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 			    uint32_t max_retry)
 {
 	uint64_t now = agent_mono_ns();
-	if (now - g.last_flush_ns >= CODE_FLUSH_NS) {
-		g.last_flush_ns = now;
-		codemap_forget();
-	}
+	if (codemap_stale(now))
+		codemap_forget(); /* code may have been unloaded: forget what is where */
 	/* threads that ended give their slots back (in signal mode the thread
 	 * list sigsampler_tick has just refreshed does it first) */
 	if (now - g.last_refresh_ns >= REFRESH_EVERY_NS) {

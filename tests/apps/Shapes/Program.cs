@@ -20,11 +20,16 @@
 //   dynamics   RunMany -> StepN -> SpinEven or SpinOdd: a new dynamic method
 //              every 10 ms (StepN calls SpinEven when N is even), the old
 //              ones collected, so the runtime reuses their ids and code
+//   collectibles RunMany -> CollectN.Step -> Callees.SpinEven or SpinOdd: as dynamics,
+//              but each method in a collectible assembly of its own
+//              (AssemblyBuilder, RunAndCollect): unloaded when collected, its
+//              code freed and its addresses reused
 // Spin is a busy loop: nearly all samples land there (or in Mix).
 //
 // stdout: "tid <OS thread id>", then "done <rounds>".
 using System.Diagnostics;
 using System.Globalization;
+using System.Reflection;
 using System.Reflection.Emit;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
@@ -40,7 +45,7 @@ internal static unsafe class Program
         if ((args.Length != 2 && !(args.Length == 3 && args[0] == "beyondcopy"))
             || !double.TryParse(args[1], NumberStyles.Float, CultureInfo.InvariantCulture, out double seconds))
         {
-            Console.Error.WriteLine("usage: Shapes osr|frameless|funclet|recursion|generic|pinvoke|dynamic|dynamics SECONDS");
+            Console.Error.WriteLine("usage: Shapes osr|frameless|funclet|recursion|generic|pinvoke|dynamic|dynamics|collectibles SECONDS");
             Console.Error.WriteLine("       Shapes beyondcopy SECONDS LIBRARY");
             return 2;
         }
@@ -58,6 +63,7 @@ internal static unsafe class Program
             "beyondcopy" => BeyondCopy.Run(deadline, args[2]),
             "dynamic" => Dynamic.Run(deadline),
             "dynamics" => Dynamic.RunMany(deadline),
+            "collectibles" => Collectible.RunMany(deadline),
             _ => -1,
         };
         if (rounds < 0)
@@ -376,4 +382,68 @@ internal static unsafe class Program
             return rounds;
         }
     }
+
+    internal static class Collectible
+    {
+        // Type CollectN in an assembly of its own that the GC may unload,
+        // whose static Step calls callee 64 times.
+        private static Action MakeStep(int n, string callee)
+        {
+            string name = "Collect" + n.ToString(CultureInfo.InvariantCulture);
+            AssemblyBuilder asm = AssemblyBuilder.DefineDynamicAssembly(new AssemblyName(name), AssemblyBuilderAccess.RunAndCollect);
+            TypeBuilder type = asm.DefineDynamicModule(name).DefineType(name, TypeAttributes.Public | TypeAttributes.Abstract | TypeAttributes.Sealed);
+            MethodBuilder step = type.DefineMethod("Step", MethodAttributes.Public | MethodAttributes.Static, null, Type.EmptyTypes);
+            ILGenerator il = step.GetILGenerator();
+            LocalBuilder k = il.DeclareLocal(typeof(int));
+            Label top = il.DefineLabel(), test = il.DefineLabel();
+            il.Emit(OpCodes.Ldc_I4_0);
+            il.Emit(OpCodes.Stloc, k);
+            il.Emit(OpCodes.Br, test);
+            il.MarkLabel(top);
+            il.Emit(OpCodes.Call, typeof(Callees).GetMethod(callee)!);
+            il.Emit(OpCodes.Ldloc, k);
+            il.Emit(OpCodes.Ldc_I4_1);
+            il.Emit(OpCodes.Add);
+            il.Emit(OpCodes.Stloc, k);
+            il.MarkLabel(test);
+            il.Emit(OpCodes.Ldloc, k);
+            il.Emit(OpCodes.Ldc_I4, 64);
+            il.Emit(OpCodes.Blt, top);
+            il.Emit(OpCodes.Ret);
+            return type.CreateType().GetMethod("Step")!.CreateDelegate<Action>();
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long RunMany(long deadline)
+        {
+            long rounds = 0;
+            for (int n = 0; Stopwatch.GetTimestamp() < deadline; n++)
+            {
+                Action step = MakeStep(n, n % 2 == 0 ? nameof(Callees.SpinEven) : nameof(Callees.SpinOdd));
+                long until = Math.Min(deadline, Stopwatch.GetTimestamp() + Stopwatch.Frequency / 100);
+                do
+                {
+                    step();
+                    rounds += 64;
+                }
+                while (Stopwatch.GetTimestamp() < until);
+                if (n % 4 == 3)
+                {
+                    GC.Collect(); // the dropped assemblies are unloaded, their code freed
+                    GC.WaitForPendingFinalizers();
+                }
+            }
+            return rounds;
+        }
+    }
+}
+
+// What another assembly's code may call: Program is internal.
+public static class Callees
+{
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void SpinEven() => Program.Spin();
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void SpinOdd() => Program.Spin();
 }
