@@ -322,19 +322,16 @@ internal static unsafe class Program
 
     internal static class Dynamic
     {
-        // A method with no metadata, made of IL at run time: it calls a
-        // method 64 times and returns.
-        private static Action MakeSpin64(string name = "Spin64", string callee = nameof(Spin))
+        // A method body that calls callee 64 times and returns.
+        internal static void EmitCalls64(ILGenerator il, MethodInfo callee)
         {
-            var method = new DynamicMethod(name, null, Type.EmptyTypes, typeof(Program).Module);
-            ILGenerator il = method.GetILGenerator();
             LocalBuilder k = il.DeclareLocal(typeof(int));
             Label top = il.DefineLabel(), test = il.DefineLabel();
             il.Emit(OpCodes.Ldc_I4_0);
             il.Emit(OpCodes.Stloc, k);
             il.Emit(OpCodes.Br, test);
             il.MarkLabel(top);
-            il.Emit(OpCodes.Call, typeof(Program).GetMethod(callee)!);
+            il.Emit(OpCodes.Call, callee);
             il.Emit(OpCodes.Ldloc, k);
             il.Emit(OpCodes.Ldc_I4_1);
             il.Emit(OpCodes.Add);
@@ -344,6 +341,14 @@ internal static unsafe class Program
             il.Emit(OpCodes.Ldc_I4, 64);
             il.Emit(OpCodes.Blt, top);
             il.Emit(OpCodes.Ret);
+        }
+
+        // A method with no metadata, made of IL at run time: it calls a
+        // method 64 times and returns.
+        private static Action MakeSpin64(string name = "Spin64", string callee = nameof(Spin))
+        {
+            var method = new DynamicMethod(name, null, Type.EmptyTypes, typeof(Program).Module);
+            EmitCalls64(method.GetILGenerator(), typeof(Program).GetMethod(callee)!);
             return method.CreateDelegate<Action>();
         }
 
@@ -393,23 +398,7 @@ internal static unsafe class Program
             AssemblyBuilder asm = AssemblyBuilder.DefineDynamicAssembly(new AssemblyName(name), AssemblyBuilderAccess.RunAndCollect);
             TypeBuilder type = asm.DefineDynamicModule(name).DefineType(name, TypeAttributes.Public | TypeAttributes.Abstract | TypeAttributes.Sealed);
             MethodBuilder step = type.DefineMethod("Step", MethodAttributes.Public | MethodAttributes.Static, null, Type.EmptyTypes);
-            ILGenerator il = step.GetILGenerator();
-            LocalBuilder k = il.DeclareLocal(typeof(int));
-            Label top = il.DefineLabel(), test = il.DefineLabel();
-            il.Emit(OpCodes.Ldc_I4_0);
-            il.Emit(OpCodes.Stloc, k);
-            il.Emit(OpCodes.Br, test);
-            il.MarkLabel(top);
-            il.Emit(OpCodes.Call, typeof(Callees).GetMethod(callee)!);
-            il.Emit(OpCodes.Ldloc, k);
-            il.Emit(OpCodes.Ldc_I4_1);
-            il.Emit(OpCodes.Add);
-            il.Emit(OpCodes.Stloc, k);
-            il.MarkLabel(test);
-            il.Emit(OpCodes.Ldloc, k);
-            il.Emit(OpCodes.Ldc_I4, 64);
-            il.Emit(OpCodes.Blt, top);
-            il.Emit(OpCodes.Ret);
+            Dynamic.EmitCalls64(step.GetILGenerator(), typeof(Callees).GetMethod(callee)!);
             return type.CreateType().GetMethod("Step")!.CreateDelegate<Action>();
         }
 
