@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Paired server benchmark: what each profiler's sampling adds to one server
-# process at a fixed load, measured inside that process in turns.
+# Paired server benchmark: what each profiler adds to one server process at
+# a fixed load, measured inside that process in turns.
 # bench/server.sh compares separate runs, and a server's own CPU at the same
 # load moves by 15 % from run to run (JIT tiering, the thread pool's size,
 # GC timing): more than a profiler adds.  Here one WebHash server (started
-# under clrscope record, its sampling dialled off) takes a fixed load (hey)
+# under clrscope record, its agent quiet between turns) takes a fixed load (hey)
 # for the whole run, and its time is cut into windows of WINDOW seconds,
 # in rounds of three, the order rotating:
 #  - off:      nothing samples or records events (the agent is loaded, its
