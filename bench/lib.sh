@@ -174,6 +174,13 @@ bench_pid_of() {
 	awk '$1 == "pid" { print $2; exit }' "$1"
 }
 
+# bench_cpu_ticks STAT: the CPU time (utime + stime, clock ticks) a
+# /proc/PID/stat or /proc/PID/task/TID/stat file says so far (the fields
+# after the name in parentheses, which may hold spaces).
+bench_cpu_ticks() {
+	awk '{ sub(/.*\) /, ""); print $12 + $13 }' "$1"
+}
+
 # bench_rss_kb PID: the process's resident set in KiB ("-" once it is gone).
 bench_rss_kb() {
 	local kb

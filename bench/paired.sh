@@ -74,11 +74,6 @@ for p in $(pgrep -f "WebHash.dll $port " || true); do
 done
 [[ -n $pid ]] || { echo "paired.sh: the server's process is not to be found" >&2; exit 1; }
 
-# cpu_ticks: the server process's CPU so far, in clock ticks
-cpu_ticks() {
-	awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat"
-}
-
 "${load_cpu[@]}" wrk -t1 -c32 -d2s "http://127.0.0.1:$port/hash?n=16" >/dev/null 2>&1 || true
 bench_start "$work/hey" "${load_cpu[@]}" hey -c "$hey_workers" -q $((fixed_rate / hey_workers)) -z "$((life - warm))s" \
 	"http://127.0.0.1:$port/hash?n=16"
@@ -89,7 +84,7 @@ bench_sleep "$warm" # the load's own warm-up: tiering, the pool's size
 take_window() {
 	local kind=$1 t0 c0 c1 own="0 0"
 	t0=$(date +%s%N)
-	c0=$(cpu_ticks)
+	c0=$(bench_cpu_ticks "/proc/$pid/stat")
 	case $kind in
 	clrscope)
 		"$clrscope" dial "$session" sampling=on events=all >/dev/null
@@ -125,7 +120,7 @@ PY
 	local left
 	left=$(((t0 + window * 1000000000 - $(date +%s%N)) / 1000000))
 	((left > 0)) && bench_sleep "$(printf '%d.%03d' $((left / 1000)) $((left % 1000)))"
-	c1=$(cpu_ticks)
+	c1=$(bench_cpu_ticks "/proc/$pid/stat")
 	echo "$kind $((c1 - c0)) $((($(date +%s%N) - t0) / 1000000)) $own"
 }
 

@@ -211,7 +211,7 @@ sampler_ticks() {
 		[[ $(cat "/proc/$p/comm" 2>/dev/null) == dotnet ]] || continue
 		for t in /proc/"$p"/task/*; do
 			if [[ $(cat "$t/comm" 2>/dev/null) == clrscope-samp* ]]; then
-				sed 's/.*) //' "$t/stat" | awk '{print $12 + $13}'
+				bench_cpu_ticks "$t/stat"
 				return
 			fi
 		done

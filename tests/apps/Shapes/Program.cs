@@ -62,8 +62,8 @@ internal static unsafe class Program
             "pinvoke" => PInvoke.Run(deadline),
             "beyondcopy" => BeyondCopy.Run(deadline, args[2]),
             "dynamic" => Dynamic.Run(deadline),
-            "dynamics" => Dynamic.RunMany(deadline),
-            "collectibles" => Collectible.RunMany(deadline),
+            "dynamics" => RunMany(deadline, Dynamic.MakeStep, finalize: false),
+            "collectibles" => RunMany(deadline, Collectible.MakeStep, finalize: true),
             _ => -1,
         };
         if (rounds < 0)
@@ -366,64 +366,53 @@ internal static unsafe class Program
             return rounds;
         }
 
-        [MethodImpl(MethodImplOptions.NoInlining)]
-        public static long RunMany(long deadline)
-        {
-            long rounds = 0;
-            for (int n = 0; Stopwatch.GetTimestamp() < deadline; n++)
-            {
-                Action step = MakeSpin64("Step" + n.ToString(CultureInfo.InvariantCulture),
-                    n % 2 == 0 ? nameof(SpinEven) : nameof(SpinOdd));
-                long until = Math.Min(deadline, Stopwatch.GetTimestamp() + Stopwatch.Frequency / 100);
-                do
-                {
-                    step();
-                    rounds += 64;
-                }
-                while (Stopwatch.GetTimestamp() < until);
-                if (n % 4 == 3)
-                    GC.Collect(); // the dropped ones go, and their ids are free again
-            }
-            return rounds;
-        }
+        // StepN, which calls SpinEven when N is even, SpinOdd when it is odd.
+        public static Action MakeStep(int n) =>
+            MakeSpin64("Step" + n.ToString(CultureInfo.InvariantCulture), n % 2 == 0 ? nameof(SpinEven) : nameof(SpinOdd));
     }
 
     internal static class Collectible
     {
         // Type CollectN in an assembly of its own that the GC may unload,
-        // whose static Step calls callee 64 times.
-        private static Action MakeStep(int n, string callee)
+        // whose static Step calls Callees.SpinEven when N is even, SpinOdd
+        // when it is odd, 64 times.
+        public static Action MakeStep(int n)
         {
             string name = "Collect" + n.ToString(CultureInfo.InvariantCulture);
             AssemblyBuilder asm = AssemblyBuilder.DefineDynamicAssembly(new AssemblyName(name), AssemblyBuilderAccess.RunAndCollect);
             TypeBuilder type = asm.DefineDynamicModule(name).DefineType(name, TypeAttributes.Public | TypeAttributes.Abstract | TypeAttributes.Sealed);
             MethodBuilder step = type.DefineMethod("Step", MethodAttributes.Public | MethodAttributes.Static, null, Type.EmptyTypes);
+            string callee = n % 2 == 0 ? nameof(Callees.SpinEven) : nameof(Callees.SpinOdd);
             Dynamic.EmitCalls64(step.GetILGenerator(), typeof(Callees).GetMethod(callee)!);
             return type.CreateType().GetMethod("Step")!.CreateDelegate<Action>();
         }
+    }
 
-        [MethodImpl(MethodImplOptions.NoInlining)]
-        public static long RunMany(long deadline)
+    // The driver of the dynamics and collectibles shapes: a new step
+    // (make(n)) every 10 ms, the dropped ones collected every fourth (and,
+    // for collectible assemblies, finalized: that unloads them).
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static long RunMany(long deadline, Func<int, Action> make, bool finalize)
+    {
+        long rounds = 0;
+        for (int n = 0; Stopwatch.GetTimestamp() < deadline; n++)
         {
-            long rounds = 0;
-            for (int n = 0; Stopwatch.GetTimestamp() < deadline; n++)
+            Action step = make(n);
+            long until = Math.Min(deadline, Stopwatch.GetTimestamp() + Stopwatch.Frequency / 100);
+            do
             {
-                Action step = MakeStep(n, n % 2 == 0 ? nameof(Callees.SpinEven) : nameof(Callees.SpinOdd));
-                long until = Math.Min(deadline, Stopwatch.GetTimestamp() + Stopwatch.Frequency / 100);
-                do
-                {
-                    step();
-                    rounds += 64;
-                }
-                while (Stopwatch.GetTimestamp() < until);
-                if (n % 4 == 3)
-                {
-                    GC.Collect(); // the dropped assemblies are unloaded, their code freed
-                    GC.WaitForPendingFinalizers();
-                }
+                step();
+                rounds += 64;
             }
-            return rounds;
+            while (Stopwatch.GetTimestamp() < until);
+            if (n % 4 == 3)
+            {
+                GC.Collect(); // the dropped ones go, and their ids and code are free again
+                if (finalize)
+                    GC.WaitForPendingFinalizers();
+            }
         }
+        return rounds;
     }
 }
 
