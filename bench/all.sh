@@ -3,7 +3,7 @@
 # overhead against the reference samplers, runtime suspension per sample,
 # log bytes per sample, report ingest speed, the terminal UI's latency and
 # CPU, instrumentation and heap snapshot costs, and the agent's memory over
-# a session.  The runs are the shorter ones the issue notes quote (about 30
+# a session.  The runs are the shorter ones the issue notes quote (about 40
 # minutes on a 2-core machine with a 3-minute soak).  Not a test: nothing
 # is asserted.
 #
@@ -33,6 +33,8 @@ section "server: bench/server.sh -n 5"
 "$here/server.sh" -n 5 "${build[@]}"
 section "server, paired in one process: bench/paired.sh -n 12"
 "$here/paired.sh" -n 12 "${build[@]}"
+section "CPU loop, paired in one process: bench/paired.sh -l -n 40 -w 4 -a 1"
+"$here/paired.sh" -l -n 40 -w 4 -a 1 "${build[@]}"
 section "suspension per sample: bench/suspension.sh -s 4 -b 1"
 "$here/suspension.sh" -s 4 -b 1 "${build[@]}"
 section "log bytes per sample: bench/logbytes.sh"

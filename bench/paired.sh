@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Paired server benchmark: what each profiler adds to one server process at
-# a fixed load, measured inside that process in turns.
+# Paired benchmark: what each profiler adds to one process, measured inside
+# that process in turns: a server at a fixed load, or (-l) the CPU loop.
 # bench/server.sh compares separate runs, and a server's own CPU at the same
 # load moves by 15 % from run to run (JIT tiering, the thread pool's size,
 # GC timing): more than a profiler adds.  Here one WebHash server (started
@@ -21,9 +21,21 @@
 # (its start-up included: a .NET program).  A profiler's cost is its
 # window's CPU less the same round's off window: paired, the server's drift
 # cancels.  Server, clrscope and dotnet-trace run on CPU 0, the load on
-# CPU 1 (with two CPUs or more).  Not a test: nothing is asserted.
+# CPU 1 (with two CPUs or more).
+# With -l the process is the CPU loop instead (tests/apps/Workload --stream,
+# one thread, no load generator, nothing pinned, as in bench/overhead.sh),
+# and a window's figure is the loop's work per second over the profiler's
+# turn: from the dial on to the dial's return off for clrscope, from its
+# session's start (its output file appears) to its exit (rundown included)
+# for dotnet-trace, the middle ACTIVE seconds for off.  A profiler's loss is
+# 1 - its rate / the round's off rate.
+# Medians over rounds are printed with 95 % intervals (a bootstrap over the
+# rounds), and so is the goal's margin: half of dotnet-trace's cost less
+# clrscope's (above zero: clrscope costs less than half).  -k DIR keeps
+# each window's figures (and the loop's units) there.  Not a test: nothing
+# is asserted.
 #
-#   bench/paired.sh [-n ROUNDS] [-w WINDOW] [-a ACTIVE] [-r RATE] [-q REQUESTS_PER_S] [BUILD_DIR]
+#   bench/paired.sh [-l] [-n ROUNDS] [-w WINDOW] [-a ACTIVE] [-r RATE] [-q REQUESTS_PER_S] [-k DIR] [BUILD_DIR]
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -32,8 +44,12 @@ window=10
 active=5
 rate=1000
 fixed_rate=3200
+loop=0
+keep=
 bench_opt() {
 	case $1 in
+	l) loop=1 ;;
+	k) keep=$2 ;;
 	n) bench_uint rounds -n "$2" ;;
 	w) bench_uint window -w "$2" ;;
 	a) bench_uint active -a "$2" ;;
@@ -41,67 +57,89 @@ bench_opt() {
 	q) bench_uint fixed_rate -q "$2" ;;
 	esac
 }
-bench_options "n:w:a:r:q:" "" "$@"
+bench_options "n:w:a:r:q:lk:" "loop=l keep=k" "$@"
 set -- "${bench_args[@]}"
 (($# <= 1)) || bench_usage_error "one build directory at most"
 ((active + 2 <= window)) || bench_usage_error "-a wants at least 2 s less than the window (-w)"
 bench_build "${1:-}"
-command -v hey >/dev/null || { echo "no hey: install it (apt-get install hey, or scripts/deps.sh)" >&2; exit 1; }
-command -v wrk >/dev/null || { echo "no wrk: install it (apt-get install wrk, or scripts/deps.sh)" >&2; exit 1; }
 bench_dotnet_trace || { echo "dotnet-trace is what this compares with: none, no benchmark" >&2; exit 1; }
-hey_workers=32
-((fixed_rate >= hey_workers)) || bench_usage_error "-q wants at least $hey_workers requests per second"
-export DOTNET_ThreadPool_UnfairSemaphoreSpinLimit=0 # (see bench/server.sh)
-app=$(bench_app WebHash)
 bench_workdir paired
-server_cpu=() load_cpu=()
-if (($(nproc) >= 2)) && command -v taskset >/dev/null; then
-	server_cpu=(taskset -c 0) load_cpu=(taskset -c 1)
-fi
-
-port=$((21000 + RANDOM % 20000))
 warm=15
 life=$((rounds * 3 * (window + 3) + warm + 30))
 session=$work/session
-bench_start "$work/server" "${server_cpu[@]}" "$clrscope" record -o "$session" --rate "$rate" -- dotnet "$app" "$port" "$life"
-record_pid=$bench_pid
-bench_wait_line "$work/server" '^listening' 60 "$record_pid"
 quiet=(sampling=off events=none)
-"$clrscope" dial "$session" "${quiet[@]}" >/dev/null
-pid=
-for p in $(pgrep -f "WebHash.dll $port " || true); do
-	[[ $(cat "/proc/$p/comm" 2>/dev/null) == dotnet ]] && pid=$p
-done
-[[ -n $pid ]] || { echo "paired.sh: the server's process is not to be found" >&2; exit 1; }
+server_cpu=() load_cpu=()
 
-"${load_cpu[@]}" wrk -t1 -c32 -d2s "http://127.0.0.1:$port/hash?n=16" >/dev/null 2>&1 || true
-bench_start "$work/hey" "${load_cpu[@]}" hey -c "$hey_workers" -q $((fixed_rate / hey_workers)) -z "$((life - warm))s" \
-	"http://127.0.0.1:$port/hash?n=16"
-bench_sleep "$warm" # the load's own warm-up: tiering, the pool's size
+# start_server: WebHash under clrscope (quiet) and its fixed load; pid
+start_server() {
+	command -v hey >/dev/null || { echo "no hey: install it (apt-get install hey, or scripts/deps.sh)" >&2; exit 1; }
+	command -v wrk >/dev/null || { echo "no wrk: install it (apt-get install wrk, or scripts/deps.sh)" >&2; exit 1; }
+	local hey_workers=32 port=$((21000 + RANDOM % 20000)) app p
+	((fixed_rate >= hey_workers)) || bench_usage_error "-q wants at least $hey_workers requests per second"
+	export DOTNET_ThreadPool_UnfairSemaphoreSpinLimit=0 # (see bench/server.sh)
+	app=$(bench_app WebHash)
+	if (($(nproc) >= 2)) && command -v taskset >/dev/null; then
+		server_cpu=(taskset -c 0) load_cpu=(taskset -c 1)
+	fi
+	bench_start "$work/server" "${server_cpu[@]}" "$clrscope" record -o "$session" --rate "$rate" -- dotnet "$app" "$port" "$life"
+	record_pid=$bench_pid
+	bench_wait_line "$work/server" '^listening' 60 "$record_pid"
+	"$clrscope" dial "$session" "${quiet[@]}" >/dev/null
+	pid=
+	for p in $(pgrep -f "WebHash.dll $port " || true); do
+		[[ $(cat "/proc/$p/comm" 2>/dev/null) == dotnet ]] && pid=$p
+	done
+	[[ -n $pid ]] || { echo "paired.sh: the server's process is not to be found" >&2; exit 1; }
+	"${load_cpu[@]}" wrk -t1 -c32 -d2s "http://127.0.0.1:$port/hash?n=16" >/dev/null 2>&1 || true
+	bench_start "$work/hey" "${load_cpu[@]}" hey -c "$hey_workers" -q $((fixed_rate / hey_workers)) -z "$((life - warm))s" \
+		"http://127.0.0.1:$port/hash?n=16"
+}
 
-# take_window KIND: one window; prints "KIND server_ticks milliseconds
-# profiler_process_ticks profiler_process_ticks_after_its_start-up"
+# start_loop: the CPU loop under clrscope (quiet), its units in $work/units; pid
+start_loop() {
+	local app
+	app=$(bench_app Workload)
+	bench_start "$work/units" "$clrscope" record -o "$session" --rate "$rate" -- dotnet "$app" --stream "$life"
+	record_pid=$bench_pid
+	bench_wait_line "$work/units" '^pid ' 60 "$record_pid"
+	pid=$(bench_pid_of "$work/units")
+	"$clrscope" dial "$session" "${quiet[@]}" >/dev/null
+}
+
+if ((loop)); then start_loop; else start_server; fi
+bench_sleep "$warm" # the program's own warm-up: tiering, the pool's size
+
+# take_window KIND: one window; prints "KIND process_ticks milliseconds
+# profiler_process_ticks profiler_process_ticks_after_its_start-up
+# turn_start_ns turn_end_ns" (the profiler's turn in wall-clock time)
 take_window() {
-	local kind=$1 t0 c0 c1 own="0 0"
+	local kind=$1 t0 c0 c1 own="0 0" turn own_total own_steady turn_a turn_b
 	t0=$(date +%s%N)
 	c0=$(bench_cpu_ticks "/proc/$pid/stat")
 	case $kind in
+	off)
+		turn="$((t0 + (window - active) * 500000000)) $((t0 + (window + active) * 500000000))"
+		;;
 	clrscope)
+		turn=$(date +%s%N)
 		"$clrscope" dial "$session" sampling=on events=all >/dev/null
 		bench_sleep "$active"
 		"$clrscope" dial "$session" "${quiet[@]}" >/dev/null
+		turn="$turn $(date +%s%N)"
 		;;
 	trace)
 		# its own CPU, whole and from when its session began (its output
-		# file appears: the start-up of a .NET program before that)
-		own=$("${server_cpu[@]}" python3 - "$(getconf CLK_TCK)" "$work/t.nettrace" \
+		# file appears: the start-up of a .NET program before that), and
+		# its turn: from then to its exit
+		read -r own_total own_steady turn_a turn_b < <("${server_cpu[@]}" python3 - "$(getconf CLK_TCK)" "$work/t.nettrace" \
 			"$trace" collect -p "$pid" --duration "$(printf '00:00:00:%02d' "$active")" -o "$work/t.nettrace" <<'PY'
 import os, resource, subprocess, sys, time
 hz, out, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
 p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-began = None
+began, began_ns = None, None
 while p.poll() is None:
     if began is None and os.path.exists(out):
+        began_ns = time.time_ns()
         try:
             with open("/proc/%d/stat" % p.pid) as f:
                 fields = f.read().rsplit(")", 1)[1].split()
@@ -109,11 +147,13 @@ while p.poll() is None:
         except (OSError, IndexError):
             pass
     time.sleep(0.02)
+end_ns = time.time_ns()
 r = resource.getrusage(resource.RUSAGE_CHILDREN)
 total = round((r.ru_utime + r.ru_stime) * hz)
-print(total, total - (began if began is not None else 0))
+print(total, total - (began if began is not None else 0), began_ns or 0, end_ns)
 PY
 )
+		own="$own_total $own_steady" turn="$turn_a $turn_b"
 		rm -f "$work"/t.nettrace*
 		;;
 	esac
@@ -121,10 +161,14 @@ PY
 	left=$(((t0 + window * 1000000000 - $(date +%s%N)) / 1000000))
 	((left > 0)) && bench_sleep "$(printf '%d.%03d' $((left / 1000)) $((left % 1000)))"
 	c1=$(bench_cpu_ticks "/proc/$pid/stat")
-	echo "$kind $((c1 - c0)) $((($(date +%s%N) - t0) / 1000000)) $own"
+	echo "$kind $((c1 - c0)) $((($(date +%s%N) - t0) / 1000000)) $own $turn"
 }
 
-echo "clrscope paired benchmark: one WebHash server at $fixed_rate requests/s; $rounds rounds of ${window} s windows (off, clrscope $rate Hz, dotnet-trace; sampling ${active} s of each)" >&2
+if ((loop)); then
+	echo "clrscope paired benchmark: the CPU loop (Workload --stream); $rounds rounds of ${window} s windows (off, clrscope $rate Hz, dotnet-trace; sampling ${active} s of each)" >&2
+else
+	echo "clrscope paired benchmark: one WebHash server at $fixed_rate requests/s; $rounds rounds of ${window} s windows (off, clrscope $rate Hz, dotnet-trace; sampling ${active} s of each)" >&2
+fi
 orders=("off clrscope trace" "clrscope trace off" "trace off clrscope")
 for ((r = 0; r < rounds; r++)); do
 	for kind in ${orders[$((r % 3))]}; do
@@ -133,40 +177,82 @@ for ((r = 0; r < rounds; r++)); do
 	echo "  round $((r + 1))/$rounds: $(tail -3 "$work/windows" | awk '{ printf "%s %s%s  ", $2, $3, ($5 ? "+" $5 : "") }')" >&2
 done
 kill "$record_pid" 2>/dev/null || true
+if [[ -n $keep ]]; then
+	mkdir -p "$keep" && cp "$work/windows" "$keep/" && { ((!loop)) || cp "$work/units" "$keep/"; }
+fi
 
-python3 - "$work/windows" "$(getconf CLK_TCK)" "$window" "$active" "$rate" <<'EOF'
-import statistics, sys
-hz, window, active, rate = (float(a) for a in sys.argv[2:6])
-rounds = {}
-for line in open(sys.argv[1]):
-    r, kind, server, ms, own, steady = line.split()
-    if abs(int(ms) / 1000 - window) > 1.0:
-        continue  # a window that overran (a profiler slow to end): no measure
-    rounds.setdefault(r, {})[kind] = (int(server), int(own), int(steady))
-def pct(ticks):  # a share of one CPU over the sampling time
-    return 100.0 * ticks / hz / active
+python3 - "$loop" "$work/windows" "$work/units" "$(getconf CLK_TCK)" "$window" "$active" "$rate" <<'EOF'
+import bisect, random, statistics, sys
+loop = sys.argv[1] == "1"
+windows, units = sys.argv[2], sys.argv[3]
+hz, window, active, rate = (float(a) for a in sys.argv[4:8])
 med = statistics.median
+
+# per round and kind: the server's CPU ticks and the profiler's (whole, from
+# its session on), or the loop's units per second over the turn
+rounds = {}
+if loop:
+    ends = [int(f[2]) for f in (l.split() for l in open(units)) if f[0] == "unit" and len(f) == 3]
+    def done(t):  # units finished by wall time t, the one under way counted in part
+        k = bisect.bisect_right(ends, t)
+        if k == 0 or k == len(ends):
+            return None
+        return k + (t - ends[k - 1]) / (ends[k] - ends[k - 1])
+for line in open(windows):
+    r, kind, server, ms, own, steady, a, b = line.split()
+    if loop:
+        wa, wb = done(int(a)), done(int(b))
+        if int(b) > int(a) and wa is not None and wb is not None:
+            rounds.setdefault(r, {})[kind] = (wb - wa) / ((int(b) - int(a)) / 1e9)
+    elif abs(int(ms) / 1000 - window) <= 1.0:  # (else a window that overran, a profiler slow to end: no measure)
+        rounds.setdefault(r, {})[kind] = (int(server), int(own), int(steady))
 full = [v for v in rounds.values() if len(v) == 3]
-if not full:
-    sys.exit("paired.sh: no complete round")
-off = [pct(v["off"][0]) * active / window for v in full]
-cl = [pct(v["clrscope"][0] - v["off"][0]) for v in full]
-tr = [pct(v["trace"][0] - v["off"][0]) for v in full]
-tp = [pct(v["trace"][1]) for v in full]
-ts = [pct(v["trace"][2]) for v in full]
-tt = [a + b for a, b in zip(tr, ts)]
-def row(name, xs):
-    print("%-52s %6.1f %%   %5.1f..%-5.1f" % (name, med(xs), min(xs), max(xs)))
-print("%d complete rounds; each profiler's cost: its window's CPU less the round's off window, as a share" % len(full))
-print("of one CPU over its %g s of sampling (medians, min..max over rounds)" % active)
-row("server unprofiled (share of a CPU)", off)
-row("clrscope %d Hz: in the server" % rate, cl)
-row("dotnet-trace: in the server", tr)
-row("dotnet-trace: its own process, start-up included", tp)
-row("dotnet-trace: its own process from its session on", ts)
-row("dotnet-trace: in the server and from its session on", tt)
-ratio = [a / b for a, b in zip(cl, tr) if b > 0]
-ratio_all = [a / b for a, b in zip(cl, tt) if b > 0]
-print("clrscope / dotnet-trace, round by round (median): in the server %.2f; against the server's and its process's %.2f" %
-      (med(ratio) if ratio else float("nan"), med(ratio_all) if ratio_all else float("nan")))
+if len(full) < 2:
+    sys.exit("paired.sh: fewer than two complete rounds")
+
+def interval(xs, stat=med, draws=4000):
+    """95 % interval of stat(xs) by resampling the rounds"""
+    rng = random.Random(1)
+    got = sorted(stat([xs[rng.randrange(len(xs))] for _ in xs]) for _ in range(draws))
+    return got[int(draws * 0.025)], got[int(draws * 0.975) - 1]
+
+def row(name, xs, unit="%"):
+    lo, hi = interval(xs)
+    print("%-56s %7.2f %-2s  95 %% %6.2f..%-6.2f  range %6.2f..%-6.2f" % (name, med(xs), unit, lo, hi, min(xs), max(xs)))
+
+def margin(name, pairs):
+    """the goal: clrscope's cost at most half of dotnet-trace's, round by round"""
+    xs = [t / 2 - c for c, t in pairs]
+    lo, hi = interval(xs)
+    ratio = med(c for c, _ in pairs) / med(t for _, t in pairs) if med(t for _, t in pairs) > 0 else float("nan")
+    verdict = "met" if lo > 0 else "not met" if hi < 0 else "not separated from the noise"
+    print("%-56s %7.2f %-2s  95 %% %6.2f..%-6.2f  clrscope / dotnet-trace %.2f: %s" %
+          (name, med(xs), "pt", lo, hi, ratio, verdict))
+
+print("%d complete rounds; medians over rounds, 95 %% intervals by a bootstrap over rounds" % len(full))
+if loop:
+    print("each profiler's loss: 1 - the loop's work per second over its turn / the round's off window's")
+    cl = [100 * (1 - v["clrscope"] / v["off"]) for v in full]
+    tr = [100 * (1 - v["trace"] / v["off"]) for v in full]
+    row("loop unprofiled (units per second)", [v["off"] for v in full], "/s")
+    row("clrscope %d Hz: loss" % rate, cl)
+    row("dotnet-trace: loss", tr)
+    margin("goal margin: half dotnet-trace's loss less clrscope's", list(zip(cl, tr)))
+else:
+    def pct(ticks):  # a share of one CPU over the sampling time
+        return 100.0 * ticks / hz / active
+    print("each profiler's cost: its window's CPU less the round's off window, as a share of one CPU over its %g s" % active)
+    print("of sampling")
+    cl = [pct(v["clrscope"][0] - v["off"][0]) for v in full]
+    tr = [pct(v["trace"][0] - v["off"][0]) for v in full]
+    ts = [pct(v["trace"][2]) for v in full]
+    tt = [a + b for a, b in zip(tr, ts)]
+    row("server unprofiled (share of a CPU)", [pct(v["off"][0]) * active / window for v in full])
+    row("clrscope %d Hz: in the server" % rate, cl)
+    row("dotnet-trace: in the server", tr)
+    row("dotnet-trace: its own process, start-up included", [pct(v["trace"][1]) for v in full])
+    row("dotnet-trace: its own process from its session on", ts)
+    row("dotnet-trace: in the server and from its session on", tt)
+    margin("goal margin, against dotnet-trace's whole cost", list(zip(cl, tt)))
+    margin("goal margin, against its cost in the server alone", list(zip(cl, tr)))
 EOF

@@ -1,4 +1,5 @@
 // Workload ITERATIONS
+// Workload --stream SECONDS
 //
 // Fixed, deterministic, single-threaded CPU benchmark: ITERATIONS units of a managed mix
 // (recursive tree build/walk and a fixed-depth recursive call tree, sorting a seeded pseudo-random
@@ -8,6 +9,10 @@
 //
 // stdout: "pid <N>", "elapsed_ms <ms, 3 decimals>" (Stopwatch around the work only),
 // "checksum <N>".
+//
+// --stream runs units one after another for SECONDS and prints "unit <index> <unix time in ns>"
+// as each ends, so that a benchmark can count the work done in any span of wall time (the
+// paired CPU-loop benchmark, bench/paired.sh -l, which profiles one process in turns).
 using System.Diagnostics;
 using System.Globalization;
 using System.Runtime.CompilerServices;
@@ -19,10 +24,17 @@ internal static class Program
 {
     private static int Main(string[] args)
     {
+        if (args.Length == 2 && args[0] == "--stream"
+            && int.TryParse(args[1], NumberStyles.None, CultureInfo.InvariantCulture, out int seconds))
+        {
+            Say("pid " + Environment.ProcessId.ToString(CultureInfo.InvariantCulture));
+            Bench.Stream(TimeSpan.FromSeconds(seconds));
+            return 0;
+        }
         if (args.Length != 1
             || !int.TryParse(args[0], NumberStyles.None, CultureInfo.InvariantCulture, out int iterations))
         {
-            Console.Error.WriteLine("usage: Workload ITERATIONS");
+            Console.Error.WriteLine("usage: Workload ITERATIONS | Workload --stream SECONDS");
             return 2;
         }
 
@@ -89,6 +101,23 @@ internal static class Bench
             h = Mix.Add(h, Unit(i));
         }
         return h;
+    }
+
+    // Units until the time is up, each end told with the wall clock (the benchmark's windows are
+    // taken with date(1)); the checksum is kept so that the work cannot be optimised away.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void Stream(TimeSpan length)
+    {
+        long start = Stopwatch.GetTimestamp();
+        ulong h = 14695981039346656037UL;
+        for (int i = 0; Stopwatch.GetElapsedTime(start) < length; i++)
+        {
+            h = Mix.Add(h, Unit(i));
+            long ns = (DateTime.UtcNow - DateTime.UnixEpoch).Ticks * 100;
+            Console.Out.WriteLine("unit " + i.ToString(CultureInfo.InvariantCulture) + " "
+                                  + ns.ToString(CultureInfo.InvariantCulture));
+        }
+        Console.Out.WriteLine("checksum " + h.ToString(CultureInfo.InvariantCulture));
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
