@@ -192,7 +192,7 @@ med = statistics.median
 # its session on), or the loop's units per second over the turn
 rounds = {}
 if loop:
-    ends = [int(f[2]) for f in (l.split() for l in open(units)) if f[0] == "unit" and len(f) == 3]
+    ends = [int(f[2]) for f in (l.split() for l in open(units)) if len(f) == 3 and f[0] == "unit"]
     def done(t):  # units finished by wall time t, the one under way counted in part
         k = bisect.bisect_right(ends, t)
         if k == 0 or k == len(ends):
