@@ -164,11 +164,9 @@ PY
 	echo "$kind $((c1 - c0)) $((($(date +%s%N) - t0) / 1000000)) $own $turn"
 }
 
-if ((loop)); then
-	echo "clrscope paired benchmark: the CPU loop (Workload --stream); $rounds rounds of ${window} s windows (off, clrscope $rate Hz, dotnet-trace; sampling ${active} s of each)" >&2
-else
-	echo "clrscope paired benchmark: one WebHash server at $fixed_rate requests/s; $rounds rounds of ${window} s windows (off, clrscope $rate Hz, dotnet-trace; sampling ${active} s of each)" >&2
-fi
+what="one WebHash server at $fixed_rate requests/s"
+((!loop)) || what="the CPU loop (Workload --stream)"
+echo "clrscope paired benchmark: $what; $rounds rounds of ${window} s windows (off, clrscope $rate Hz, dotnet-trace; sampling ${active} s of each)" >&2
 orders=("off clrscope trace" "clrscope trace off" "trace off clrscope")
 for ((r = 0; r < rounds; r++)); do
 	for kind in ${orders[$((r % 3))]}; do
