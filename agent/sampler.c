@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <semaphore.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -86,7 +85,6 @@ static struct {
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;  /* with mu: the thread's exit, awaited by sampler_stop */
-	sem_t wake;         /* the tick's sleep, cut short to stop */
 	_Atomic bool stop;
 	bool exited, started;
 	_Atomic uint32_t rate_hz;
@@ -124,6 +122,7 @@ static struct {
 	uint64_t budget_at_ns;    /* when it was last topped up */
 	struct thread_memo *memos; /* MEMO_THREADS, by a hash of the thread */
 	uint64_t drained_ns;       /* when the other threads' events were last passed on */
+	uint64_t published_ns;     /* when the counts were last published (publish_stats); 0: all are */
 	uint64_t cpu_read_ns;      /* when the sampler thread's own CPU clock was last read */
 	uint64_t last_tick_ns;     /* when the mixed sampler's last tick began */
 } s = {
@@ -410,8 +409,11 @@ static uint64_t since(uint64_t *lap)
 
 #define OWN_CPU_EVERY_NS 100000000ull
 
-/* The sampler's counts for the next STATUS record. */
-static void publish_stats(void)
+/* The sampler's counts for the next STATUS record (publish_stats: at most
+ * every PUBLISH_EVERY_NS, half the shortest flush, which is when the
+ * writer reads them: not every tick). */
+#define PUBLISH_EVERY_NS 5000000ull
+static void publish_stats_now(void)
 {
 	struct sig_stats sig = sigsampler_stats();
 	s.stats.signals = sig.signals;
@@ -432,6 +434,14 @@ static void publish_stats(void)
 	status.stack_checks += sig.waiting_checks;
 	status.stack_mismatches += sig.waiting_mismatches;
 	lw_set_sampler_stats(&status);
+}
+
+static void publish_stats(uint64_t now_ns)
+{
+	if (now_ns - s.published_ns < PUBLISH_EVERY_NS)
+		return;
+	s.published_ns = now_ns;
+	publish_stats_now();
 }
 
 /* A capture of a thread whose frames a proof kept (the validate dial's
@@ -618,7 +628,7 @@ static void take_tick_signal(void)
 	s.stats.signal_ns += since(&lap) - (sigsampler_stats().unwind_ns - unwound); /* (its clocks too) */
 	record_tick(n, (t0 - g_agent.start_mono_ns) / 1000, 0, lap);
 	s.stats.record_ns += since(&lap);
-	publish_stats();
+	publish_stats(lap);
 }
 
 /* The stacks of still threads, as they were at their last walk. */
@@ -736,7 +746,7 @@ static void take_tick_suspend(void)
 	s.stats.survey_ns += since(&lap);
 	if (moved != 0 && !suspension_allowed()) {
 		s.stats.deferred_walks += moved > 0 ? (uint64_t)moved : 0;
-		publish_stats();
+		publish_stats(lap);
 		return; /* the whole tick, not a tick of the still threads only */
 	}
 	if (moved == 0 || activity_in_gc_suspension()) {
@@ -750,7 +760,7 @@ static void take_tick_suspend(void)
 	since(&lap); /* (the suspension has a figure of its own) */
 	record_tick(nslots, (t0 - g_agent.start_mono_ns) / 1000, suspend_ns, lap);
 	s.stats.record_ns += since(&lap);
-	publish_stats();
+	publish_stats(lap);
 }
 
 /* Under the kernel sampler a thread's samples are of two kinds, each the
@@ -920,7 +930,7 @@ static void take_tick_mixed(void)
 	run_checks(nslots);
 	record_tick(nslots, (t0 - g_agent.start_mono_ns) / 1000, suspend_ns, lap);
 	s.stats.record_ns += since(&lap);
-	publish_stats();
+	publish_stats(lap);
 	s.last_tick_ns = t0;
 }
 
@@ -1017,6 +1027,22 @@ static uint64_t jittered_period(uint64_t period)
 	return period / 2 + agent_random_below(&state, period);
 }
 
+/* The tick's sleep: a plain timed sleep (a semaphore's wait adds the
+ * futex's queueing: with the counts published every tick, 1-2 us of the
+ * 21 a tick cost a program with a dozen parked threads here), in pieces no
+ * longer than STOP_CHECK_NS so that sampler_stop is seen in time at any
+ * rate. */
+#define STOP_CHECK_NS 50000000ull
+static void sleep_until(uint64_t until_ns, uint64_t now_ns)
+{
+	while (now_ns < until_ns && !atomic_load(&s.stop)) {
+		struct timespec piece = to_timespec(until_ns - now_ns > STOP_CHECK_NS ? now_ns + STOP_CHECK_NS : until_ns);
+		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &piece, NULL) == 0 && until_ns - now_ns <= STOP_CHECK_NS)
+			return; /* (the usual tick: one sleep, no clock read after it) */
+		now_ns = agent_mono_ns();
+	}
+}
+
 static void *sampler_main(void *arg)
 {
 	(void)arg;
@@ -1037,12 +1063,7 @@ static void *sampler_main(void *arg)
 		gap = 0;
 		if (next + period < now)
 			next = now + period; /* fell behind (a long GC): skip, don't burst */
-		/* a semaphore, not a condition variable: waking from one relocks
-		 * its mutex as contended, and the unlock after it was a futex
-		 * system call every tick */
-		struct timespec until = to_timespec(next);
-		while (!atomic_load(&s.stop) && (sem_clockwait(&s.wake, CLOCK_MONOTONIC, &until) == 0 || errno == EINTR))
-			;
+		sleep_until(next, now);
 		if (atomic_load(&s.stop))
 			break;
 		if (sampling) {
@@ -1050,10 +1071,16 @@ static void *sampler_main(void *arg)
 			gap = jittered_period(period);
 			sigsampler_set_deadline(next + gap);
 			take_tick();
-			write_thread_cpu(agent_mono_ns());
-		} else
+		} else {
 			stage_commit(); /* what was staged before sampling stopped */
+			if (s.published_ns) { /* ... and its last counts */
+				publish_stats_now();
+				s.published_ns = 0;
+			}
+		}
 		uint64_t drained = agent_mono_ns();
+		if (sampling)
+			write_thread_cpu(drained);
 		if (drained - s.drained_ns >= DRAIN_EVERY_NS) {
 			s.drained_ns = drained;
 			drain_events(false);
@@ -1084,7 +1111,7 @@ static void *sampler_main(void *arg)
 	write_holds(true); /* whatever is still open: the log ends here */
 	drain_events(true);
 	s.cpu_read_ns = 0; /* the last reading of its own clock */
-	publish_stats();
+	publish_stats_now();
 
 	pthread_mutex_lock(&s.mu);
 	s.exited = true;
@@ -1172,7 +1199,6 @@ int sampler_start(uint32_t rate_hz, bool sampling)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&s.cv, &ca);
 	pthread_condattr_destroy(&ca);
-	sem_init(&s.wake, 0, 0);
 	atomic_store(&s.stop, false);
 	s.exited = false;
 	if (pthread_create(&s.thread, NULL, sampler_main, NULL) != 0)
@@ -1188,7 +1214,6 @@ int sampler_stop(uint32_t wait_ms)
 		return 0;
 	struct timespec until = to_timespec(agent_mono_ns() + (uint64_t)wait_ms * 1000000ull);
 	atomic_store(&s.stop, true);
-	sem_post(&s.wake);
 	pthread_mutex_lock(&s.mu);
 	while (!s.exited && pthread_cond_timedwait(&s.cv, &s.mu, &until) != ETIMEDOUT)
 		;

@@ -38,6 +38,7 @@
 #define SIG_RING 2 /* captures are collected every tick, one signal in flight at most */
 #define STACK_COPY MEMREAD_COPY_MAX /* deep enough for hundreds of frames */
 #define REFRESH_EVERY_NS 10000000ull  /* the thread list at most (when due): short-lived threads matter */
+#define ALIVE_CHECK_NS 100000000ull   /* slots' threads checked for their end with no change to the list */
 #define SYSCALL_FDS_KEPT 32 /* slots whose /proc syscall and stat files stay open (descriptors are the program's too) */
 #define TRAILS_KEPT 64 /* slots whose threads' last walks are kept to graft (10 KiB each) */
 #define EXTRA_INSTANTS 8 /* ticks a pending signal's capture may stand for, each at its own instant */
@@ -131,6 +132,7 @@ static struct {
 	bool installed;
 	uint64_t last_refresh_ns;
 	struct still_listing listing; /* the last refresh of the thread list */
+	uint64_t alive_changes;       /* still_list_changes at the last check for ended threads */
 	uint64_t deadline_ns; /* the next tick: signals land before it, at instants drawn at random */
 	uint64_t random;      /* agent_random_below's state (sampler thread) */
 	bool armed;           /* a timer was armed since the last tick */
@@ -729,9 +731,14 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 	if (codemap_stale(now))
 		codemap_forget(); /* code may have been unloaded: forget what is where */
 	/* threads that ended give their slots back (in signal mode the thread
-	 * list sigsampler_tick has just refreshed does it first) */
-	if (now - g.last_refresh_ns >= REFRESH_EVERY_NS) {
+	 * list sigsampler_tick has just refreshed does it first): looked for
+	 * when the runtime's thread list changed, else every ALIVE_CHECK_NS (a
+	 * clock read per slot) */
+	uint64_t changes = still_list_changes();
+	if (now - g.last_refresh_ns >= REFRESH_EVERY_NS &&
+	    (changes != g.alive_changes || now - g.last_refresh_ns >= ALIVE_CHECK_NS)) {
 		g.last_refresh_ns = now;
+		g.alive_changes = changes;
 		for (uint32_t i = 0; i < g.nslots; i++) {
 			bool ok = false;
 			if (g.slots[i].alive) {
