@@ -706,21 +706,27 @@ uint32_t sym_thread_os_of(uint64_t ref)
 }
 
 /* The activities' frames on top of stack, outermost first: a compilation
- * under the method it compiles (unless that is the frame below, as for an
- * OSR body compiled from its own loop), one frame for nested type loads. */
+ * under the method it compiles when managed code below is calling it (not
+ * when the frame below is that method, an OSR body compiled from its own
+ * loop, nor on a thread with no managed frame below: the runtime's
+ * background compiler, which compiles hot methods again at tier 1, calls
+ * none of them, and the runtime's own walk shows no frame there), one frame
+ * for nested type loads. */
 static uint64_t push_activity(uint64_t stack, FunctionID below, const struct activity *act, struct sym_defs *d)
 {
 	enum act_kind last = 0;
+	bool called = below != 0;
 	for (uint8_t k = 0; k < act->n && k < ACT_DEPTH; k++) {
 		enum act_kind kind = act_word_kind(act->word[k]);
 		FunctionID fn = act_word_function(act->word[k]);
 		if (kind == last && kind != ACT_JIT)
 			continue;
-		if (kind == ACT_JIT && fn && fn != below)
+		if (kind == ACT_JIT && fn && called && fn != below)
 			stack = sym_stack(stack, sym_frame(fn, d), ILMAP_NONE, d);
 		uint64_t frame = kind == ACT_JIT ? CS_FRAME_JIT : kind == ACT_GC ? CS_FRAME_GC : CS_FRAME_TYPE_LOAD;
 		stack = sym_stack(stack, sym_pseudo_frame(frame, d), ILMAP_NONE, d);
 		below = 0;
+		called = true; /* a compilation nested in another activity: named */
 		last = kind;
 	}
 	return stack;

@@ -3,7 +3,8 @@
 # first called directly: the samples taken while the runtime compiled one
 # are [JIT compilation] under the method it compiled, and there are as many
 # as the compilation time its JIT callbacks measured; loading the types
-# shows as [type loading].  Then RuntimeWork collects a graph of two
+# shows as [type loading]; the runtime's background compiler (tier 1) shows
+# as [JIT compilation] alone.  Then RuntimeWork collects a graph of two
 # million objects again and again with GC.Collect: its main thread's samples
 # are [GC] under GC.Collect, in proportion to the time the collections took.
 # For every sampler.
@@ -64,6 +65,36 @@ for sampler in mixed signal suspend; do
 	read -r t _ <<<"$(leaf_counts "$WORK/jit-$sampler.folded" "[type_loading]" '.')"
 	check "t > 0" "$sampler: loading the instantiations' types shows as [type loading]" t="$t"
 done
+
+# The runtime's background compiler (tier 1) calls none of the methods it
+# compiles, and the runtime's own walk of its thread shows no managed frame:
+# its samples are [JIT compilation] alone, never under the method compiled
+# as if native code had called it.  Without ReadyToRun code and with call
+# counting from the first call, it recompiles hundreds of methods at once.
+export DOTNET_ReadyToRun=0 DOTNET_TC_CallCountThreshold=1 DOTNET_TC_CallCountingDelayMs=0
+expect_status 0 "mixed: record RuntimeWork with tier 1 compilations in the background" -- \
+	clrscope record --rate 1000 -o "$WORK/tier1" -- dotnet "$(app RuntimeWork)" jit 100
+unset DOTNET_ReadyToRun DOTNET_TC_CallCountThreshold DOTNET_TC_CallCountingDelayMs
+clrscope report --format collapsed --time wall "$WORK/tier1" >"$WORK/tier1.folded"
+read -r alone lone <<<"$(python3 - "$WORK/tier1.folded" <<'EOF'
+import sys
+alone = lone = 0
+for line in open(sys.argv[1]):
+    stack, count = line.rstrip("\n").rsplit(" ", 1)
+    frames = stack.split(";")
+    if "[JIT_compilation]" not in frames:
+        continue
+    below = frames[:frames.index("[JIT_compilation]")]
+    managed = [f for f in below if not f.startswith("[")]
+    if not managed:
+        alone += int(count)
+    elif managed == below[-1:] and all(f.startswith("[") for f in below[:-1]):
+        lone += int(count)
+print(alone, lone)
+EOF
+)"
+check "alone >= 50" "the background compiler's samples are [JIT compilation] with no managed frame" alone="$alone"
+check "lone == 0" "... and none shows a compiled method as if native code called it" lone="$lone"
 
 # The suspending sampler cannot walk while a GC holds the runtime
 # suspended: only the signalling samplers see the collecting thread.
