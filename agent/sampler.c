@@ -1036,8 +1036,9 @@ static uint64_t jittered_period(uint64_t period)
 static void sleep_until(uint64_t until_ns, uint64_t now_ns)
 {
 	while (now_ns < until_ns && !atomic_load(&s.stop)) {
-		struct timespec piece = to_timespec(until_ns - now_ns > STOP_CHECK_NS ? now_ns + STOP_CHECK_NS : until_ns);
-		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &piece, NULL) == 0 && until_ns - now_ns <= STOP_CHECK_NS)
+		bool last_piece = until_ns - now_ns <= STOP_CHECK_NS;
+		struct timespec piece = to_timespec(last_piece ? until_ns : now_ns + STOP_CHECK_NS);
+		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &piece, NULL) == 0 && last_piece)
 			return; /* (the usual tick: one sleep, no clock read after it) */
 		now_ns = agent_mono_ns();
 	}
