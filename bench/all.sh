@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every benchmark in one command, each printing its table beside its goals:
-# overhead against the reference samplers, runtime suspension per sample,
+# overhead against the reference samplers, where each says the C# compiler
+# spends its time, runtime suspension per sample,
 # log bytes per sample, report ingest speed, the terminal UI's latency and
 # CPU, instrumentation and heap snapshot costs, and the agent's memory over
 # a session.  The runs are the shorter ones the issue notes quote (about 40
@@ -37,6 +38,8 @@ section "server, paired, 20 s turns (dotnet-trace's session start and rundown we
 "$here/paired.sh" -n 8 -w 24 -a 20 "${build[@]}"
 section "CPU loop, paired in one process: bench/paired.sh -l -n 40 -w 4 -a 1"
 "$here/paired.sh" -l -n 40 -w 4 -a 1 "${build[@]}"
+section "side by side with dotnet-trace on the C# compiler: bench/versus_csc.sh"
+"$here/versus_csc.sh" ${build[0]:+-b "${build[0]}"}
 section "suspension per sample: bench/suspension.sh -s 4 -b 1"
 "$here/suspension.sh" -s 4 -b 1 "${build[@]}"
 section "log bytes per sample: bench/logbytes.sh"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Side by side: where clrscope and dotnet-trace say one program spent its time.
 
-    versus.py CLRSCOPE_JSON CLRSCOPE_COLLAPSED DOTNET_TRACE_SPEEDSCOPE [TOP]
+    versus.py [--within METHOD] CLRSCOPE_JSON CLRSCOPE_COLLAPSED DOTNET_TRACE_SPEEDSCOPE [TOP]
 
 CLRSCOPE_JSON is `clrscope report --format json --pid PID` of the session (it
 says which functions are managed), CLRSCOPE_COLLAPSED `clrscope report
@@ -19,6 +19,11 @@ parameter list and generic arguments).  For each method: the share of all
 samples with it on the stack (inclusive) and as the innermost managed frame
 (self).  Prints the TOP methods by the larger inclusive share of the two and,
 per method, the difference in points.
+
+With --within METHOD, only the samples with METHOD on the stack count, and
+the shares are of its time: two runs of a program that each tool slows
+down differently spend different shares of their wall time waiting (a
+thread pool's idle workers), while the work under one method compares.
 """
 import json
 import sys
@@ -50,15 +55,19 @@ def normal_name(name):
 
 
 class Shares:
-    """Inclusive and self weight per method, and the total weight."""
+    """Inclusive and self weight per method, and the total weight (of the
+    stacks with `within` on them, when it is given)."""
 
-    def __init__(self):
+    def __init__(self, within=None):
         self.inclusive = defaultdict(float)
         self.self = defaultdict(float)
         self.total = 0.0
+        self.within = within
 
     def add(self, managed_stack, weight):
         """managed_stack: the managed frames, root first."""
+        if self.within and self.within not in managed_stack:
+            return
         self.total += weight
         if not managed_stack:
             return
@@ -73,7 +82,7 @@ class Shares:
         return 100.0 * self.self.get(name, 0.0) / self.total if self.total else 0.0
 
 
-def clrscope_shares(json_path, collapsed_path):
+def clrscope_shares(json_path, collapsed_path, within):
     report = json.load(open(json_path))
     managed = set()
     for process in report.get("processes", []):
@@ -83,7 +92,7 @@ def clrscope_shares(json_path, collapsed_path):
             if f.get("module", "").lower().endswith((".dll", ".exe")) or f["name"].startswith(
                     ("dynamicClass.", "ILStubClass.")):
                 managed.add(f["name"])
-    shares = Shares()
+    shares = Shares(within)
     for line in open(collapsed_path):
         line = line.rstrip("\n")
         if not line:
@@ -94,13 +103,13 @@ def clrscope_shares(json_path, collapsed_path):
     return shares
 
 
-def dotnet_trace_shares(path):
+def dotnet_trace_shares(path, within):
     doc = json.load(open(path))
     frames = doc["shared"]["frames"]
     # EventPipe's managed frames are "Module!Method(...)"; the rest are the
     # exporter's own (process, thread, CPU_TIME, UNMANAGED_CODE_TIME)
     managed = [normal_name(f["name"]) if "!" in f["name"] else None for f in frames]
-    shares = Shares()
+    shares = Shares(within)
     for profile in doc["profiles"]:
         if profile.get("type") == "evented":
             stack, last = [], None
@@ -120,14 +129,19 @@ def dotnet_trace_shares(path):
 
 
 def main(argv):
+    within = None
+    if len(argv) > 2 and argv[1] == "--within":
+        within = normal_name(argv[2])
+        argv = argv[:1] + argv[3:]
     if len(argv) not in (4, 5):
         sys.stderr.write(__doc__.split("\n\n")[1] + "\n")
         return 2
-    ours = clrscope_shares(argv[1], argv[2])
-    theirs = dotnet_trace_shares(argv[3])
+    ours = clrscope_shares(argv[1], argv[2], within)
+    theirs = dotnet_trace_shares(argv[3], within)
     top = int(argv[4]) if len(argv) == 5 else 25
     if not ours.total or not theirs.total:
-        sys.stderr.write("versus: %s has no samples\n" % ("clrscope's session" if not ours.total else argv[3]))
+        sys.stderr.write("versus: %s has no samples%s\n" % ("clrscope's session" if not ours.total else argv[3],
+                                                          " under " + within if within else ""))
         return 1
     names = set(ours.inclusive) | set(theirs.inclusive)
     order = sorted(names, key=lambda n: -max(ours.inclusive_share(n), theirs.inclusive_share(n)))[:top]
@@ -142,8 +156,9 @@ def main(argv):
         print("%-*s  %9.1f / %9.1f  %9.1f / %9.1f  %+11.1f" % (width, shown, a, b, ours.self_share(name),
                                                             theirs.self_share(name), a - b))
     print()
-    print("samples: clrscope %.0f (wall, every thread), dotnet-trace %.0f ms of thread time; "
-          "largest inclusive difference among these: %.1f points" % (ours.total, theirs.total, worst))
+    print("samples: clrscope %.0f (wall, every thread), dotnet-trace %.0f ms of thread time%s; "
+          "largest inclusive difference among these: %.1f points" %
+          (ours.total, theirs.total, ", under " + within if within else "", worst))
     return 0
 
 

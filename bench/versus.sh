@@ -11,10 +11,13 @@
 # did other work (dotnet-trace's samples land on safe points: a loop's GC
 # poll; and its default providers change how a program's threads start).
 #
-#   bench/versus.sh [-r RATE] [-n TOP] [-b BUILD_DIR] [-w REGEX -l LOAD] -- COMMAND [ARG...]
+#   bench/versus.sh [-r RATE] [-n TOP] [-i METHOD] [-b BUILD_DIR] [-w REGEX -l LOAD] -- COMMAND [ARG...]
 #
 # RATE: clrscope's samples per second (default 1000, EventPipe's); TOP: the
-# methods listed (default 25).  A server: with -w and -l, once a line of
+# methods listed (default 25); METHOD: a second table, of the time under
+# that method only (a program that each tool slows down differently spends
+# different shares of its wall time waiting; the work under one method
+# compares).  A server: with -w and -l, once a line of
 # the program's output matches REGEX, the shell command LOAD runs (a load
 # generator), and the program is expected to end by itself after it.
 #
@@ -37,16 +40,18 @@ top=25
 build_dir=
 ready=
 load=
+within=
 bench_opt() {
 	case $1 in
 	r) bench_uint rate -r "$2" ;;
 	n) bench_uint top -n "$2" ;;
 	b) build_dir=$2 ;;
+	i) within=$2 ;;
 	w) ready=$2 ;;
 	l) load=$2 ;;
 	esac
 }
-bench_options "r:n:b:w:l:" "" "$@"
+bench_options "r:n:i:b:w:l:" "" "$@"
 set -- "${bench_args[@]}"
 (($# >= 1)) || bench_usage_error "no command: put it after --"
 [[ -z $ready && -z $load || -n $ready && -n $load ]] || bench_usage_error "-w and -l go together"
@@ -86,3 +91,8 @@ print(min(procs, key=lambda p: p.get("start_unix_ms") or 0)["pid"] if procs else
 "$clrscope" report --format json --pid "$pid" "$work/session" >"$work/ours.json"
 "$clrscope" report --format collapsed --time wall --pid "$pid" "$work/session" >"$work/ours.folded"
 python3 "$bench_here/bench/versus.py" "$work/ours.json" "$work/ours.folded" "$work/trace.speedscope.json" "$top"
+if [[ -n $within ]]; then
+	echo
+	python3 "$bench_here/bench/versus.py" --within "$within" "$work/ours.json" "$work/ours.folded" \
+		"$work/trace.speedscope.json" "$top"
+fi
