@@ -66,6 +66,7 @@ struct ip_entry {
 	uint32_t dynamic_epoch; /* code the runtime generated: the dynamic compilations seen when resolved */
 	struct eh_rule rule;
 	int32_t call_cfa; /* IP_CALL_KNOWN: the CFA as an offset from rsp after the call returns */
+	uint8_t hijack_pushes;
 };
 
 /* An executable segment of a loaded module, and its .eh_frame_hdr. */
@@ -829,6 +830,9 @@ static struct ip_entry resolve(uint64_t ip)
 		e.in_module = mod != NULL;
 		e.native_known = mod && eh_rule_at(mod->eh_hdr, ip, read_no_fault, &e.rule);
 		e.modules_scan = m.modules_scan;
+		uint8_t prolog[24];
+		if (e.native_known && read_no_fault(e.rule.fn_start, prolog, sizeof prolog) == 0)
+			e.hijack_pushes = (uint8_t)nativeframe_hijack_pushes(prolog, sizeof prolog);
 		if (!mod)
 			resolve_generated(&e);
 	}
@@ -883,8 +887,14 @@ struct code_at codemap_at(uint64_t ip, bool check_epilog)
 		*e = b >= 0 ? (struct ip_entry){ip, m.bodies[b].fn, b, IP_KNOWN} : resolve(ip);
 		m.dirty = true;
 	}
-	struct code_at at = {true, false, e->fn, e->body >= 0 ? &m.bodies[e->body] : NULL, false, e->in_module,
-			     e->native_known, (e->flags & IP_DYNAMIC) != 0, e->rule};
+	struct code_at at = {.code = true,
+			     .fn = e->fn,
+			     .body = e->body >= 0 ? &m.bodies[e->body] : NULL,
+			     .in_module = e->in_module,
+			     .native_known = e->native_known,
+			     .dynamic = (e->flags & IP_DYNAMIC) != 0,
+			     .rule = e->rule,
+			     .hijack_pushes = e->hijack_pushes};
 	if (check_epilog && at.body) {
 		if (!(e->flags & IP_EPILOG_CHECKED))
 			e->flags |= IP_EPILOG_CHECKED | (in_epilog(ip, at.body) ? IP_EPILOG : 0);

@@ -35,6 +35,8 @@ struct code_at {
 					 expressions and regexes), which the runtime's
 					 DoStackSnapshot does not report */
 	struct eh_rule rule;
+	uint8_t hijack_pushes;        /* native code of the runtime's hijack stub, entered by a return
+					 (nativeframe_hijack_pushes): its pushes; 0: any other code */
 };
 
 int codemap_init(void) AGENT_HIDDEN;

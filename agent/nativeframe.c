@@ -653,3 +653,20 @@ bool nativeframe_cfa_at_call(const uint8_t *code, size_t n, uint32_t call_end, i
 	}
 	return false;
 }
+
+unsigned nativeframe_hijack_pushes(const uint8_t *code, size_t n)
+{
+	static const uint8_t slot_and_saved[] = {0x50, 0x55, 0x53, 0x41, 0x57, 0x41, 0x56, 0x41, 0x55, 0x41, 0x54};
+	static const uint8_t rdx_rax_args[] = {0x52, 0x50, 0x48, 0x89, 0xe7}; /* push rdx, push rax, mov rdi,rsp */
+	size_t at = sizeof slot_and_saved;
+	unsigned pushes = 7;
+	if (n < at || memcmp(code, slot_and_saved, at) != 0)
+		return 0;
+	if (at < n && code[at] == 0x51) { /* push rcx */
+		at++;
+		pushes++;
+	}
+	if (n - at < sizeof rdx_rax_args || memcmp(code + at, rdx_rax_args, sizeof rdx_rax_args) != 0)
+		return 0;
+	return pushes + 2;
+}

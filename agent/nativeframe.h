@@ -56,4 +56,21 @@ bool x64_insn_decode(const uint8_t *code, size_t n, struct x64_insn *out);
 bool nativeframe_cfa_at_call(const uint8_t *code, size_t n, uint32_t call_end, int32_t cfa_from_fp,
 			     int32_t *cfa_from_sp);
 
+/* The runtime's return-address hijack stub (OnHijackTripThread, in
+ * libcoreclr's unixasmhelpers.S): to stop a thread running managed code,
+ * a suspension may replace a method's return address with the stub's, so
+ * that the method "returns" into it; the stub saves the registers (its
+ * HijackArgs) and its worker, which first writes the real return address
+ * into the slot the stub's first push made, waits there for the suspension
+ * to end.  Its DWARF rule is a called function's, but it is entered by a
+ * return: the caller's stack pointer is the rule's CFA less 8, and the
+ * return address is the word below it.  Known by its prolog: push rax (the
+ * slot), the callee-saved pushes (rbp, rbx, r15, r14, r13, r12), push rcx
+ * (.NET 10; not before), push rdx, push rax (where the return value is
+ * kept), mov rdi,rsp.  Returns the number of pushes (the last push's word,
+ * the saved rax, is that many words below the caller's stack pointer; the
+ * slot holds the same value until the worker writes it), 0 when code[0..n)
+ * does not start with that prolog. */
+unsigned nativeframe_hijack_pushes(const uint8_t *code, size_t n);
+
 #endif

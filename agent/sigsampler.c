@@ -103,6 +103,7 @@ struct slot {
 					 only a bound on how much to copy, the copy itself cannot fault */
 	_Atomic uint32_t head, tail;
 	_Atomic uint32_t sent, answered; /* signals sent to this slot, and handled */
+	_Atomic uint32_t entered;          /* ... and whose handler began (a capture under way) */
 	uint32_t extra;    /* ticks the signal in flight may also stand for (sampler thread) */
 	uint32_t extra_at; /* the ring index its capture will take */
 	uint64_t extra_instant[EXTRA_INSTANTS]; /* each such tick's instant, drawn at random in it */
@@ -188,6 +189,7 @@ static void on_signal(int sig, siginfo_t *si, void *context)
 	struct slot *sl = &g.slots[si->si_value.sival_int];
 	if (sl->tid != (pid_t)syscall(SYS_gettid))
 		goto out; /* a stale slot: the id went to another thread */
+	atomic_fetch_add_explicit(&sl->entered, 1, memory_order_relaxed);
 	ucontext_t *uc = context;
 	uint64_t rsp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
 	atomic_store_explicit(&sl->last_rsp, rsp, memory_order_relaxed);
@@ -373,6 +375,7 @@ static struct slot *slot_for(pid_t os, ThreadID thread)
 	struct slot *sl = free_slot;
 	atomic_store(&sl->tail, atomic_load(&sl->head)); /* forget a former thread's captures */
 	atomic_store(&sl->sent, atomic_load(&sl->answered));
+	atomic_store(&sl->entered, atomic_load(&sl->answered));
 	sl->extra = sl->carried = 0;
 	sl->proof.valid = false;
 	sl->last_site.valid = false;
@@ -1131,11 +1134,42 @@ bool sigsampler_pending(uint32_t os_tid, ThreadID thread)
 
 #define OVERDUE_NS 2000000ull
 
+/* Whether the thread blocks the sampling signal, from the SigBlk line of
+ * its /proc status (true when it cannot be read: it is walked instead). */
+static bool signal_blocked(pid_t tid)
+{
+	int f = task_file(tid, "status", NULL);
+	if (f < 0)
+		return true;
+	char text[2048];
+	ssize_t n = pread(f, text, sizeof text - 1, 0);
+	close(f);
+	if (n <= 0)
+		return true;
+	text[n] = 0;
+	const char *line = strstr(text, "\nSigBlk:");
+	if (!line)
+		return true;
+	errno = 0;
+	char *end;
+	unsigned long long mask = strtoull(line + 8, &end, 16);
+	if (errno || end == line + 8)
+		return true;
+	return (mask >> (g.signo - 1)) & 1;
+}
+
 bool sigsampler_overdue(uint32_t os_tid, ThreadID thread)
 {
 	struct slot *sl = slot_for((pid_t)os_tid, thread);
-	return sl && sl->alive && in_flight(sl) &&
-	       agent_mono_ns() > sl->due_ns + OVERDUE_NS;
+	/* a handler that began has its capture's registers, and one that did
+	 * not, with the signal not blocked, finds the thread where it was when
+	 * the signal came (the kernel delivers it on the thread's first return
+	 * to its own code): on a busy machine either may wait for a CPU for
+	 * milliseconds.  Only a thread that blocks the signal (or whose signal
+	 * no longer reaches our handler) is walked instead: the walk suspends
+	 * every thread, and on such a machine for as long */
+	return sl && sl->alive && in_flight(sl) && atomic_load(&sl->entered) != atomic_load(&sl->sent) &&
+	       agent_mono_ns() > sl->due_ns + OVERDUE_NS && (signal_blocked(sl->tid) || !handler_is_ours());
 }
 
 bool sigsampler_extend(uint32_t os_tid, ThreadID thread)

@@ -180,13 +180,24 @@ static bool step_native(const struct stack_copy *s, const struct code_at *at, bo
 				return false;
 			cfa += (uint64_t)(int64_t)at->rule.cfa_add;
 		}
-		uint64_t ret, fp = f->fp;
-		if (!read_word(s, cfa + (uint64_t)(int64_t)at->rule.ra_off, &ret))
+		uint64_t ret, fp = f->fp, caller_sp = cfa;
+		if (at->hijack_pushes) {
+			/* the runtime's hijack stub, entered by a return: its
+			 * caller's frame starts 8 below the CFA its rule gives, and
+			 * the return address is the slot its worker fills (until
+			 * then it holds rax, as the last push does) */
+			uint64_t saved_rax;
+			caller_sp = cfa - 8;
+			if (interrupted || !read_word(s, caller_sp - 8, &ret) ||
+			    !read_word(s, caller_sp - 8 * (uint64_t)at->hijack_pushes, &saved_rax) || ret == saved_rax)
+				return false;
+		} else if (!read_word(s, cfa + (uint64_t)(int64_t)at->rule.ra_off, &ret)) {
 			return false;
+		}
 		if (at->rule.rbp_saved && !read_word(s, cfa + (uint64_t)(int64_t)at->rule.rbp_off, &fp))
 			return false;
 		f->ip = ret;
-		f->sp = cfa;
+		f->sp = caller_sp;
 		f->fp = fp;
 		f->fp_live &= !at->rule.rbp_saved;
 		return true;

@@ -105,6 +105,31 @@ static void prolog_forms(void)
 	CHECK_EQ_U(off, 16);
 }
 
+/* The runtime's hijack stub, by its prolog (unixasmhelpers.S): .NET 10's
+ * form with push rcx, the earlier one without; anything else is not it. */
+static void hijack_stub(void)
+{
+	static const uint8_t net10[] = {0x50, 0x55, 0x53, 0x41, 0x57, 0x41, 0x56, 0x41, 0x55, 0x41, 0x54,
+					0x51, 0x52, 0x50, 0x48, 0x89, 0xe7, 0x48, 0x8d, 0x64, 0x24, 0xe0};
+	static const uint8_t net8[] = {0x50, 0x55, 0x53, 0x41, 0x57, 0x41, 0x56, 0x41, 0x55,
+				       0x41, 0x54, 0x52, 0x50, 0x48, 0x89, 0xe7};
+	CHECK_EQ_U(nativeframe_hijack_pushes(net10, sizeof net10), 10);
+	CHECK_EQ_U(nativeframe_hijack_pushes(net8, sizeof net8), 9);
+	/* cut short, without the slot's push, with the saved registers out of
+	 * order, without mov rdi,rsp */
+	CHECK_EQ_U(nativeframe_hijack_pushes(net10, 16), 0);
+	CHECK_EQ_U(nativeframe_hijack_pushes(net10 + 1, sizeof net10 - 1), 0);
+	static const uint8_t swapped[] = {0x50, 0x53, 0x55, 0x41, 0x57, 0x41, 0x56, 0x41, 0x55,
+					  0x41, 0x54, 0x52, 0x50, 0x48, 0x89, 0xe7};
+	CHECK_EQ_U(nativeframe_hijack_pushes(swapped, sizeof swapped), 0);
+	static const uint8_t no_args[] = {0x50, 0x55, 0x53, 0x41, 0x57, 0x41, 0x56, 0x41, 0x55,
+					  0x41, 0x54, 0x52, 0x50, 0x48, 0x89, 0xe5};
+	CHECK_EQ_U(nativeframe_hijack_pushes(no_args, sizeof no_args), 0);
+	/* JIT_RareDisableHelper: push rax, push rdx, then its allocation */
+	static const uint8_t rare_disable[] = {0x50, 0x52, 0x48, 0x8d, 0x64, 0x24, 0xd8};
+	CHECK_EQ_U(nativeframe_hijack_pushes(rare_disable, sizeof rare_disable), 0);
+}
+
 /* The .text section of an ELF file, read whole. */
 static uint8_t *read_text(const char *path, size_t *n)
 {
@@ -218,6 +243,15 @@ static void real_libraries(void)
 				snprintf(lib, sizeof lib, "%s/%s", dir, names[k]);
 				against_zydis(lib);
 			}
+			/* the hijack stub's prolog: once in the runtime's code */
+			snprintf(lib, sizeof lib, "%s/libcoreclr.so", dir);
+			size_t n = 0, stubs = 0;
+			uint8_t *text = read_text(lib, &n);
+			for (size_t off = 0; text && off < n; off++)
+				stubs += nativeframe_hijack_pushes(text + off, n - off) != 0;
+			printf("# %s: %zu hijack stub prologs\n", lib, stubs);
+			CHECK_EQ_U(stubs, 1);
+			free(text);
 			globfree(&g);
 			return;
 		}
@@ -231,6 +265,7 @@ int main(void)
 	RUN(runtime_functions);
 	RUN(refusals);
 	RUN(prolog_forms);
+	RUN(hijack_stub);
 	RUN(real_libraries);
 	return CHECK_DONE();
 }
