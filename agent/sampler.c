@@ -906,14 +906,16 @@ static void take_tick_mixed(void)
 				running = false;
 			}
 			/* a thread that has not run since the last tick, whose stack is
-			 * not known (the kernel's sample was taken as it ran on): where
-			 * it waits, it is read, with no suspension; under the kernel
-			 * sampler, one that waits for a CPU is signalled (its capture
-			 * comes as it runs again, where it stopped) */
+			 * not known (it ran on after its capture, or the kernel's sample
+			 * was taken as it ran on): where it waits, it is read, with no
+			 * suspension; one that waits for a CPU is signalled (its capture
+			 * comes as it runs again, where it stopped: a suspension would
+			 * wait for it to get a CPU too, with every thread stopped; on the
+			 * C# compiler on two CPUs such threads were half the suspensions) */
 			bool parked = not_run && !walk_now && !t->check_now && !pending;
 			t->by_signal = running ? take_capture(t, kernel, every)
 					       : parked && (sigsampler_read_waiting(t->os_tid, t->thread, 0) ||
-							    (kernel && sigsampler_signal(t->os_tid, t->thread)));
+							    sigsampler_signal(t->os_tid, t->thread));
 			walks += !t->by_signal;
 		}
 	}
