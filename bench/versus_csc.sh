@@ -11,7 +11,7 @@
 #
 #   bench/versus_csc.sh [-c CLASSES] [-n TOP] [-b BUILD_DIR]
 #
-# CLASSES: default 600 (6,000 lines: about 17 s on two CPUs).
+# CLASSES: default 600 (5,400 lines: about 17 s on two CPUs).
 #
 # Not a test: nothing is asserted.
 set -euo pipefail
