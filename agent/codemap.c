@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <link.h>
 #include <stdio.h>
@@ -488,6 +489,44 @@ static uint8_t module_build_id(const struct dl_phdr_info *info, uint8_t *out)
 	return 0;
 }
 
+/* The kernel's answer about the mapping at one address (PROCMAP_QUERY,
+ * Linux 6.11 and later: struct and numbers from include/uapi/linux/fs.h).
+ * A reread of the maps takes a millisecond in a large program; the query
+ * a few microseconds. */
+struct procmap_query {
+	uint64_t size, query_flags, query_addr;
+	uint64_t vma_start, vma_end, vma_flags, vma_page_size, vma_offset, inode;
+	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
+	uint64_t vma_name_addr, build_id_addr;
+};
+#define PROCMAP_QUERY _IOWR('f', 17, struct procmap_query)
+#define PROCMAP_QUERY_VMA_READABLE 0x01
+#define PROCMAP_QUERY_VMA_EXECUTABLE 0x04
+
+static int maps_fd = -2; /* for PROCMAP_QUERY: -2 not opened yet, -1 no such query here */
+
+/* The kernel's answer for the mapping at addr (its file's name into name);
+ * 0, or an errno (ENOENT: no mapping there). */
+static int ask_maps(uint64_t addr, struct procmap_query *q, char *name, uint32_t namelen)
+{
+	if (maps_fd == -2) {
+		maps_fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+		maps_fd = maps_fd < 0 ? -1 : maps_fd;
+	}
+	if (maps_fd < 0)
+		return ENOTTY;
+	*q = (struct procmap_query){.size = sizeof *q, .query_addr = addr, .vma_name_size = namelen,
+				    .vma_name_addr = (uint64_t)(uintptr_t)name};
+	if (ioctl(maps_fd, PROCMAP_QUERY, q) == 0)
+		return 0;
+	int err = errno;
+	if (err == ENOTTY || err == EINVAL) {
+		close(maps_fd); /* an older kernel: the maps are read instead */
+		maps_fd = -1;
+	}
+	return err;
+}
+
 /* The main program's file: dl_iterate_phdr gives it no name. */
 static const char *program_path(void)
 {
@@ -502,14 +541,38 @@ static const char *program_path(void)
 	return path;
 }
 
+/* The file a module loaded by a relative path (dlopen("lib/x.so")) was
+ * mapped from, as the kernel names it; else the path made absolute from the
+ * working directory now (the program's, unless it moved since). */
+static const char *absolute_module_path(uint64_t addr, const char *path, char *out, size_t outlen)
+{
+	struct procmap_query q;
+	char name[PATH_MAX];
+	static const char deleted[] = " (deleted)"; /* the report tells a missing file itself */
+	if (ask_maps(addr, &q, name, sizeof name) == 0 && q.vma_name_size && name[0] == '/') {
+		size_t len = strlen(name);
+		if (len > sizeof deleted - 1 && strcmp(name + len - (sizeof deleted - 1), deleted) == 0)
+			name[len - (sizeof deleted - 1)] = 0;
+		snprintf(out, outlen, "%s", name);
+		return out;
+	}
+	return realpath(path, name) && strlen(name) < outlen ? strcpy(out, name) : path;
+}
+
 static int list_module(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size, (void)arg;
-	uint64_t hdr = 0;
-	for (int i = 0; i < info->dlpi_phnum; i++)
+	uint64_t hdr = 0, code = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
 		if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
 			hdr = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+		if (info->dlpi_phdr[i].p_type == PT_LOAD && (info->dlpi_phdr[i].p_flags & PF_X) && !code)
+			code = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+	}
 	const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : program_path();
+	char absolute[sizeof m.modules->path];
+	if (path[0] != '/' && hdr && code)
+		path = absolute_module_path(code, path, absolute, sizeof absolute);
 	const char *slash = strrchr(path, '/');
 	for (int i = 0; i < info->dlpi_phnum && hdr && m.nmodules < MODULES; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -686,49 +749,16 @@ static bool reread_maps(bool now)
 	return true;
 }
 
-/* Whether ip is inside an executable mapping (1), not (0), or cannot be
- * told now (-1: not in the maps as last read, and they were read too
- * recently to read again: new code regions appear as the runtime grows its
- * code heap).  The runtime's lookup of an address in memory it reserved
- * for code but never committed faults, and a word read off a stack may be
- * anything: only code addresses are asked about. */
-/* The kernel's own answer for one address (PROCMAP_QUERY, Linux 6.11 and
- * later: struct and numbers from include/uapi/linux/fs.h): 1 in an
- * executable mapping (the runtime's code heap grows a page at a time; the
- * mapping is added to the list), 0 in none, -1 when the kernel cannot say.
- * A reread of the maps takes a millisecond in a large program; the query
- * a few microseconds. */
-struct procmap_query {
-	uint64_t size, query_flags, query_addr;
-	uint64_t vma_start, vma_end, vma_flags, vma_page_size, vma_offset, inode;
-	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
-	uint64_t vma_name_addr, build_id_addr;
-};
-#define PROCMAP_QUERY _IOWR('f', 17, struct procmap_query)
-#define PROCMAP_QUERY_VMA_READABLE 0x01
-#define PROCMAP_QUERY_VMA_EXECUTABLE 0x04
-
+/* Asks the kernel whether ip is code: 1 in an executable mapping (the
+ * runtime's code heap grows a page at a time; the mapping is added to the
+ * list), 0 in none, -1 when the kernel cannot say. */
 static int query_region(uint64_t ip)
 {
-	static int fd = -2; /* -2: not opened yet, -1: no such query here */
-	if (fd == -2) {
-		fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-		fd = fd < 0 ? -1 : fd;
-	}
-	if (fd < 0)
-		return -1;
 	char name[256];
-	struct procmap_query q = {.size = sizeof q, .query_addr = ip, .vma_name_size = sizeof name,
-				  .vma_name_addr = (uint64_t)(uintptr_t)name};
-	if (ioctl(fd, PROCMAP_QUERY, &q) != 0) {
-		if (errno == ENOENT)
-			return 0;
-		if (errno == ENOTTY || errno == EINVAL) {
-			close(fd); /* an older kernel: the maps are read instead */
-			fd = -1;
-		}
-		return -1;
-	}
+	struct procmap_query q;
+	int err = ask_maps(ip, &q, name, sizeof name);
+	if (err)
+		return err == ENOENT ? 0 : -1;
 	if (!(q.vma_flags & PROCMAP_QUERY_VMA_EXECUTABLE))
 		return 0;
 	if (m.nregions >= REGIONS)
@@ -749,6 +779,12 @@ static int query_region(uint64_t ip)
 	return 1;
 }
 
+/* Whether ip is inside an executable mapping (1), not (0), or cannot be
+ * told now (-1: not in the maps as last read, and they were read too
+ * recently to read again: new code regions appear as the runtime grows its
+ * code heap).  The runtime's lookup of an address in memory it reserved
+ * for code but never committed faults, and a word read off a stack may be
+ * anything: only code addresses are asked about. */
 static int executable(uint64_t ip, bool executed)
 {
 	const struct region *r = region_at(ip);

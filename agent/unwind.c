@@ -194,12 +194,17 @@ static bool step_native(const struct stack_copy *s, const struct code_at *at, bo
 		} else if (!read_word(s, cfa + (uint64_t)(int64_t)at->rule.ra_off, &ret)) {
 			return false;
 		}
-		if (at->rule.rbp_saved && !read_word(s, cfa + (uint64_t)(int64_t)at->rule.rbp_off, &fp))
+		/* a slot below the stack pointer was popped: in an epilog after
+		 * "pop %rbp" (or leave) compilers move the CFA back but leave rbp's
+		 * rule as it was, and the register holds the caller's value again */
+		uint64_t rbp_slot = cfa + (uint64_t)(int64_t)at->rule.rbp_off;
+		bool rbp_in_slot = at->rule.rbp_saved && rbp_slot >= f->sp;
+		if (rbp_in_slot && !read_word(s, rbp_slot, &fp))
 			return false;
 		f->ip = ret;
 		f->sp = caller_sp;
 		f->fp = fp;
-		f->fp_live &= !at->rule.rbp_saved;
+		f->fp_live &= !rbp_in_slot;
 		return true;
 	}
 	*guessed = true;

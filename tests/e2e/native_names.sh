@@ -66,6 +66,26 @@ read -r fn module share names <<<"$(top repl)"
 expect_eq "$fn" "librepl.so+0x$inner" "a module replaced on disk is named by address, not by the new file"
 expect_eq "$names" "replaced" "the report says it was replaced (another build id)"
 
+# A library loaded by a relative path, busy in an epilog: after "pop %rbp"
+# the unwind rule still reads rbp from a slot below the stack pointer (as
+# compilers leave it; libcoreclr's small functions are caught at their ret
+# so).  The captures walk on with the register and reach the managed
+# caller; the module is named from the file the kernel says it maps.
+cp "$tools/libclrscopeburn1.so" "$lib/libpopped.so"
+expect_status 0 "record NativeWork in an epilog of lib/libpopped.so (a relative path)" -- \
+	bash -c 'cd "$1" && shift && exec "$@"' _ "$WORK" "$CLRSCOPE_BIN" record -o "$WORK/s-popped" -- \
+	dotnet "$(app NativeWork)" lib lib/libpopped.so 2 clrscope_native_burn_popped
+read -r fn module share names <<<"$(top popped)"
+expect_eq "$fn" "libpopped.so!clrscope_native_burn_popped" "the epilog's function is the leaf, named though loaded by a relative path"
+check "s >= 0.7" "... with most of the CPU samples" s="$share"
+clrscope report --format collapsed "$WORK/s-popped" >"$WORK/popped.folded"
+check "n > 0 and c >= 0.97 * n" "its samples are under BurnFor" \
+	n="$(awk '/libpopped\.so!clrscope_native_burn_popped [0-9]+$/ {n += $NF} END {print n+0}' "$WORK/popped.folded")" \
+	c="$(awk '/Program\.BurnFor;ILStubClass\.IL_STUB_PInvoke;libpopped\.so!clrscope_native_burn_popped [0-9]+$/ {n += $NF} END {print n+0}' "$WORK/popped.folded")"
+check "f <= 0.02 * n" "the signal's captures there were walked (failed ones are walked in a suspension instead)" \
+	n="$(json "d['processes'][0]['samples']" "$WORK/r-popped.json")" \
+	f="$(json "d['processes'][0]['agent']['failed_walks']" "$WORK/r-popped.json")"
+
 expect_status 0 "record NativeWork hashing with SHA-256" -- \
 	clrscope record -o "$WORK/s-sha" -- dotnet "$(app NativeWork)" sha 2
 clrscope report --format json "$WORK/s-sha" >"$WORK/r-sha.json"

@@ -1,11 +1,11 @@
 // NativeWork sha SECONDS
-// NativeWork lib PATH SECONDS
+// NativeWork lib PATH SECONDS [EXPORT]
 //
 // Busy in native code for SECONDS on the main thread.  "sha": hashes a
 // 64 KiB buffer with SHA-256 over and over (OpenSSL's libcrypto does the
-// work).  "lib": loads the library at PATH and calls its exported
-// clrscope_native_burn over and over (tests/native/burn.c: the time goes
-// to its internal function burn_inner).
+// work).  "lib": loads the library at PATH and calls its export EXPORT
+// (clrscope_native_burn unless given) over and over (tests/tools/burnlib.c:
+// clrscope_native_burn's time goes to its internal function burn_inner).
 //
 // stdout: "pid <N>", then "done <calls>" at the end.
 using System.Globalization;
@@ -23,22 +23,25 @@ internal static class Program
     private static int Main(string[] args)
     {
         string? path = null;
+        string export = "clrscope_native_burn";
         double seconds;
         if (args.Length == 2 && args[0] == "sha" && TryParseSeconds(args[1], out seconds))
         {
         }
-        else if (args.Length == 3 && args[0] == "lib" && TryParseSeconds(args[2], out seconds))
+        else if ((args.Length == 3 || args.Length == 4) && args[0] == "lib" && TryParseSeconds(args[2], out seconds))
         {
             path = args[1];
+            if (args.Length == 4)
+                export = args[3];
         }
         else
         {
-            Console.Error.WriteLine("usage: NativeWork sha SECONDS | NativeWork lib PATH SECONDS");
+            Console.Error.WriteLine("usage: NativeWork sha SECONDS | NativeWork lib PATH SECONDS [EXPORT]");
             return 2;
         }
         Console.Out.WriteLine("pid " + Environment.ProcessId.ToString(CultureInfo.InvariantCulture));
         Console.Out.Flush();
-        long calls = path == null ? HashFor(seconds) : BurnFor(path, seconds);
+        long calls = path == null ? HashFor(seconds) : BurnFor(path, export, seconds);
         Console.Out.WriteLine("done " + calls.ToString(CultureInfo.InvariantCulture));
         return 0;
     }
@@ -65,10 +68,10 @@ internal static class Program
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static long BurnFor(string path, double seconds)
+    private static long BurnFor(string path, string export, double seconds)
     {
         IntPtr lib = NativeLibrary.Load(path);
-        var burn = Marshal.GetDelegateForFunctionPointer<Burn>(NativeLibrary.GetExport(lib, "clrscope_native_burn"));
+        var burn = Marshal.GetDelegateForFunctionPointer<Burn>(NativeLibrary.GetExport(lib, export));
         long calls = 0;
         ulong sum = 0;
         var until = DateTime.UtcNow.AddSeconds(seconds);
