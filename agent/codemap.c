@@ -19,8 +19,8 @@
 
 #define IP_SLOTS 65536 /* power of two */
 #define IP_PROBES 8
-#define BODIES 16384 /* power of two */
-#define BODY_PROBES 16
+#define BODIES 16384 /* power of two; forgotten at BODIES_CROWDED, so that a new body always finds a slot */
+#define BODIES_CROWDED (BODIES / 4 * 3)
 #define STARTS_MAX 16    /* native bodies asked for per function */
 #define PROLOG_BYTES 96  /* the longest prolog the JIT writes is far shorter */
 #define EPILOG_BYTES 48
@@ -113,6 +113,7 @@ static struct {
 	uint64_t maps_ns;
 	uint32_t lines_stamp; /* lines read under another stamp are stale */
 	uint32_t kept_ips;    /* addresses kept since the last forgetting */
+	uint32_t nbodies;     /* bodies kept since then */
 	uint32_t unloads_seen; /* code_unloads then */
 	uint64_t loader_subs; /* the loader's count of unloads then (UINT64_MAX: it does not say) */
 	uint64_t forgot_ns, loader_checked_ns;
@@ -164,7 +165,7 @@ void codemap_forget(void)
 	m.loader_subs = loader_unloads();
 	if (!m.dirty)
 		return;
-	m.kept_ips = 0;
+	m.kept_ips = m.nbodies = 0;
 	clear_pages(m.ips, IP_SLOTS * sizeof *m.ips);
 	clear_pages(m.bodies, BODIES * sizeof *m.bodies);
 	clear_pages(m.ranges, BODIES * sizeof *m.ranges);
@@ -296,11 +297,15 @@ static int32_t indexed_body(uint64_t ip)
 }
 
 /* The body that starts at start, asked of the runtime on first sight
- * (or, for ReadyToRun code, known to end at known_end). */
+ * (or, for ReadyToRun code, known to end at known_end).  Probed to the
+ * first empty slot, however far: a body not kept is a method whose frames
+ * no walk can place until the map is forgotten (with 16 probes, on the C#
+ * compiler at half full, some of its hottest methods were, and every sample
+ * through them suspended the runtime). */
 static int32_t body_at_start(uint64_t start, FunctionID fn, uint64_t known_end, uint32_t dynamic_epoch)
 {
 	uint32_t h = hash(start);
-	for (uint32_t k = 0; k < BODY_PROBES; k++) {
+	for (uint32_t k = 0; k < BODIES; k++) {
 		uint32_t j = (h + k) & (BODIES - 1);
 		struct code_body *b = &m.bodies[j];
 		bool same = b->start == start && b->fn == fn;
@@ -319,6 +324,7 @@ static int32_t body_at_start(uint64_t start, FunctionID fn, uint64_t known_end, 
 		/* x64 bodies are one range; a split body is not one we unwind */
 		if (n != 1 || info[0].startAddress != start)
 			return -1;
+		m.nbodies += b->start == 0;
 		b->start = start;
 		b->end = start + info[0].size;
 		b->fn = fn;
@@ -630,8 +636,8 @@ bool codemap_stale(uint64_t now_ns)
 		return false;
 	if (atomic_load_explicit(&code_unloads, memory_order_relaxed) != m.unloads_seen)
 		return true; /* a managed module went: its code's addresses may hold other code soon */
-	if (m.kept_ips >= IP_SLOTS / 2)
-		return true; /* crowded: new addresses would go unkept */
+	if (m.kept_ips >= IP_SLOTS / 2 || m.nbodies >= BODIES_CROWDED)
+		return true; /* crowded: new addresses would go unkept, new bodies probe long */
 	if (now_ns - m.loader_checked_ns < LOADER_CHECK_NS)
 		return false;
 	m.loader_checked_ns = now_ns;

@@ -869,7 +869,9 @@ static void take_tick_mixed(void)
 			t->unmanaged_run = 0;
 		}
 	}
-	uint32_t walks = 0;
+	uint32_t walks = 0, nwanting = 0;
+	static struct still_thread *wanting[MAX_THREADS]; /* (no more threads than slots) */
+	bool checks_due = false;
 	uint64_t lap = agent_mono_ns();
 	int moved = still_survey(atomic_load(&s.validate));
 	s.stats.survey_ns += since(&lap);
@@ -900,10 +902,15 @@ static void take_tick_mixed(void)
 			}
 			bool running = t->cpu_before && t->cpu_now != t->cpu_before && !t->walk_only && !walk_now && !pending;
 			uint32_t every = atomic_load(&s.validate);
-			if (running && every && ++t->fast_walks >= every) {
+			if (running && every && !t->check_wanted && ++t->fast_walks >= every) {
 				t->fast_walks = 0;
-				t->check_now = true; /* this tick: walked exactly, and checked */
-				running = false;
+				t->check_wanted = true;
+				t->check_waited = 0;
+			}
+			if (running && every && t->check_wanted && nwanting < MAX_THREADS) {
+				checks_due |= t->check_waited++ >= every - 1;
+				wanting[nwanting++] = t; /* decided below */
+				continue;
 			}
 			/* a thread that has not run since the last tick, whose stack is
 			 * not known (it ran on after its capture, or the kernel's sample
@@ -918,6 +925,25 @@ static void take_tick_mixed(void)
 							    sigsampler_signal(t->os_tid, t->thread));
 			walks += !t->by_signal;
 		}
+	}
+	/* The validate dial's checks: each one an exact walk in a suspension,
+	 * which stops the whole program (on a busy machine for milliseconds:
+	 * on the C# compiler on two CPUs they were half the runtime's suspended
+	 * time).  A thread's check waits for a tick that suspends anyway, for as
+	 * many fast walks again at most; then it suspends, for the checks
+	 * waiting among the threads that ran (up to MAX_CHECKS a tick). */
+	uint32_t checking = walks || checks_due ? MAX_CHECKS : 0;
+	for (uint32_t i = 0; i < nwanting; i++) {
+		struct still_thread *t = wanting[i];
+		if (checking) {
+			checking--;
+			t->check_wanted = false;
+			t->check_now = true; /* this tick: walked exactly, and checked */
+			t->by_signal = false;
+		} else {
+			t->by_signal = take_capture(t, kernel, atomic_load(&s.validate));
+		}
+		walks += !t->by_signal;
 	}
 	s.stats.signal_ns += since(&lap);
 	uint64_t suspend_ns = 0;

@@ -30,6 +30,8 @@ struct still_thread {
 	bool by_signal;      /* this tick's sample comes from a signal */
 	bool walk_now;       /* its capture gave no sample: walk it in this tick's suspension */
 	bool check_now;      /* walk it exactly and repeat the walk the fast way (validate dial) */
+	bool check_wanted;   /* ... when a tick suspends anyway */
+	uint32_t check_waited; /* fast walks since it was wanted */
 	uint32_t fast_walks; /* signal samples (and frames kept by proof) since its last check */
 	uint64_t parked_check; /* the stack its proof kept, to compare with this signal's capture (0: none) */
 	struct syscall_site parked_check_site; /* ... where the proof found it */
