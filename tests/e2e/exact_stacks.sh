@@ -5,8 +5,9 @@
 # recursion 300 deep, a generic method calling a lambda, a P/Invoke
 # calling back into managed code, the same through a native frame that a
 # kernel sample's copy of the stack ends in (its managed callers lie beyond
-# the copy), and a dynamic method (which the runtime's
-# event stream names and the profiling API's walk leaves out).  The
+# the copy), a dynamic method (which the runtime's event stream names and
+# the profiling API's walk leaves out), and more compiled methods than the
+# code map keeps at once (the default sampler only).  The
 # validation dial repeats fast walks exactly and finds them equal, and time
 # splits keep their true ratio.
 source "$CLRSCOPE_TESTLIB"
@@ -164,6 +165,46 @@ PY
 		check "b == 0" "$shape/$sampler: no frame has a collected method's name" b="$bad"
 	done
 done
+
+# more compiled methods than the code map keeps at once: 400 chains of 40
+# methods made at run time, each chain run in turn for 5 ms (16,000 bodies
+# at tier 0, more at tier 1).  Every body sampled must be kept (a body the
+# map could not keep left its walks broken: the thread was walked in
+# suspensions instead, whose samples land on the driver loop's GC poll, 39 %
+# of them with 16 probes per body), and every sample in Spin carries its
+# whole chain.
+expect_status 0 "manymethods under the default sampler" -- \
+	clrscope record -o "$WORK/many" --rate 1000 --validate 20 -- dotnet "$(app Shapes)" manymethods 4
+tid=$(awk '/^tid/{print $2}' "$WORK/out")
+clrscope report --format collapsed --thread "$tid" "$WORK/many" >"$WORK/folded"
+clrscope report --format json "$WORK/many" >"$WORK/r.json"
+read -r total spin exact < <(python3 - "$WORK/folded" <<'PY'
+import re, sys
+total = spin = exact = 0
+for line in open(sys.argv[1]):
+    stack, n = line.rsplit(" ", 1)
+    f, n = stack.split(";"), int(n)
+    total += n
+    if f[-1] != "Clrscope.TestApps.Program.Spin":
+        continue
+    spin += n
+    run = "Clrscope.TestApps.Program+Many.Run"
+    chain = f[f.index(run) + 1:] if run in f else []
+    m = re.fullmatch(r"Chain(\d+)\.M0", chain[0]) if chain else None
+    want = ["Chain%s.M%d" % (m.group(1), i) for i in range(40)] if m else []
+    exact += n if m and chain == want + ["Clrscope.TestApps.Callees.Leaf", f[-1]] else 0
+print(total, spin, exact)
+PY
+)
+check "s >= 0.6 * t" "manymethods: most of the busy thread's samples are in Spin, none stuck on a safe point" \
+	s="$spin" t="$total"
+check "e >= 0.97 * s" "manymethods: samples in Spin carry their whole chain" e="$exact" s="$spin"
+check "f <= 0.02 * n" "manymethods: captures were unwound (failed ones are walked in a suspension instead)" \
+	f="$(json "d['processes'][0]['agent']['failed_walks']" "$WORK/r.json")" \
+	n="$(json "d['processes'][0]['samples']" "$WORK/r.json")"
+check "m == 0 and c >= 10" "manymethods: the validation dial found the fast walks right" \
+	m="$(json "d['processes'][0]['agent']['stack_mismatches']" "$WORK/r.json")" \
+	c="$(json "d['processes'][0]['agent']['stack_checks']" "$WORK/r.json")"
 
 # time splits: CpuRatio's callers of one callee, 3:1, within 10% for the
 # samplers that signal running threads (20% for the suspending one)

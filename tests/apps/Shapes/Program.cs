@@ -24,6 +24,10 @@
 //              but each method in a collectible assembly of its own
 //              (AssemblyBuilder, RunAndCollect): unloaded when collected, its
 //              code freed and its addresses reused
+//   manymethods Many.Run -> ChainK.M0 -> ChainK.M1 ... -> ChainK.M39 -> Callees.Leaf -> Spin:
+//              400 types ChainK made at run time (AssemblyBuilder, not
+//              collectible), their 16,000 methods each called in turn for 5 ms,
+//              more compiled bodies than a profiler's code map keeps at once
 // Spin is a busy loop: nearly all samples land there (or in Mix).
 //
 // stdout: "tid <OS thread id>", then "done <rounds>".
@@ -45,7 +49,7 @@ internal static unsafe class Program
         if ((args.Length != 2 && !(args.Length == 3 && args[0] == "beyondcopy"))
             || !double.TryParse(args[1], NumberStyles.Float, CultureInfo.InvariantCulture, out double seconds))
         {
-            Console.Error.WriteLine("usage: Shapes osr|frameless|funclet|recursion|generic|pinvoke|dynamic|dynamics|collectibles SECONDS");
+            Console.Error.WriteLine("usage: Shapes osr|frameless|funclet|recursion|generic|pinvoke|dynamic|dynamics|collectibles|manymethods SECONDS");
             Console.Error.WriteLine("       Shapes beyondcopy SECONDS LIBRARY");
             return 2;
         }
@@ -64,6 +68,7 @@ internal static unsafe class Program
             "dynamic" => Dynamic.Run(deadline),
             "dynamics" => RunMany(deadline, Dynamic.MakeStep, finalize: false),
             "collectibles" => RunMany(deadline, Collectible.MakeStep, finalize: true),
+            "manymethods" => Many.Run(deadline),
             _ => -1,
         };
         if (rounds < 0)
@@ -388,6 +393,58 @@ internal static unsafe class Program
         }
     }
 
+    internal static class Many
+    {
+        private const int Chains = 400, Depth = 40;
+
+        // Type ChainK whose static M0 calls M1 ... M39, which calls
+        // Callees.Leaf: forty methods with metadata, each compiled on its
+        // first call, each adding 1 to what its callee returns (no call in
+        // tail position, which optimized code would make a jump).
+        private static Func<int> MakeChain(ModuleBuilder module, int k)
+        {
+            TypeBuilder type = module.DefineType("Chain" + k.ToString(CultureInfo.InvariantCulture),
+                TypeAttributes.Public | TypeAttributes.Abstract | TypeAttributes.Sealed);
+            var methods = new MethodBuilder[Depth];
+            for (int i = 0; i < Depth; i++)
+            {
+                methods[i] = type.DefineMethod("M" + i.ToString(CultureInfo.InvariantCulture),
+                    MethodAttributes.Public | MethodAttributes.Static, typeof(int), Type.EmptyTypes);
+                methods[i].SetImplementationFlags(MethodImplAttributes.NoInlining);
+            }
+            for (int i = 0; i < Depth; i++)
+            {
+                ILGenerator il = methods[i].GetILGenerator();
+                il.Emit(OpCodes.Call, i + 1 < Depth ? methods[i + 1] : typeof(Callees).GetMethod(nameof(Callees.Leaf))!);
+                il.Emit(OpCodes.Ldc_I4_1);
+                il.Emit(OpCodes.Add);
+                il.Emit(OpCodes.Ret);
+            }
+            return type.CreateType().GetMethod("M0")!.CreateDelegate<Func<int>>();
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long Run(long deadline)
+        {
+            AssemblyBuilder asm = AssemblyBuilder.DefineDynamicAssembly(new AssemblyName("Chains"), AssemblyBuilderAccess.Run);
+            ModuleBuilder module = asm.DefineDynamicModule("Chains");
+            var chains = new Func<int>[Chains];
+            for (int k = 0; k < Chains; k++)
+                chains[k] = MakeChain(module, k);
+            long rounds = 0;
+            for (int k = 0; Stopwatch.GetTimestamp() < deadline; k = (k + 1) % Chains)
+            {
+                long until = Math.Min(deadline, Stopwatch.GetTimestamp() + Stopwatch.Frequency / 200);
+                do
+                {
+                    rounds += chains[k]() - Depth;
+                }
+                while (Stopwatch.GetTimestamp() < until);
+            }
+            return rounds;
+        }
+    }
+
     // The driver of the dynamics and collectibles shapes: a new step
     // (make(n)) every 10 ms, the dropped ones collected every fourth (and,
     // for collectible assemblies, finalized: that unloads them).
@@ -424,4 +481,11 @@ public static class Callees
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     public static void SpinOdd() => Program.Spin();
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static int Leaf()
+    {
+        Program.Spin();
+        return 1;
+    }
 }
