@@ -139,9 +139,13 @@ if (($(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 3) <= 2)) ||
 	# where it is then unless it is on a CPU: measured here 1.00-1.07 of its
 	# wall share idle, 0.97-1.04 beside a busy loop, 1.06-1.14 beside
 	# `dotnet build`s (a tick's sample used to be the kernel's whenever it
-	# had one: 1.03-1.10, 1.17-1.25 and 1.23-1.28, 1.34 on CI's machine)
+	# had one: 1.03-1.10, 1.17-1.25 and 1.23-1.28, 1.34 on CI's machine).
+	# The tick's instant is the sampler thread's waking, not drawn at random
+	# as a timer's is, and on a busier machine the burster is found waiting
+	# for a CPU in Burst at those instants more often than over its time
+	# there: 1.03-1.11 here, 1.28 in one CI run
 	wall=$(sed -n 's/^burst_ms \([0-9.]*\) of \([0-9.]*\)$/\1 \2/p' <<<"$OUT")
-	check "0.85 * w / life <= b / total <= 1.25 * w / life" \
+	check "0.85 * w / life <= b / total <= 1.35 * w / life" \
 		"kernel sampler: Burst's share of the burster's samples is its share of wall time there" \
 		b="$bursting" total="$total" w="${wall% *}" life="${wall#* }" share="$share"
 	read -r total parked bursting exact <<<"$(shape cpu "$tid" "$WORK/kernel")"
