@@ -35,7 +35,13 @@ tm send-keys -t ui ":thread phase-1" Enter
 expect_screen "samples of thread $tid1 phase-1, $spin_second.0 s" 5 ":thread narrows to one thread, the range kept"
 row=$(screen | grep -m1 "Phases.Spin" || true)
 read -r _ _ one _ <<<"$row"
-check "abs(n - w / 3) <= 0.25 * w / 3" "one thread of three: a third of Spin's samples" n="${one:-0}" w="$whole"
+# (its share is the scheduler's split of two CPUs among three spinners
+# over that second, a third on a quiet machine, 42 % in one CI run)
+one_report=$(clrscope report --format json --thread "$tid1" --from "$spin_second" --to "$((spin_second + 1))" "$WORK/s" |
+	python3 -c 'import json,sys; p=json.load(sys.stdin)["processes"][0]; print(sum(f["self"] for f in p["functions"] if f["name"].endswith("Phases.Spin")))')
+check "abs(n - r) <= 0.05 * r and 0.15 * w <= n <= 0.6 * w" \
+	"one thread of three: its part of Spin's samples, as report --thread --from --to counts them" \
+	n="${one:-0}" r="${one_report:-0}" w="$whole"
 
 tm send-keys -t ui 5
 expect_screen "* phase-1" 5 "Threads marks the thread counted"
