@@ -873,7 +873,8 @@ static void take_tick_mixed(void)
 	static struct still_thread *wanting[MAX_THREADS]; /* (no more threads than slots) */
 	bool checks_due = false;
 	uint64_t lap = agent_mono_ns();
-	int moved = still_survey(atomic_load(&s.validate));
+	uint32_t every = atomic_load(&s.validate); /* the validate dial, once a tick */
+	int moved = still_survey(every);
 	s.stats.survey_ns += since(&lap);
 	for (uint32_t t = 0; t < nslots; t++)
 		s.known[t] = still_find(s.slots[t].thread); /* the survey's own list now */
@@ -901,7 +902,6 @@ static void take_tick_mixed(void)
 				continue;
 			}
 			bool running = t->cpu_before && t->cpu_now != t->cpu_before && !t->walk_only && !walk_now && !pending;
-			uint32_t every = atomic_load(&s.validate);
 			if (running && every && !t->check_wanted && ++t->fast_walks >= every) {
 				t->fast_walks = 0;
 				t->check_wanted = true;
@@ -941,7 +941,7 @@ static void take_tick_mixed(void)
 			t->check_now = true; /* this tick: walked exactly, and checked */
 			t->by_signal = false;
 		} else {
-			t->by_signal = take_capture(t, kernel, atomic_load(&s.validate));
+			t->by_signal = take_capture(t, kernel, every);
 		}
 		walks += !t->by_signal;
 	}

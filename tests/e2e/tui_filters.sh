@@ -8,14 +8,16 @@ source "$(dirname "$CLRSCOPE_TESTLIB")/tuilib.sh"
 
 expect_status 0 "record Phases (three threads, six phases of a second)" -- \
 	clrscope record -o "$WORK/s" --rate 200 -- dotnet "$(app Phases)" 3 5 1
+# spin_samples [REPORT OPTIONS...]: Spin's samples as the report counts them
+spin_samples() {
+	clrscope report --format json "$@" "$WORK/s" |
+		python3 -c 'import json,sys; p=json.load(sys.stdin)["processes"][0]; print(sum(f["self"] for f in p["functions"] if f["name"].endswith("Phases.Spin")))'
+}
 # the second with the most Spin samples, as report --from --to counts them
 spin_second=$(for s in 0 1 2 3 4 5 6 7 8; do
-	n=$(clrscope report --format json --from "$s" --to "$((s + 1))" "$WORK/s" |
-		python3 -c 'import json,sys; p=json.load(sys.stdin)["processes"][0]; print(sum(f["self"] for f in p["functions"] if f["name"].endswith("Phases.Spin")))')
-	echo "$n $s"
+	echo "$(spin_samples --from "$s" --to "$((s + 1))") $s"
 done | sort -rn | head -1 | awk '{print $2}')
-whole=$(clrscope report --format json --from "$spin_second" --to "$((spin_second + 1))" "$WORK/s" |
-	python3 -c 'import json,sys; p=json.load(sys.stdin)["processes"][0]; print(sum(f["self"] for f in p["functions"] if f["name"].endswith("Phases.Spin")))')
+whole=$(spin_samples --from "$spin_second" --to "$((spin_second + 1))")
 check "n >= 150" "report: second $spin_second holds (most of) the spinning ($whole samples of Spin)" n="${whole:-0}"
 tid_of() { clrscope report --format json "$WORK/s" | python3 -c 'import json,sys; print([t["os_tid"] for t in json.load(sys.stdin)["processes"][0]["threads"] if t["name"] == sys.argv[1]][0])' "$1"; }
 tid1=$(tid_of phase-1) tid2=$(tid_of phase-2)
@@ -37,8 +39,7 @@ row=$(screen | grep -m1 "Phases.Spin" || true)
 read -r _ _ one _ <<<"$row"
 # (its share is the scheduler's split of two CPUs among three spinners
 # over that second, a third on a quiet machine, 42 % in one CI run)
-one_report=$(clrscope report --format json --thread "$tid1" --from "$spin_second" --to "$((spin_second + 1))" "$WORK/s" |
-	python3 -c 'import json,sys; p=json.load(sys.stdin)["processes"][0]; print(sum(f["self"] for f in p["functions"] if f["name"].endswith("Phases.Spin")))')
+one_report=$(spin_samples --thread "$tid1" --from "$spin_second" --to "$((spin_second + 1))")
 check "abs(n - r) <= 0.05 * r and 0.15 * w <= n <= 0.6 * w" \
 	"one thread of three: its part of Spin's samples, as report --thread --from --to counts them" \
 	n="${one:-0}" r="${one_report:-0}" w="$whole"
