@@ -820,6 +820,16 @@ uint64_t codemap_stack_top(uint64_t sp)
 	return r && r->readable ? r->hi : 0;
 }
 
+bool codemap_stack_mapping(uint64_t sp, uint64_t *lo, uint64_t *hi)
+{
+	struct procmap_query q;
+	if (ask_maps(sp, &q, NULL, 0) != 0 || !(q.vma_flags & PROCMAP_QUERY_VMA_READABLE))
+		return false;
+	*lo = q.vma_start;
+	*hi = q.vma_end;
+	return true;
+}
+
 static _Atomic uint32_t dynamic_compiles = 1;
 
 void codemap_dynamic_compiled(void)

@@ -106,5 +106,8 @@ int codemap_code_facts(uint64_t addr) AGENT_HIDDEN;
 /* The end of the readable mapping that holds sp (a thread's stack top, as
  * far as a copy of its stack needs to go); 0 when not known. */
 uint64_t codemap_stack_top(uint64_t sp) AGENT_HIDDEN;
+/* The readable mapping that holds sp as the kernel has it now
+ * (PROCMAP_QUERY): [*lo, *hi); false when the kernel cannot say. */
+bool codemap_stack_mapping(uint64_t sp, uint64_t *lo, uint64_t *hi) AGENT_HIDDEN;
 
 #endif

@@ -86,6 +86,20 @@ check "f <= 0.02 * n" "the signal's captures there were walked (failed ones are 
 	n="$(json "d['processes'][0]['samples']" "$WORK/r-popped.json")" \
 	f="$(json "d['processes'][0]['agent']['failed_walks']" "$WORK/r-popped.json")"
 
+# A thread busy on a stack of its own making, below its stack and with
+# nothing mapped right above it (as code on a coroutine's or an alternate
+# signal stack runs): the signal handler copies a thread's stack plainly only
+# from a stack pointer inside the thread's own stack mapping (a copy from
+# here up to the thread's stack top would fault in the program); elsewhere
+# page by page.  The program lives, and its samples are under BurnFor.
+expect_status 0 "record NativeWork on a stack of its own, on a thread" -- \
+	clrscope record -o "$WORK/s-elsewhere" -- \
+	dotnet "$(app NativeWork)" lib "$tools/libclrscopeburn1.so" 2 clrscope_native_burn_elsewhere thread
+clrscope report --format collapsed "$WORK/s-elsewhere" >"$WORK/elsewhere.folded"
+check "n > 100 and b >= 0.9 * n" "the burner's samples are under BurnFor" \
+	n="$(awk '/Thread\.StartCallback/ {n += $NF} END {print n+0}' "$WORK/elsewhere.folded")" \
+	b="$(awk '/Thread\.StartCallback;.*Program\.BurnFor/ {n += $NF} END {print n+0}' "$WORK/elsewhere.folded")"
+
 expect_status 0 "record NativeWork hashing with SHA-256" -- \
 	clrscope record -o "$WORK/s-sha" -- dotnet "$(app NativeWork)" sha 2
 clrscope report --format json "$WORK/s-sha" >"$WORK/r-sha.json"

@@ -1,7 +1,8 @@
 // NativeWork sha SECONDS
-// NativeWork lib PATH SECONDS [EXPORT]
+// NativeWork lib PATH SECONDS [EXPORT [thread]]
 //
-// Busy in native code for SECONDS on the main thread.  "sha": hashes a
+// Busy in native code for SECONDS on the main thread (with "thread": on a
+// thread it starts, and waits for).  "sha": hashes a
 // 64 KiB buffer with SHA-256 over and over (OpenSSL's libcrypto does the
 // work).  "lib": loads the library at PATH and calls its export EXPORT
 // (clrscope_native_burn unless given) over and over (tests/tools/burnlib.c:
@@ -24,24 +25,37 @@ internal static class Program
     {
         string? path = null;
         string export = "clrscope_native_burn";
+        bool onThread = false;
         double seconds;
         if (args.Length == 2 && args[0] == "sha" && TryParseSeconds(args[1], out seconds))
         {
         }
-        else if ((args.Length == 3 || args.Length == 4) && args[0] == "lib" && TryParseSeconds(args[2], out seconds))
+        else if (args.Length >= 3 && args.Length <= 5 && args[0] == "lib" && TryParseSeconds(args[2], out seconds) &&
+                 (args.Length < 5 || args[4] == "thread"))
         {
             path = args[1];
-            if (args.Length == 4)
+            if (args.Length >= 4)
                 export = args[3];
+            onThread = args.Length == 5;
         }
         else
         {
-            Console.Error.WriteLine("usage: NativeWork sha SECONDS | NativeWork lib PATH SECONDS [EXPORT]");
+            Console.Error.WriteLine("usage: NativeWork sha SECONDS | NativeWork lib PATH SECONDS [EXPORT [thread]]");
             return 2;
         }
         Console.Out.WriteLine("pid " + Environment.ProcessId.ToString(CultureInfo.InvariantCulture));
         Console.Out.Flush();
-        long calls = path == null ? HashFor(seconds) : BurnFor(path, export, seconds);
+        long calls = 0;
+        if (path == null)
+            calls = HashFor(seconds);
+        else if (!onThread)
+            calls = BurnFor(path, export, seconds);
+        else
+        {
+            var worker = new Thread(() => calls = BurnFor(path, export, seconds)) { Name = "Burner" };
+            worker.Start();
+            worker.Join();
+        }
         Console.Out.WriteLine("done " + calls.ToString(CultureInfo.InvariantCulture));
         return 0;
     }
