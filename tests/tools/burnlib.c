@@ -39,6 +39,16 @@ uint64_t clrscope_native_burn(uint64_t rounds)
 	return burn_inner(rounds) + BURN_VARIANT;
 }
 
+/* A function's start as a compiler writes it with a frame pointer, and the
+ * unwind rules it emits for it: from here on the CFA is rbp+16. */
+#define FRAME_PROLOG                     \
+	".cfi_startproc\n"               \
+	"push %rbp\n"                    \
+	".cfi_def_cfa_offset 16\n"       \
+	".cfi_offset %rbp, -16\n"        \
+	"mov %rsp, %rbp\n"               \
+	".cfi_def_cfa_register %rbp\n"
+
 /* The loop after "pop %rbp", with the unwind rules a compiler leaves there:
  * clang and GCC move the CFA back to rsp+8 but do not say that rbp is
  * restored, so the rule still reads rbp from CFA-16, a slot now below the
@@ -49,12 +59,7 @@ __asm__(".text\n"
 	".globl clrscope_native_burn_popped\n"
 	".type clrscope_native_burn_popped, @function\n"
 	"clrscope_native_burn_popped:\n"
-	".cfi_startproc\n"
-	"push %rbp\n"
-	".cfi_def_cfa_offset 16\n"
-	".cfi_offset %rbp, -16\n"
-	"mov %rsp, %rbp\n"
-	".cfi_def_cfa_register %rbp\n"
+	FRAME_PROLOG
 	"movabs $88172645463325252, %rax\n"
 	"pop %rbp\n"
 	".cfi_def_cfa %rsp, 8\n"
@@ -86,12 +91,7 @@ __asm__(".text\n"
 	".hidden clrscope_burn_on\n"
 	".type clrscope_burn_on, @function\n"
 	"clrscope_burn_on:\n"
-	".cfi_startproc\n"
-	"push %rbp\n"
-	".cfi_def_cfa_offset 16\n"
-	".cfi_offset %rbp, -16\n"
-	"mov %rsp, %rbp\n"
-	".cfi_def_cfa_register %rbp\n"
+	FRAME_PROLOG
 	"mov %rsi, %rsp\n"
 	"call clrscope_burn_inner_call\n"
 	"mov %rbp, %rsp\n"
