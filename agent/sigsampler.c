@@ -239,8 +239,8 @@ static void on_signal(int sig, siginfo_t *si, void *context)
 	c->cpu_end = agent_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	c->at_ns = agent_mono_ns();
 	/* what the capture cost the program's thread (its CPU time: the
-	 * handler's wall time counts where the thread was preempted in it,
-	 * on a busy server half of it) */
+	 * handler's wall time also counts where the thread was preempted in
+	 * it, on a busy server most of it) */
 	if (cpu_start && c->cpu_end > cpu_start)
 		atomic_fetch_add_explicit(&g.handler_ns, c->cpu_end - cpu_start, memory_order_relaxed);
 	atomic_store_explicit(&sl->head, h + 1, memory_order_release);
