@@ -371,16 +371,22 @@ static uint64_t stack_top(struct slot *sl, uint64_t sp)
 	uint64_t hi = atomic_load(&sl->hi);
 	if (!hi && sp && (hi = codemap_stack_top(sp)) != 0)
 		atomic_store(&sl->hi, hi);
-	/* the mapping of the thread's block, from the kernel's answer now (a
-	 * mapping from an older reading of the maps may have been another
-	 * thread's stack), once (a failed answer is asked again) */
+	return hi;
+}
+
+/* The mapping that holds the thread's glibc block, once its handler has
+ * said where the block is: the bound of the handler's plain copy.  From
+ * the kernel's answer now (a mapping from an older reading of the maps may
+ * have been another thread's stack); a failed answer is asked again at the
+ * next tick (on a kernel without PROCMAP_QUERY, with no system call). */
+static void learn_own_mapping(struct slot *sl)
+{
 	uint64_t block = atomic_load_explicit(&sl->block, memory_order_relaxed), lo, top;
 	if (block && !atomic_load_explicit(&sl->own_hi, memory_order_relaxed) &&
 	    codemap_stack_mapping(block, &lo, &top)) {
 		atomic_store_explicit(&sl->own_lo, lo, memory_order_relaxed);
 		atomic_store_explicit(&sl->own_hi, top, memory_order_release); /* (the handler reads own_hi first) */
 	}
-	return hi;
 }
 
 /* Whether the slot keeps its thread's /proc files open (the first
@@ -799,8 +805,10 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 	uint64_t began = agent_mono_ns();
 	for (uint32_t i = 0; i < g.nslots; i++) {
 		struct slot *sl = &g.slots[i];
-		if (sl->alive)
+		if (sl->alive) {
 			stack_top(sl, atomic_load(&sl->last_rsp));
+			learn_own_mapping(sl);
+		}
 		if (!sl->alive && sl->ks.fd)
 			kernel_stop(sl); /* its thread ended */
 		uint32_t t = atomic_load_explicit(&sl->tail, memory_order_relaxed);
