@@ -294,6 +294,27 @@ bool cs_next_hold(struct cs_list *l, struct cs_hold *h)
 	return !l->in.bad;
 }
 
+void cs_cpu_owed_encode(struct cs_out *o, const struct cs_cpu_owed *c)
+{
+	cs_put_varint(o, c->thread_ref);
+	cs_put_varint(o, c->stack_id);
+	cs_put_varint(o, c->time_us);
+	cs_put_varint(o, c->count);
+}
+
+bool cs_next_cpu_owed(struct cs_list *l, struct cs_cpu_owed *c)
+{
+	if (!list_more(l))
+		return false;
+	c->thread_ref = cs_get_varint(&l->in);
+	c->stack_id = cs_get_varint(&l->in);
+	c->time_us = cs_get_varint(&l->in);
+	c->count = cs_get_varint(&l->in);
+	if (c->count == 0 || c->count > CS_CPU_OWED_MAX_COUNT)
+		l->in.bad = true;
+	return !l->in.bad;
+}
+
 void cs_status_encode(struct cs_out *o, const struct cs_status *s)
 {
 	cs_put_u64(o, s->time_us);

@@ -43,6 +43,7 @@ enum cs_record_type {
 	CS_REC_THREAD_CPU = 27, /* threads' CPU time so far */
 	CS_REC_CODE_PATH = 28,  /* file path references of FRAME_CODE and NATIVE_FRAME (a list) */
 	CS_REC_NATIVE_FRAME = 29, /* frame id -> native function: its file and address there (a list) */
+	CS_REC_CPU_OWED = 30,     /* on-CPU samples for CPU time the ticks' moments did not find running */
 };
 
 /* Frame ids below this are reserved for pseudo-frames: native code
@@ -235,6 +236,22 @@ void cs_hold_encode(struct cs_out *o, const struct cs_hold *h);
 /* The next run of a HOLDS list; false at the end or on damage (then
  * cs_list_bad says so). */
 bool cs_next_hold(struct cs_list *l, struct cs_hold *h);
+
+/* CPU_OWED: { v thread_ref, v stack_id, v time_us, v count }*
+ * More on-CPU samples, none of them a tick's moment: a thread that works in
+ * bursts shorter than a tick is often back in its wait when a tick comes,
+ * and the CPU time it used meanwhile has no sample on the CPU.  When a
+ * later tick finds it running (TICKS: stack_id, on the CPU, at time_us,
+ * microseconds since start_unix_ns), that sample stands for count periods
+ * more of its CPU time.  They count in the CPU time only: the wall time is
+ * the ticks' moments. */
+#define CS_CPU_OWED_MAX_COUNT 64u /* more is damage (the agent's credit is a few periods) */
+struct cs_cpu_owed {
+	uint64_t thread_ref, stack_id, time_us, count;
+};
+void cs_cpu_owed_encode(struct cs_out *o, const struct cs_cpu_owed *c);
+/* The next entry of a CPU_OWED list; false at the end or on damage. */
+bool cs_next_cpu_owed(struct cs_list *l, struct cs_cpu_owed *c);
 
 /* STATUS: u64 time_us, then varints: dropped_records, dropped_bytes,
  *         write_errors, ticks, samples, suspend_total_ns, suspend_max_ns,

@@ -9,7 +9,7 @@ packages=(
 	libncursesw5-dev libreadline-dev libinotifytools0-dev  # the terminal UI
 	mandoc tmux python3 binutils            # tests: man page lint, TUI driving, JSON checks, nm/readelf
 	wrk                                     # tests and benchmarks: load on a web app over the loopback
-	hey                                     # benchmarks: a fixed rate of requests (bench/server.sh)
+	hey                                     # tests and benchmarks: a fixed rate of requests (exact_stacks, bench/server.sh)
 	dpkg-dev                                # cpack -G DEB: dpkg-shlibdeps computes Depends
 	libprotobuf-c-dev protobuf-c-compiler zlib1g-dev  # report --format pprof: profile.proto, gzip
 	libelf-dev                              # report: native functions' names from their modules

@@ -194,8 +194,9 @@ static void line_offsets(void)
 	remove_tree(base);
 }
 
-/* TICKS: samples on and off the CPU; HOLDS are off it; the wait kind told
- * by the innermost frames; both times kept, either shown; THREAD_CPU. */
+/* TICKS: samples on and off the CPU; HOLDS are off it; CPU_OWED are on it
+ * and in no tick's moment; the wait kind told by the innermost frames;
+ * both times kept, either shown; THREAD_CPU. */
 static void cpu_and_wall(void)
 {
 	char session[512], proc[512], err[512];
@@ -243,6 +244,11 @@ static void cpu_and_wall(void)
 	struct cs_hold hold = {3, 5, 10000, 10000, 5};
 	cs_hold_encode(&p, &hold);
 	put_record(&o, CS_REC_HOLDS, p.buf, p.len);
+	/* thread 1's third tick in Burn stands for 4 more periods of its CPU */
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_cpu_owed owed = {1, 2, 30000, 4};
+	cs_cpu_owed_encode(&p, &owed);
+	put_record(&o, CS_REC_CPU_OWED, p.buf, p.len);
 	/* thread 1's clock: 850 ms of CPU in the second before 2 s (CPU %
 	 * is taken over a second) */
 	for (int i = 0; i < 3; i++) {
@@ -259,12 +265,14 @@ static void cpu_and_wall(void)
 	prof_recording_update(&s, true);
 	struct prof_process *pr = s.procs[0];
 	CHECK_EQ_U(pr->bad_records, 0);
-	CHECK_EQ_U(pr->samples, 3); /* cpu time, the default: thread 1's */
-	CHECK_EQ_U(pr->cpu_samples, 3);
+	CHECK_EQ_U(pr->samples, 7); /* cpu time, the default: thread 1's */
+	CHECK_EQ_U(pr->cpu_samples, 7);
+	CHECK_EQ_U(pr->cpu_owed, 4);
 	CHECK_EQ_U(pr->wall_samples, 11);
+	CHECK_EQ_U(pr->threads[1].samples, 7);
 	prof_compute(pr);
 	struct prof_function *burn = find_function(pr, "App.Burn"), *enter = find_function(pr, names[2]);
-	CHECK(burn && burn->self == 3 && burn->self_cpu == 3 && burn->self_wall == 3);
+	CHECK(burn && burn->self == 7 && burn->self_cpu == 7 && burn->self_wall == 3);
 	CHECK(enter && enter->total == 0 && enter->total_cpu == 0 && enter->total_wall == 2);
 	/* the JSON in CPU time lists the lock's frame too: it is in samples,
 	 * wall ones, and its entry carries them */
@@ -289,8 +297,23 @@ static void cpu_and_wall(void)
 	CHECK(strstr(json, "\"os_tid\":5002,\"name\":\"\",\"samples\":3,\"cpu_ms\":null,\"state_samples\":{\"running\":0,"
 			   "\"lock\":2,\"wait\":0,\"sleep\":1,") != NULL);
 	CHECK(strstr(json, "\"os_tid\":5001,\"name\":\"\",\"samples\":3,\"cpu_ms\":855.000,") != NULL);
+	CHECK(strstr(json, "\"cpu_samples\":7,\"cpu_owed_samples\":4,\"wall_samples\":11,") != NULL);
 	free(json);
+	prof_recording_set_time(&s, PROF_TIME_CPU);
+	CHECK_EQ_U(pr->threads[1].samples, 7);
 	prof_recording_free(&s);
+	/* the thread filter and the time window keep them out as they do the
+	 * ticks they come with, and they are not samples the agent counts */
+	static const struct prof_filter filters[] = {{5002, 0, 0}, {0, 0, 25000}, {0, 35000, 0}};
+	for (size_t i = 0; i < sizeof filters / sizeof *filters; i++) {
+		struct prof_recording f;
+		CHECK(prof_recording_open(&f, session, err, sizeof err) == 0);
+		f.filter = filters[i];
+		prof_recording_update(&f, true);
+		CHECK_EQ_U(f.procs[0]->cpu_owed, 0);
+		CHECK_EQ_U(f.procs[0]->cpu_samples, i == 1 ? 2 : 0);
+		prof_recording_free(&f);
+	}
 	remove_tree(base);
 }
 
@@ -349,7 +372,7 @@ static void aggregates(void)
 			   "\"self_cpu\":41,\"total_cpu\":41,\"self_wall\":41,\"total_wall\":41,"
 			   "\"calls\":null,\"inclusive_ns\":null,\"exclusive_ns\":null}") != NULL);
 	CHECK(strstr(json, "\"time\":\"cpu\"") != NULL);
-	CHECK(strstr(json, "\"samples\":46,\"cpu_samples\":46,\"wall_samples\":46") != NULL);
+	CHECK(strstr(json, "\"samples\":46,\"cpu_samples\":46,\"cpu_owed_samples\":0,\"wall_samples\":46") != NULL);
 	char want[64];
 	snprintf(want, sizeof want, "\"torn_bytes\":%" PRIu64 ",", torn);
 	CHECK(strstr(json, want) != NULL);

@@ -209,6 +209,36 @@ static void holds(void)
 	CHECK(!cs_next_hold(&l, &h) && cs_list_bad(&l));
 }
 
+/* CPU_OWED entries round trip; none and more than the agent's credit can
+ * hold are damage. */
+static void cpu_owed(void)
+{
+	uint8_t buf[256];
+	struct cs_out o;
+	cs_out_init(&o, buf, sizeof buf);
+	struct cs_cpu_owed a = {3, 77, 1000000, 1}, b = {4, 12, 1000999, CS_CPU_OWED_MAX_COUNT};
+	cs_cpu_owed_encode(&o, &a);
+	cs_cpu_owed_encode(&o, &b);
+	struct cs_list l;
+	struct cs_cpu_owed c;
+	cs_list_init(&l, buf, o.len);
+	CHECK(cs_next_cpu_owed(&l, &c) && memcmp(&c, &a, sizeof c) == 0);
+	CHECK(cs_next_cpu_owed(&l, &c) && memcmp(&c, &b, sizeof c) == 0);
+	CHECK(!cs_next_cpu_owed(&l, &c) && !cs_list_bad(&l));
+	static const struct cs_cpu_owed bad[] = {{1, 1, 0, 0}, {1, 1, 0, CS_CPU_OWED_MAX_COUNT + 1}};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		cs_out_init(&o, buf, sizeof buf);
+		cs_cpu_owed_encode(&o, &bad[i]);
+		cs_list_init(&l, buf, o.len);
+		CHECK(!cs_next_cpu_owed(&l, &c) && cs_list_bad(&l));
+	}
+	/* cut short in its last number */
+	cs_out_init(&o, buf, sizeof buf);
+	cs_cpu_owed_encode(&o, &b);
+	cs_list_init(&l, buf, o.len - 1);
+	CHECK(!cs_next_cpu_owed(&l, &c) && cs_list_bad(&l));
+}
+
 static void status_and_messages(void)
 {
 	uint8_t buf[256];
@@ -359,5 +389,6 @@ int main(void)
 	RUN(samples);
 	RUN(status_and_messages);
 	RUN(holds);
+	RUN(cpu_owed);
 	return CHECK_DONE();
 }

@@ -355,7 +355,11 @@ static void write_text(FILE *f, struct prof_process *p, const struct export_opti
 		prof_time_name(p->time), p->samples,
 		p->time == PROF_TIME_CPU ? "of threads running on a CPU; --time wall counts waiting threads too"
 					 : "of every thread, running or waiting; --time cpu counts running threads only",
-		p->cpu_samples, p->wall_samples - p->cpu_samples);
+		p->cpu_samples - p->cpu_owed, p->wall_samples - (p->cpu_samples - p->cpu_owed));
+	if (p->cpu_owed)
+		fprintf(f, "  CPU time: %" PRIu64 " more on-CPU samples for time no tick found running (bursts shorter "
+			   "than a tick), counted where a tick found the thread running\n",
+			p->cpu_owed);
 	if (p->have_status)
 		fprintf(f, "  agent: %" PRIu64 " records dropped, %" PRIu64 " write errors\n", p->status.dropped_records,
 			p->status.write_errors);
@@ -665,9 +669,9 @@ static void write_json_process(FILE *f, struct prof_process *p, const struct exp
 	fprintf(f, ",\"loaded\":\"%s\",\"rate_hz\":%" PRIu32, load_mode_name(p->load_mode), p->rate_hz);
 	fprintf(f, ",\"start_unix_ms\":%" PRIu64, p->start_unix_ns / 1000000u);
 	/* "sampled_threads": "threads" is the list of threads further on */
-	fprintf(f, ",\"samples\":%" PRIu64 ",\"cpu_samples\":%" PRIu64 ",\"wall_samples\":%" PRIu64
-		   ",\"ticks\":%" PRIu64 ",\"sampled_threads\":%zu,\"duration_ms\":%.0f",
-		p->samples, p->cpu_samples, p->wall_samples, p->ticks, thread_count(p), duration_ms(p));
+	fprintf(f, ",\"samples\":%" PRIu64 ",\"cpu_samples\":%" PRIu64 ",\"cpu_owed_samples\":%" PRIu64
+		   ",\"wall_samples\":%" PRIu64 ",\"ticks\":%" PRIu64 ",\"sampled_threads\":%zu,\"duration_ms\":%.0f",
+		p->samples, p->cpu_samples, p->cpu_owed, p->wall_samples, p->ticks, thread_count(p), duration_ms(p));
 	fputs(",\"samples_per_second\":[", f);
 	for (size_t i = 0; i < p->nseconds; i++)
 		fprintf(f, "%s%" PRIu64, i ? "," : "", p->per_second[i]);

@@ -160,6 +160,7 @@ struct prof_process *prof_merge(struct prof_recording *s, struct prof_process *o
 		prof_each_stack(p, merge_stack, &pass);
 		m->samples += p->samples;
 		m->cpu_samples += p->cpu_samples;
+		m->cpu_owed += p->cpu_owed;
 		m->wall_samples += p->wall_samples;
 		m->time = s->time;
 		m->ticks += p->ticks;

@@ -280,15 +280,15 @@ static void canonicalise(struct prof_process *p, uint32_t id)
  * the stack's own counts, one cache line per sample; the canonical stacks'
  * and the shown time's counts are derived once per update
  * (derive_counts). */
-static void count_in_stack(struct prof_process *p, uint64_t stack, uint64_t n, bool off_cpu)
+static void count_in_stack(struct prof_process *p, uint64_t stack, uint64_t wall, uint64_t cpu)
 {
 	if (stack >= p->nstack_samples) {
 		size_t cap = 2 * p->nstack_samples; /* (xgrow zeroes what it adds) */
 		xgrow(&p->stack_samples, &cap, 2 * ((size_t)stack + 1), sizeof *p->stack_samples);
 		p->nstack_samples = cap / 2;
 	}
-	p->stack_samples[2 * stack] += n;
-	p->stack_samples[2 * stack + 1] += off_cpu ? 0 : n;
+	p->stack_samples[2 * stack] += wall;
+	p->stack_samples[2 * stack + 1] += cpu;
 	p->counts_stale = true;
 }
 
@@ -308,7 +308,7 @@ static void derive_counts(struct prof_process *p)
 	}
 	for (size_t s = 0; s < p->nstacks; s++) {
 		const struct prof_stack *st = &p->stacks[s];
-		if (!st->line_wall)
+		if (!st->line_wall && !st->line_cpu)
 			continue;
 		struct prof_stack *c = &p->stacks[canonical(p, (uint32_t)s)];
 		c->cpu += st->line_cpu;
@@ -326,7 +326,7 @@ static void derive_counts(struct prof_process *p)
 static void count_sample(struct prof_process *p, uint64_t thread, uint64_t stack, uint64_t n, bool off_cpu,
 			 uint64_t period_ns, uint64_t time_us)
 {
-	count_in_stack(p, stack, n, off_cpu);
+	count_in_stack(p, stack, n, off_cpu ? 0 : n);
 	xgrow(&p->threads, &p->nthreads, thread + 1, sizeof *p->threads);
 	struct prof_thread *th = &p->threads[thread];
 	bool shown = !off_cpu || p->time == PROF_TIME_WALL;
@@ -347,6 +347,27 @@ static void count_sample(struct prof_process *p, uint64_t thread, uint64_t stack
 	}
 	p->wall_samples += n;
 	p->cpu_samples += off_cpu ? 0 : n;
+	p->samples += shown ? n : 0;
+}
+
+/* n on-CPU samples of a thread in a stack that are no tick's moment
+ * (CPU_OWED): CPU time only; the thread's states and the wall time are the
+ * ticks'. */
+static void count_cpu_owed(struct prof_process *p, uint64_t thread, uint64_t stack, uint64_t n, uint64_t period_ns)
+{
+	count_in_stack(p, stack, 0, n);
+	xgrow(&p->threads, &p->nthreads, thread + 1, sizeof *p->threads);
+	struct prof_thread *th = &p->threads[thread];
+	bool shown = p->time == PROF_TIME_CPU;
+	th->cpu_owed += n;
+	th->samples += shown ? n : 0;
+	if (p->thread_stacks) {
+		uint64_t *v = u64map_counters(p->thread_stacks, thread << 32 | stack);
+		v[PROF_VALUE_SAMPLES] += shown ? n : 0;
+		v[PROF_VALUE_CPU_NS] += n * period_ns;
+	}
+	p->cpu_samples += n;
+	p->cpu_owed += n;
 	p->samples += shown ? n : 0;
 }
 
@@ -452,7 +473,7 @@ void prof_process_set_time(struct prof_process *p, enum prof_time t)
 		uint64_t all = 0;
 		for (int k = 0; k < PROF_STATES; k++)
 			all += th->states[k];
-		th->samples = t == PROF_TIME_WALL ? all : th->states[PROF_STATE_RUNNING];
+		th->samples = t == PROF_TIME_WALL ? all : th->states[PROF_STATE_RUNNING] + th->cpu_owed;
 	}
 }
 
@@ -780,6 +801,29 @@ static void fold_holds(struct prof_process *p, const struct cs_record *rec)
 			continue;
 		}
 		fold_hold(p, &h, 1000000000u / rate);
+	}
+	if (cs_list_bad(&l))
+		p->bad_records++;
+}
+
+/* CPU_OWED: the thread filter and the time window as for the ticks they
+ * come with. */
+static void fold_cpu_owed(struct prof_process *p, const struct cs_record *rec)
+{
+	struct cs_list l;
+	struct cs_cpu_owed c;
+	cs_list_init(&l, rec->payload, rec->len);
+	uint64_t rate = p->current_rate_hz ? p->current_rate_hz : p->rate_hz ? p->rate_hz : CS_RATE_DEFAULT;
+	const struct prof_filter *f = &p->filter;
+	while (cs_next_cpu_owed(&l, &c)) {
+		if (!sample_ids_ok(p, c.thread_ref, c.stack_id)) {
+			p->bad_records++;
+			continue;
+		}
+		if (c.time_us < f->from_us || (f->to_us && c.time_us >= f->to_us) ||
+		    (f->os_tid && (c.thread_ref >= p->nthreads || p->threads[c.thread_ref].os_tid != f->os_tid)))
+			continue; /* (not the agent's samples: not in filtered_out) */
+		count_cpu_owed(p, c.thread_ref, c.stack_id, c.count, 1000000000u / rate);
 	}
 	if (cs_list_bad(&l))
 		p->bad_records++;
@@ -1129,6 +1173,9 @@ static void fold(struct prof_process *p, const struct cs_record *rec)
 		return;
 	case CS_REC_HOLDS:
 		fold_holds(p, rec);
+		return;
+	case CS_REC_CPU_OWED:
+		fold_cpu_owed(p, rec);
 		return;
 	case CS_REC_STATUS: {
 		struct cs_status st;

@@ -79,6 +79,7 @@ struct prof_thread {
 	char *name;
 	uint64_t samples;                 /* of the time shown */
 	uint64_t states[PROF_STATES];     /* all its samples, by state */
+	uint64_t cpu_owed;                /* on-CPU samples that are no tick's moment (CPU_OWED) */
 	uint8_t last_state;               /* its latest sample's (prof_state) */
 	uint64_t last_sample_us;
 	/* its CPU clock (THREAD_CPU): the latest reading and the one before */
@@ -279,7 +280,8 @@ struct prof_process {
 	void *function_index; /* name+module -> function (opaque hash) */
 
 	uint64_t ticks, samples; /* samples: of the time shown */
-	uint64_t cpu_samples, wall_samples;
+	uint64_t cpu_samples, wall_samples; /* cpu_samples: cpu_owed too */
+	uint64_t cpu_owed; /* on-CPU samples that are no tick's moment (CPU_OWED): not in wall_samples */
 	enum prof_time time;
 	bool counts_stale; /* samples folded since the stacks' derived counts were made */
 	uint64_t *stack_samples; /* per stack id: its samples, all and on a CPU (what folding counts) */
