@@ -40,6 +40,12 @@ section "CPU loop, paired in one process: bench/paired.sh -l -n 40 -w 4 -a 1"
 "$here/paired.sh" -l -n 40 -w 4 -a 1 "${build[@]}"
 section "side by side with dotnet-trace on the C# compiler: bench/versus_csc.sh"
 "$here/versus_csc.sh" ${build[0]:+-b "${build[0]}"}
+section "side by side with perf's CPU clock on a server: bench/versus_perf.sh -n 2"
+if command -v perf >/dev/null; then
+	"$here/versus_perf.sh" -n 2 ${build[0]:+-b "${build[0]}"}
+else
+	echo "skipped: no perf (Debian: apt-get install linux-perf)"
+fi
 section "suspension per sample: bench/suspension.sh -s 4 -b 1"
 "$here/suspension.sh" -s 4 -b 1 "${build[@]}"
 section "log bytes per sample: bench/logbytes.sh"
