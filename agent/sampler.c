@@ -501,25 +501,40 @@ static void check_parked(struct still_thread *known, const struct sig_walk *capt
  * period of credit.  The signal sampler signals only threads that used a
  * period of CPU: on. */
 #define CREDIT_MAX_PERIODS 8
-static uint32_t on_cpu_samples(struct still_thread *known, uint64_t period_ns, bool waiting, bool woke, bool kernel)
+static uint32_t on_cpu_samples(struct still_thread *known, uint64_t period_ns, bool waiting, bool woke,
+			       uint32_t kernel)
 {
+	if (kernel > CS_CPU_OWED_MAX_COUNT + 1)
+		kernel = CS_CPU_OWED_MAX_COUNT + 1; /* (ticks that long apart: the rest is lost) */
 	if (!known || !known->clock)
-		return 1;
+		return kernel ? kernel : 1;
 	uint64_t now = known->cpu_now;
 	if (known->kernel_sampled) {
-		/* its CPU time is the kernel's samples', but for a period they
-		 * missed, which a signal sent for it stands for if it found the
-		 * thread running (see take_kernel_instant); the credit starts
-		 * afresh should signals take over */
+		/* its CPU time is the kernel's samples' (each capture of theirs
+		 * the latest of `kernel` since the tick before), but for periods
+		 * they missed (its time in the kernel), which a signal sent for
+		 * it stands for: one if it found the thread running, all of them
+		 * if it found it just back from its wait after the most credit
+		 * kept (see take_kernel_instant); the credit starts afresh
+		 * should signals take over */
 		known->cpu_credit = 0;
 		known->cpu_accounted = now;
 		if (kernel)
-			return 1;
-		bool counts = known->paying && !waiting && !woke;
+			return kernel;
+		bool paid = known->paying && !waiting;
 		known->paying = false;
-		if (counts)
-			sigsampler_kernel_counted(known->os_tid, known->thread);
-		return counts;
+		if (!paid)
+			return 0;
+		uint32_t n = 1;
+		if (woke) { /* just back from its wait: only for all it used there (see take_kernel_instant) */
+			uint64_t owed = sigsampler_kernel_unsampled(known->os_tid, known->thread, now);
+			if (owed < CREDIT_MAX_PERIODS * period_ns)
+				return 0;
+			n = (uint32_t)(owed / period_ns);
+			n = n > CS_CPU_OWED_MAX_COUNT + 1 ? CS_CPU_OWED_MAX_COUNT + 1 : n;
+		}
+		sigsampler_kernel_counted(known->os_tid, known->thread, n);
+		return n;
 	}
 	if (!known->cpu_accounted || now < known->cpu_accounted)
 		known->cpu_accounted = known->cpu_before && known->cpu_before <= now ? known->cpu_before : now;
@@ -528,15 +543,20 @@ static uint32_t on_cpu_samples(struct still_thread *known, uint64_t period_ns, b
 	int64_t most = (int64_t)(CREDIT_MAX_PERIODS * period_ns);
 	if (known->cpu_credit > most)
 		known->cpu_credit = most; /* (time no capture found running for long: lost) */
-	if (kernel) { /* the kernel took it after a period of the thread's CPU time */
-		known->cpu_credit -= (int64_t)period_ns;
-		return 1;
+	if (kernel) { /* the kernel took it after each period of the thread's CPU time */
+		known->cpu_credit -= (int64_t)(kernel * period_ns);
+		return kernel;
 	}
 	if (waiting || known->cpu_credit * 2 < (int64_t)period_ns)
 		return 0;
 	if (woke && known->cpu_credit < most)
 		return 0;
-	uint32_t n = (uint32_t)(((uint64_t)known->cpu_credit + period_ns / 2) / period_ns);
+	/* up to two periods are kept for the ticks to come: a thread that runs
+	 * all the time is on the CPU at each of them, however they are spaced
+	 * (paying all at a late tick left the next one, early, with too little:
+	 * off the CPU where it ran) */
+	uint64_t whole = (uint64_t)known->cpu_credit / period_ns;
+	uint32_t n = whole > 2 ? (uint32_t)(whole - 1) : 1;
 	known->cpu_credit -= (int64_t)(n * period_ns);
 	return n;
 }
@@ -606,7 +626,8 @@ static void record_tick(uint32_t nslots, uint64_t tick_us, uint64_t suspend_ns, 
 		const struct sig_walk *w = &s.slots[t];
 		uint32_t on = still[t] ? 0
 				       : on_cpu_samples(s.known[t], period_ns, w->captured && w->blocked,
-							w->captured && w->woke, w->captured && w->kernel);
+							w->captured && w->woke,
+							w->captured && w->kernel ? w->kernel_periods : 0);
 		if (on > 1)
 			owe_cpu(refs[t], stacks[t], tick_us, on - 1);
 		stacks[n] = cs_tick_stack_state(stacks[t], on == 0);
@@ -807,10 +828,11 @@ static void take_tick_suspend(void)
  * truth at its own moment: the kernel's, one per period of CPU time in its
  * own code, and, at each tick, where it is then: waiting (read in place),
  * waiting for a CPU (signalled: captured where it stopped), or on a CPU.
- * Its time on a CPU is what the kernel's samples stand for, so a tick that
+ * Its time on a CPU is what the kernel's samples stand for (a tick keeps
+ * the latest, which stands for all since the tick before), so a tick that
  * finds it there adds none, unless a period of its CPU time has no sample
- * (it was in the kernel, which they leave out, or a tick took only the
- * latest of two): then a signal, whose capture on the CPU stands for it.
+ * (it was in the kernel, which they leave out): then a signal, whose
+ * capture on the CPU stands for it.
  * The kernel's sample in place of the tick's moment counted a bursty
  * thread's work twice (Bursts at 1 kHz: Burst had 1.1-1.4 of its wall
  * share).  The thread is on a CPU if its clock moved since the survey read
@@ -829,7 +851,16 @@ static bool take_kernel_instant(struct still_thread *t, uint32_t check_every)
 		t->paying = sigsampler_signal(t->os_tid, t->thread);
 		return t->paying;
 	default:
-		return sigsampler_signal(t->os_tid, t->thread);
+		/* waiting for a CPU: a capture just back from its wait stands
+		 * for the kernel's time there if the thread has used the most
+		 * credit kept with no sample (its CPU time mostly the kernel's as
+		 * its wait returns: WebHash's socket engine, 0.23-0.29 of whose
+		 * CPU time had CPU samples when only captures on a CPU paid) */
+		if (!sigsampler_signal(t->os_tid, t->thread))
+			return false;
+		t->paying = sigsampler_kernel_unsampled(t->os_tid, t->thread, t->cpu_now) >=
+			    CREDIT_MAX_PERIODS * period;
+		return true;
 	}
 }
 

@@ -57,6 +57,7 @@ struct capture {
 	uint64_t at_ns;   /* when it was taken (CLOCK_MONOTONIC) */
 	bool in_place;    /* read where it waits, by the sampler thread (no fp; blocked there) */
 	bool kernel;      /* a sample the kernel took as the thread ran its own code (on the CPU) */
+	uint32_t kernel_periods; /* ... the latest of that many since the tick before, one a period of its CPU */
 	struct activity act;
 	uint64_t top;     /* the top of the thread's stack, where known (0: not) */
 	uint32_t len;     /* stack bytes copied from sp */
@@ -695,7 +696,8 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 		g.stats.unmanaged_roots++;
 		*walk = (struct sig_walk){.thread = thread, .start = used, .n = c->act.n ? out.n : 0,
 					  .weight = c->act.n ? 1 : 0, .cpu_end = c->cpu_end, .captured = true,
-					  .wait = site, .act = c->act};
+					  .wait = site, .kernel = c->kernel, .kernel_periods = c->kernel ? c->kernel_periods : 0,
+					  .act = c->act};
 		return true;
 	}
 	if (!managed && c->act.n && !can_walk) {
@@ -705,7 +707,8 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 		 * the callers, is worth more than a sample lost */
 		g.stats.no_managed++;
 		*walk = (struct sig_walk){.thread = thread, .start = used, .n = out.n, .weight = 1,
-					  .cpu_end = c->cpu_end, .captured = true, .wait = site, .act = c->act};
+					  .cpu_end = c->cpu_end, .captured = true, .wait = site, .kernel = c->kernel,
+					  .kernel_periods = c->kernel ? c->kernel_periods : 0, .act = c->act};
 		return true;
 	}
 	if (!managed) {
@@ -737,7 +740,8 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 	*walk = (struct sig_walk){.thread = thread, .start = used, .n = out.n,
 				  .truncated = out.verdict == UNWIND_TRUNCATED, .weight = 1,
 				  .cpu_end = c->cpu_end, .captured = true, .wait = site,
-				  .blocked = blocked, .woke = woke, .kernel = c->kernel, .act = c->act};
+				  .blocked = blocked, .woke = woke, .kernel = c->kernel,
+				  .kernel_periods = c->kernel ? c->kernel_periods : 0, .act = c->act};
 	if (site.pc && !out.live_fp && !proof->words.overflow) {
 		proof->valid = true;
 		proof->site = site;
@@ -1144,6 +1148,7 @@ enum kernel_capture sigsampler_kernel_capture(uint32_t os_tid, ThreadID thread, 
 	c->arg0 = c->arg1 = c->rax = 0;
 	c->in_place = false;
 	c->kernel = true;
+	c->kernel_periods = n; /* (the one kept stands for them all) */
 	c->at_ns = k.time_ns;
 	c->len = k.len;
 	uint64_t hi = stack_top(sl, k.sp);
@@ -1152,7 +1157,7 @@ enum kernel_capture sigsampler_kernel_capture(uint32_t os_tid, ThreadID thread, 
 	activity_of((uint32_t)sl->tid, &c->act);
 	atomic_store_explicit(&sl->head, h + 1, memory_order_release);
 	g.stats.kernel_samples++;
-	sl->ks_counted++;
+	sl->ks_counted += n;
 	return KERNEL_CAPTURED;
 }
 
@@ -1165,11 +1170,11 @@ uint64_t sigsampler_kernel_unsampled(uint32_t os_tid, ThreadID thread, uint64_t 
 	return used > counted ? used - counted : 0;
 }
 
-void sigsampler_kernel_counted(uint32_t os_tid, ThreadID thread)
+void sigsampler_kernel_counted(uint32_t os_tid, ThreadID thread, uint32_t n)
 {
 	struct slot *sl = live_slot(thread, (pid_t)os_tid);
 	if (sl && sl->ks.fd)
-		sl->ks_counted++;
+		sl->ks_counted += n;
 }
 
 bool sigsampler_pending(uint32_t os_tid, ThreadID thread)

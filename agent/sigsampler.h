@@ -36,6 +36,7 @@ struct sig_walk {
 	bool woke;        /* a capture: at the return of a call that waits (the signal came as
 			     it waited or, woken, waited for a CPU: most likely off the CPU) */
 	bool kernel;      /* a capture the kernel took as the thread ran its own code: on the CPU */
+	uint32_t kernel_periods; /* ... standing for that many periods of its CPU time */
 	struct activity act; /* what the runtime was doing on the thread then */
 };
 
@@ -126,8 +127,8 @@ enum kernel_capture sigsampler_kernel_capture(uint32_t os_tid, ThreadID thread, 
  * every period, more for periods it did not (the thread was in the kernel,
  * whose code it leaves out, or a tick took only the latest of two). */
 uint64_t sigsampler_kernel_unsampled(uint32_t os_tid, ThreadID thread, uint64_t cpu_now) AGENT_HIDDEN;
-/* A signal's capture on the CPU stood for such a period. */
-void sigsampler_kernel_counted(uint32_t os_tid, ThreadID thread) AGENT_HIDDEN;
+/* A signal's capture stood for n such periods. */
+void sigsampler_kernel_counted(uint32_t os_tid, ThreadID thread, uint32_t n) AGENT_HIDDEN;
 /* Whether a thread sits where its latest capture found it in a system
  * call: now, as /proc says (*now: the call it is in, pc 0: none; read
  * again only if its CPU clock moved from cpu_now, read just before), at that

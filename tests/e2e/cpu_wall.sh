@@ -71,6 +71,10 @@ running=$(json "[t['state_samples']['running'] for t in d['processes'][0]['threa
 tick_ms=$(json "d['processes'][0]['duration_ms'] / d['processes'][0]['ticks']" "$WORK/cpu.json")
 check "r * 2.5 <= 1.1 * c and r * max(t, 2.5) >= 0.9 * c" "deep-0's on-CPU samples add up to its CPU time" \
 	r="$running" t="$tick_ms" c="$cpu_ms"
+# and its CPU samples, with those that stand for the time late ticks left
+# over (CPU_OWED), add up to it at any spacing
+samples=$(json "[t['samples'] for t in d['processes'][0]['threads'] if t['name'] == 'deep-0'][0]" "$WORK/cpu.json")
+check "abs(n * 2.5 - c) <= 0.1 * c" "deep-0's CPU samples add up to its CPU time" n="$samples" c="$cpu_ms"
 expect_status 0 "text report, wall" -- clrscope report --time wall "$WORK/deep"
 expect_contains "$OUT" "time: wall:" "the text report says which time it counts"
 expect_status 2 "a wrong --time" -- clrscope report --time both "$WORK/deep"
