@@ -125,7 +125,7 @@ enum kernel_capture sigsampler_kernel_capture(uint32_t os_tid, ThreadID thread, 
  * began, less a period for each sample counted (the kernel's captures and
  * sigsampler_kernel_counted's): at most a period while the kernel sampled
  * every period, more for periods it did not (the thread was in the kernel,
- * whose code it leaves out, or a tick took only the latest of two). */
+ * whose code it leaves out). */
 uint64_t sigsampler_kernel_unsampled(uint32_t os_tid, ThreadID thread, uint64_t cpu_now) AGENT_HIDDEN;
 /* A signal's capture stood for n such periods. */
 void sigsampler_kernel_counted(uint32_t os_tid, ThreadID thread, uint32_t n) AGENT_HIDDEN;
