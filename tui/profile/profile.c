@@ -321,54 +321,39 @@ static void derive_counts(struct prof_process *p)
 	p->counts_stale = false;
 }
 
-/* n samples of a thread in a stack: the stacks, the thread's states, the
- * per-thread counts of the pprof export and the process's totals. */
-static void count_sample(struct prof_process *p, uint64_t thread, uint64_t stack, uint64_t n, bool off_cpu,
-			 uint64_t period_ns, uint64_t time_us)
+/* Samples of a thread in a stack, of two kinds: `wall` ticks' moments, on
+ * the CPU (then cpu == wall) or off it (cpu 0); or, wall 0, `cpu` on-CPU
+ * samples that are no tick's moment (CPU_OWED), which count in CPU time
+ * only.  The stacks, the thread's states (the moments'), the per-thread
+ * counts of the pprof export and the process's totals. */
+static void count_samples(struct prof_process *p, uint64_t thread, uint64_t stack, uint64_t wall, uint64_t cpu,
+			  uint64_t period_ns, uint64_t time_us)
 {
-	count_in_stack(p, stack, n, off_cpu ? 0 : n);
+	count_in_stack(p, stack, wall, cpu);
 	xgrow(&p->threads, &p->nthreads, thread + 1, sizeof *p->threads);
 	struct prof_thread *th = &p->threads[thread];
-	bool shown = !off_cpu || p->time == PROF_TIME_WALL;
-	enum prof_state state = off_cpu ? prof_stack_state(p, (uint32_t)stack) : PROF_STATE_RUNNING;
-	th->states[state] += n;
-	if (time_us >= th->last_sample_us) {
-		th->last_sample_us = time_us;
-		th->last_state = (uint8_t)state;
+	if (wall) {
+		enum prof_state state = cpu ? PROF_STATE_RUNNING : prof_stack_state(p, (uint32_t)stack);
+		th->states[state] += wall;
+		if (time_us >= th->last_sample_us) {
+			th->last_sample_us = time_us;
+			th->last_state = (uint8_t)state;
+		}
 	}
-	if (shown)
-		th->samples += n;
+	uint64_t owed = wall ? 0 : cpu, shown = p->time == PROF_TIME_WALL ? wall : cpu;
+	th->cpu_owed += owed;
+	th->samples += shown;
 	if (p->thread_stacks) {
 		uint64_t *v = u64map_counters(p->thread_stacks, thread << 32 | stack);
 		/* a sample stands for one sampling period of its thread */
-		v[PROF_VALUE_SAMPLES] += shown ? n : 0;
-		v[PROF_VALUE_CPU_NS] += off_cpu ? 0 : n * period_ns;
-		v[PROF_VALUE_WALL_NS] += n * period_ns;
+		v[PROF_VALUE_SAMPLES] += shown;
+		v[PROF_VALUE_CPU_NS] += cpu * period_ns;
+		v[PROF_VALUE_WALL_NS] += wall * period_ns;
 	}
-	p->wall_samples += n;
-	p->cpu_samples += off_cpu ? 0 : n;
-	p->samples += shown ? n : 0;
-}
-
-/* n on-CPU samples of a thread in a stack that are no tick's moment
- * (CPU_OWED): CPU time only; the thread's states and the wall time are the
- * ticks'. */
-static void count_cpu_owed(struct prof_process *p, uint64_t thread, uint64_t stack, uint64_t n, uint64_t period_ns)
-{
-	count_in_stack(p, stack, 0, n);
-	xgrow(&p->threads, &p->nthreads, thread + 1, sizeof *p->threads);
-	struct prof_thread *th = &p->threads[thread];
-	bool shown = p->time == PROF_TIME_CPU;
-	th->cpu_owed += n;
-	th->samples += shown ? n : 0;
-	if (p->thread_stacks) {
-		uint64_t *v = u64map_counters(p->thread_stacks, thread << 32 | stack);
-		v[PROF_VALUE_SAMPLES] += shown ? n : 0;
-		v[PROF_VALUE_CPU_NS] += n * period_ns;
-	}
-	p->cpu_samples += n;
-	p->cpu_owed += n;
-	p->samples += shown ? n : 0;
+	p->wall_samples += wall;
+	p->cpu_samples += cpu;
+	p->cpu_owed += owed;
+	p->samples += shown;
 }
 
 const char *prof_time_name(enum prof_time t)
@@ -721,7 +706,7 @@ static void fold_samples(struct prof_process *p, const struct cs_record *rec)
 				p->filtered_out++;
 				continue;
 			}
-			count_sample(p, thread, stack, 1, off_cpu, period_ns, t.time_us);
+			count_samples(p, thread, stack, 1, off_cpu ? 0 : 1, period_ns, t.time_us);
 			n++;
 		}
 		if (!in_window)
@@ -766,7 +751,7 @@ static void fold_hold(struct prof_process *p, const struct cs_hold *h, uint64_t 
 		return;
 	uint64_t t0 = h->first_us + first * h->period_us, t1 = h->first_us + (end - 1) * h->period_us;
 	/* a thread that kept its stack did not run: off the CPU */
-	count_sample(p, h->thread_ref, h->stack_id, n, true, period_ns, t1);
+	count_samples(p, h->thread_ref, h->stack_id, n, 0, period_ns, t1);
 	if (p->thread_stacks) {
 		if (!p->window_ticks || t0 < p->window_first_us)
 			p->window_first_us = t0;
@@ -823,7 +808,7 @@ static void fold_cpu_owed(struct prof_process *p, const struct cs_record *rec)
 		if (c.time_us < f->from_us || (f->to_us && c.time_us >= f->to_us) ||
 		    (f->os_tid && (c.thread_ref >= p->nthreads || p->threads[c.thread_ref].os_tid != f->os_tid)))
 			continue; /* (not the agent's samples: not in filtered_out) */
-		count_cpu_owed(p, c.thread_ref, c.stack_id, c.count, 1000000000u / rate);
+		count_samples(p, c.thread_ref, c.stack_id, 0, c.count, 1000000000u / rate, c.time_us);
 	}
 	if (cs_list_bad(&l))
 		p->bad_records++;
