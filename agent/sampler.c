@@ -626,8 +626,7 @@ static void record_tick(uint32_t nslots, uint64_t tick_us, uint64_t suspend_ns, 
 		const struct sig_walk *w = &s.slots[t];
 		uint32_t on = still[t] ? 0
 				       : on_cpu_samples(s.known[t], period_ns, w->captured && w->blocked,
-							w->captured && w->woke,
-							w->captured && w->kernel ? w->kernel_periods : 0);
+							w->captured && w->woke, w->kernel_periods);
 		if (on > 1)
 			owe_cpu(refs[t], stacks[t], tick_us, on - 1);
 		stacks[n] = cs_tick_stack_state(stacks[t], on == 0);

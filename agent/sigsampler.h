@@ -36,7 +36,7 @@ struct sig_walk {
 	bool woke;        /* a capture: at the return of a call that waits (the signal came as
 			     it waited or, woken, waited for a CPU: most likely off the CPU) */
 	bool kernel;      /* a capture the kernel took as the thread ran its own code: on the CPU */
-	uint32_t kernel_periods; /* ... standing for that many periods of its CPU time */
+	uint32_t kernel_periods; /* ... standing for that many periods of its CPU time (else 0) */
 	struct activity act; /* what the runtime was doing on the thread then */
 };
 
