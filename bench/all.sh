@@ -4,7 +4,7 @@
 # spends its time, runtime suspension per sample,
 # log bytes per sample, report ingest speed, the terminal UI's latency and
 # CPU, instrumentation and heap snapshot costs, and the agent's memory over
-# a session.  The runs are the shorter ones the issue notes quote (about 40
+# a session.  The runs are the shorter ones the issue notes quote (about 50
 # minutes on a 2-core machine with a 3-minute soak).  Not a test: nothing
 # is asserted.
 #
@@ -36,6 +36,8 @@ section "server, paired in one process: bench/paired.sh -n 12"
 "$here/paired.sh" -n 12 "${build[@]}"
 section "server, paired, 20 s turns (dotnet-trace's session start and rundown weigh less): bench/paired.sh -n 8 -w 24 -a 20"
 "$here/paired.sh" -n 8 -w 24 -a 20 "${build[@]}"
+section "server saturated, paired in one process: bench/paired.sh -s -n 16 -w 12 -a 8"
+"$here/paired.sh" -s -n 16 -w 12 -a 8 "${build[@]}"
 section "CPU loop, paired in one process: bench/paired.sh -l -n 40 -w 4 -a 1"
 "$here/paired.sh" -l -n 40 -w 4 -a 1 "${build[@]}"
 section "side by side with dotnet-trace on the C# compiler: bench/versus_csc.sh"

@@ -22,6 +22,15 @@
 # window's CPU less the same round's off window: paired, the server's drift
 # cancels.  Server, clrscope and dotnet-trace run on CPU 0, the load on
 # CPU 1 (with two CPUs or more).
+# With -s the server is saturated instead, in turns only: each turn runs
+# wrk (32 connections, on CPU 1) for ACTIVE - 2 seconds while its profiler
+# is in its steady state (clrscope from its dial's return on; dotnet-trace
+# from when its session began, its output file appears, so that neither
+# its start-up nor its rundown is in the figure; off at the same offset),
+# and a turn's figures are wrk's requests/s and p99 latency: a profiler's
+# cost as a loss of throughput (the measure the goals were first given
+# in), with the server and dotnet-trace sharing CPU 0.  A loss is 1 - the
+# turn's requests/s / the round's off turn's.
 # With -l the process is the CPU loop instead (tests/apps/Workload --stream,
 # one thread, no load generator, nothing pinned, as in bench/overhead.sh),
 # and a window's figure is the loop's work per second over the profiler's
@@ -35,7 +44,7 @@
 # half).  -k DIR keeps each window's figures (and the loop's units) there.
 # Not a test: nothing is asserted.
 #
-#   bench/paired.sh [-l] [-n ROUNDS] [-w WINDOW] [-a ACTIVE] [-r RATE] [-q REQUESTS_PER_S] [-k DIR] [BUILD_DIR]
+#   bench/paired.sh [-l|-s] [-n ROUNDS] [-w WINDOW] [-a ACTIVE] [-r RATE] [-q REQUESTS_PER_S] [-k DIR] [BUILD_DIR]
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -45,10 +54,12 @@ active=5
 rate=1000
 fixed_rate=3200
 loop=0
+saturated=0
 keep=
 bench_opt() {
 	case $1 in
 	l) loop=1 ;;
+	s) saturated=1 ;;
 	k) keep=$2 ;;
 	n) bench_uint rounds -n "$2" ;;
 	w) bench_uint window -w "$2" ;;
@@ -57,10 +68,12 @@ bench_opt() {
 	q) bench_uint fixed_rate -q "$2" ;;
 	esac
 }
-bench_options "n:w:a:r:q:lk:" "loop=l keep=k" "$@"
+bench_options "n:w:a:r:q:lsk:" "loop=l saturated=s keep=k" "$@"
 set -- "${bench_args[@]}"
 (($# <= 1)) || bench_usage_error "one build directory at most"
 ((active + 2 <= window)) || bench_usage_error "-a wants at least 2 s less than the window (-w)"
+((!loop || !saturated)) || bench_usage_error "-l and -s: one or the other"
+((!saturated || active >= 4)) || bench_usage_error "-s wants -a 4 at least (the load runs for ACTIVE - 2 s)"
 bench_build "${1:-}"
 bench_dotnet_trace || { echo "dotnet-trace is what this compares with: none, no benchmark" >&2; exit 1; }
 bench_workdir paired
@@ -68,7 +81,7 @@ warm=15
 life=$((rounds * 3 * (window + 3) + warm + 30))
 session=$work/session
 quiet=(sampling=off events=none)
-server_cpu=() load_cpu=()
+server_cpu=() load_cpu=() url=
 
 # start_server: WebHash under clrscope (quiet) and its fixed load; pid
 start_server() {
@@ -90,9 +103,13 @@ start_server() {
 		[[ $(cat "/proc/$p/comm" 2>/dev/null) == dotnet ]] && pid=$p
 	done
 	[[ -n $pid ]] || { echo "paired.sh: the server's process is not to be found" >&2; exit 1; }
-	"${load_cpu[@]}" wrk -t1 -c32 -d2s "http://127.0.0.1:$port/hash?n=16" >/dev/null 2>&1 || true
-	bench_start "$work/hey" "${load_cpu[@]}" hey -c "$hey_workers" -q $((fixed_rate / hey_workers)) -z "$((life - warm))s" \
-		"http://127.0.0.1:$port/hash?n=16"
+	url="http://127.0.0.1:$port/hash?n=16"
+	if ((saturated)); then
+		"${load_cpu[@]}" wrk -t1 -c32 -d"${warm}s" "$url" >/dev/null 2>&1 || true
+		return
+	fi
+	"${load_cpu[@]}" wrk -t1 -c32 -d2s "$url" >/dev/null 2>&1 || true
+	bench_start "$work/hey" "${load_cpu[@]}" hey -c "$hey_workers" -q $((fixed_rate / hey_workers)) -z "$((life - warm))s" "$url"
 }
 
 # start_loop: the CPU loop under clrscope (quiet), its units in $work/units; pid
@@ -107,7 +124,44 @@ start_loop() {
 }
 
 if ((loop)); then start_loop; else start_server; fi
-bench_sleep "$warm" # the program's own warm-up: tiering, the pool's size
+((saturated)) || bench_sleep "$warm" # the program's own warm-up: tiering, the pool's size (-s: under wrk)
+
+# saturate: wrk over a turn's steady part; prints "requests_per_s p99_us"
+saturate() {
+	"${load_cpu[@]}" wrk -t1 -c32 -d"$((active - 2))s" --latency "$url" 2>/dev/null | awk '
+		function us(v) { if (v ~ /us$/) return v + 0; if (v ~ /ms$/) return v * 1000; if (v ~ /s$/) return v * 1000000; return v }
+		/^Requests\/sec:/ { rps = $2 }
+		$1 == "99%" { p99 = us($2) }
+		END { printf "%s %s\n", (rps == "" ? 0 : rps), (p99 == "" ? 0 : p99) }'
+}
+
+# saturated_turn KIND: a turn under wrk (-s): its profiler started, wrk
+# once that is steady, the profiler stopped; prints saturate's figures
+saturated_turn() {
+	local tp waited=0
+	case $1 in
+	off)
+		sleep 1
+		saturate
+		;;
+	clrscope)
+		"$clrscope" dial "$session" sampling=on events=all >/dev/null
+		sleep 1
+		saturate
+		sleep 1
+		"$clrscope" dial "$session" "${quiet[@]}" >/dev/null
+		;;
+	trace)
+		"${server_cpu[@]}" "$trace" collect -p "$pid" --duration "$(printf '00:00:00:%02d' "$active")" \
+			-o "$work/t.nettrace" >/dev/null 2>&1 &
+		tp=$!
+		while [[ ! -e $work/t.nettrace ]] && ((waited++ < 200)) && kill -0 "$tp" 2>/dev/null; do sleep 0.05; done
+		saturate
+		wait "$tp" || true
+		rm -f "$work"/t.nettrace*
+		;;
+	esac
+}
 
 # take_window KIND: one window; prints "KIND process_ticks milliseconds
 # profiler_process_ticks profiler_process_ticks_after_its_start-up
@@ -116,18 +170,21 @@ take_window() {
 	local kind=$1 t0 c0 c1 own="0 0" turn own_total own_steady turn_a turn_b
 	t0=$(date +%s%N)
 	c0=$(bench_cpu_ticks "/proc/$pid/stat")
-	case $kind in
-	off)
+	case $saturated:$kind in
+	1:*)
+		own=$(saturated_turn "$kind") turn="0 0"
+		;;
+	0:off)
 		turn="$((t0 + (window - active) * 500000000)) $((t0 + (window + active) * 500000000))"
 		;;
-	clrscope)
+	0:clrscope)
 		turn=$(date +%s%N)
 		"$clrscope" dial "$session" sampling=on events=all >/dev/null
 		bench_sleep "$active"
 		"$clrscope" dial "$session" "${quiet[@]}" >/dev/null
 		turn="$turn $(date +%s%N)"
 		;;
-	trace)
+	0:trace)
 		# its own CPU, whole and from when its session began (its output
 		# file appears: the start-up of a .NET program before that), and
 		# its turn: from then to its exit
@@ -165,6 +222,7 @@ PY
 }
 
 what="one WebHash server at $fixed_rate requests/s"
+((!saturated)) || what="one WebHash server saturated by wrk in each turn"
 ((!loop)) || what="the CPU loop (Workload --stream)"
 echo "clrscope paired benchmark: $what; $rounds rounds of ${window} s windows (off, clrscope $rate Hz, dotnet-trace; sampling ${active} s of each)" >&2
 orders=("off clrscope trace" "clrscope trace off" "trace off clrscope")
@@ -172,16 +230,17 @@ for ((r = 0; r < rounds; r++)); do
 	for kind in ${orders[$((r % 3))]}; do
 		echo "$r $(take_window "$kind")" >>"$work/windows"
 	done
-	echo "  round $((r + 1))/$rounds: $(tail -3 "$work/windows" | awk '{ printf "%s %s%s  ", $2, $3, ($5 ? "+" $5 : "") }')" >&2
+	echo "  round $((r + 1))/$rounds: $(tail -3 "$work/windows" | awk -v s="$saturated" '{ if (s) printf "%s %s/s p99 %.1f ms  ", $2, $5, $6 / 1000; else printf "%s %s%s  ", $2, $3, ($5 ? "+" $5 : "") }')" >&2
 done
 kill "$record_pid" 2>/dev/null || true
 if [[ -n $keep ]]; then
 	mkdir -p "$keep" && cp "$work/windows" "$keep/" && { ((!loop)) || cp "$work/units" "$keep/"; }
 fi
 
-python3 - "$loop" "$work/windows" "$work/units" "$(getconf CLK_TCK)" "$window" "$active" "$rate" <<'EOF'
+python3 - "$loop" "$work/windows" "$work/units" "$(getconf CLK_TCK)" "$window" "$active" "$rate" "$saturated" <<'EOF'
 import bisect, random, statistics, sys
 loop = sys.argv[1] == "1"
+saturated = sys.argv[8] == "1"
 windows, units = sys.argv[2], sys.argv[3]
 hz, window, active, rate = (float(a) for a in sys.argv[4:8])
 med = statistics.median
@@ -202,6 +261,9 @@ for line in open(windows):
         wa, wb = done(int(a)), done(int(b))
         if int(b) > int(a) and wa is not None and wb is not None:
             rounds.setdefault(r, {})[kind] = (wb - wa) / ((int(b) - int(a)) / 1e9)
+    elif saturated:
+        if float(own) > 0 and abs(int(ms) / 1000 - window) <= 1.0:
+            rounds.setdefault(r, {})[kind] = (float(own), float(steady))
     elif abs(int(ms) / 1000 - window) <= 1.0:  # (else a window that overran, a profiler slow to end: no measure)
         rounds.setdefault(r, {})[kind] = (int(server), int(own), int(steady))
 full = [v for v in rounds.values() if len(v) == 3]
@@ -222,10 +284,11 @@ def margin(name, pairs):
     """half of dotnet-trace's cost less clrscope's, round by round (the 1 kHz goal: above zero)"""
     xs = [t / 2 - c for c, t in pairs]
     lo, hi = interval(xs)
-    ratio = med(c for c, _ in pairs) / med(t for _, t in pairs) if med(t for _, t in pairs) > 0 else float("nan")
+    t_med = med(t for _, t in pairs)
+    ratio = "clrscope / dotnet-trace %.2f" % (med(c for c, _ in pairs) / t_med) if t_med > 0 else \
+        "dotnet-trace's median not above zero"
     verdict = ("under half" if lo > 0 else "not under half" if hi < 0 else "not told from half") + " of dotnet-trace's"
-    print("%-56s %7.2f %-2s  95 %% %6.2f..%-6.2f  clrscope / dotnet-trace %.2f: %s" %
-          (name, med(xs), "pt", lo, hi, ratio, verdict))
+    print("%-56s %7.2f %-2s  95 %% %6.2f..%-6.2f  %s: %s" % (name, med(xs), "pt", lo, hi, ratio, verdict))
 
 print("%d complete rounds; medians over rounds, 95 %% intervals by a bootstrap over rounds" % len(full))
 if loop:
@@ -235,6 +298,18 @@ if loop:
     row("loop unprofiled (units per second)", [v["off"] for v in full], "/s")
     row("clrscope %d Hz: loss" % rate, cl)
     row("dotnet-trace: loss", tr)
+    margin("half dotnet-trace's loss less clrscope's", list(zip(cl, tr)))
+elif saturated:
+    print("each profiler's loss: 1 - the requests/s wrk got over its turn's steady part / the round's off turn's;")
+    print("p99: wrk's 99th percentile of latency over the same")
+    cl = [100 * (1 - v["clrscope"][0] / v["off"][0]) for v in full]
+    tr = [100 * (1 - v["trace"][0] / v["off"][0]) for v in full]
+    row("server unprofiled (requests per second)", [v["off"][0] for v in full], "/s")
+    row("clrscope %d Hz: loss of throughput" % rate, cl)
+    row("dotnet-trace: loss of throughput", tr)
+    row("p99 latency unprofiled (ms)", [v["off"][1] / 1000 for v in full], "ms")
+    row("clrscope %d Hz: p99 latency (ms)" % rate, [v["clrscope"][1] / 1000 for v in full], "ms")
+    row("dotnet-trace: p99 latency (ms)", [v["trace"][1] / 1000 for v in full], "ms")
     margin("half dotnet-trace's loss less clrscope's", list(zip(cl, tr)))
 else:
     def pct(ticks):  # a share of one CPU over the sampling time
