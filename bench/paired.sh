@@ -156,7 +156,13 @@ saturated_turn() {
 			-o "$work/t.nettrace" >/dev/null 2>&1 &
 		tp=$!
 		while [[ ! -e $work/t.nettrace ]] && ((waited++ < 200)) && kill -0 "$tp" 2>/dev/null; do sleep 0.05; done
-		saturate
+		if [[ -e $work/t.nettrace ]]; then
+			saturate
+		else
+			echo "paired.sh: dotnet-trace began no session within 10 s: this turn is not counted" >&2
+			kill "$tp" 2>/dev/null || true
+			echo "0 0" # (no requests/s: the round is incomplete)
+		fi
 		wait "$tp" || true
 		rm -f "$work"/t.nettrace*
 		;;
