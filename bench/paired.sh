@@ -80,7 +80,8 @@ bench_workdir paired
 warm=15
 life=$((rounds * 3 * (window + 3) + warm + 30))
 session=$work/session
-quiet=(sampling=off events=none)
+quiet=(sampling=off events=none) loud=(sampling=on events=all)
+trace_duration=$(printf '00:00:00:%02d' "$active") # dotnet-trace's --duration
 server_cpu=() load_cpu=() url=
 
 # start_server: WebHash under clrscope (quiet) and its fixed load; pid
@@ -145,14 +146,14 @@ saturated_turn() {
 		saturate
 		;;
 	clrscope)
-		"$clrscope" dial "$session" sampling=on events=all >/dev/null
+		"$clrscope" dial "$session" "${loud[@]}" >/dev/null
 		sleep 1
 		saturate
 		sleep 1
 		"$clrscope" dial "$session" "${quiet[@]}" >/dev/null
 		;;
 	trace)
-		"${server_cpu[@]}" "$trace" collect -p "$pid" --duration "$(printf '00:00:00:%02d' "$active")" \
+		"${server_cpu[@]}" "$trace" collect -p "$pid" --duration "$trace_duration" \
 			-o "$work/t.nettrace" >/dev/null 2>&1 &
 		tp=$!
 		while [[ ! -e $work/t.nettrace ]] && ((waited++ < 200)) && kill -0 "$tp" 2>/dev/null; do sleep 0.05; done
@@ -185,7 +186,7 @@ take_window() {
 		;;
 	0:clrscope)
 		turn=$(date +%s%N)
-		"$clrscope" dial "$session" sampling=on events=all >/dev/null
+		"$clrscope" dial "$session" "${loud[@]}" >/dev/null
 		bench_sleep "$active"
 		"$clrscope" dial "$session" "${quiet[@]}" >/dev/null
 		turn="$turn $(date +%s%N)"
@@ -195,7 +196,7 @@ take_window() {
 		# file appears: the start-up of a .NET program before that), and
 		# its turn: from then to its exit
 		read -r own_total own_steady turn_a turn_b < <("${server_cpu[@]}" python3 - "$(getconf CLK_TCK)" "$work/t.nettrace" \
-			"$trace" collect -p "$pid" --duration "$(printf '00:00:00:%02d' "$active")" -o "$work/t.nettrace" <<'PY'
+			"$trace" collect -p "$pid" --duration "$trace_duration" -o "$work/t.nettrace" <<'PY'
 import os, resource, subprocess, sys, time
 hz, out, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
 p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
