@@ -3,6 +3,9 @@
 #include "agent/memread.h"
 #include "agent/nativeframe.h"
 #include "agent/r2r.h"
+#ifdef CLRSCOPE_WALK_PROBE
+#include "agent/walkprobe.h"
+#endif
 #include "common/records.h"
 
 #include <errno.h>
@@ -908,6 +911,19 @@ static struct ip_entry *kept_entry(uint64_t ip, struct ip_entry **free_slot)
 	}
 	return NULL;
 }
+
+#ifdef CLRSCOPE_WALK_PROBE
+void codemap_probe_flush(uint64_t ip, bool with_body)
+{
+	struct ip_entry *free_slot, *e = kept_entry(ip, &free_slot);
+	if (!e)
+		return;
+	if (!with_body)
+		walkprobe_flush(e, sizeof *e);
+	else if (e->body >= 0)
+		walkprobe_flush(&m.bodies[e->body], sizeof m.bodies[e->body]);
+}
+#endif
 
 struct code_at codemap_at(uint64_t ip, bool check_epilog)
 {

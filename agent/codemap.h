@@ -110,4 +110,10 @@ uint64_t codemap_stack_top(uint64_t sp) AGENT_HIDDEN;
  * (PROCMAP_QUERY): [*lo, *hi); false when the kernel cannot say. */
 bool codemap_stack_mapping(uint64_t sp, uint64_t *lo, uint64_t *hi) AGENT_HIDDEN;
 
+#ifdef CLRSCOPE_WALK_PROBE
+/* A measuring build's (walkprobe.h): flushes from the caches what is kept
+ * for the code at ip (with_body: the entry's body, else its entry). */
+void codemap_probe_flush(uint64_t ip, bool with_body) AGENT_HIDDEN;
+#endif
+
 #endif

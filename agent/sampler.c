@@ -24,6 +24,9 @@
 #include "agent/stillthreads.h"
 #include "agent/symbols.h"
 #include "agent/unwind.h"
+#ifdef CLRSCOPE_WALK_PROBE
+#include "agent/walkprobe.h"
+#endif
 #include "common/logfmt.h"
 #include "common/records.h"
 
@@ -1200,6 +1203,9 @@ static void *sampler_main(void *arg)
 		    "%llu ended beyond the copy where that walk had native frames to the root",
 		    (unsigned long long)uc.walks, (unsigned long long)uc.frames, (unsigned long long)uc.grafts,
 		    (unsigned long long)uc.grafted_frames, (unsigned long long)uc.rests);
+#ifdef CLRSCOPE_WALK_PROBE
+	walkprobe_report();
+#endif
 	struct still_stats parked = still_stats();
 	agent_debug("threads that ran and sat in a system call again: %llu where their capture was (proven), %llu "
 		    "elsewhere, %llu unproven",
@@ -1239,6 +1245,10 @@ void sampler_set_validate(uint32_t n)
 
 void sampler_set_sampling(bool on)
 {
+#ifdef CLRSCOPE_WALK_PROBE
+	if (on)
+		walkprobe_restart();
+#endif
 	atomic_store(&s.sampling, on);
 }
 

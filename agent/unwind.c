@@ -5,6 +5,9 @@
 #include "agent/codemap.h"
 #include "agent/memread.h"
 #include "agent/x64frame.h"
+#ifdef CLRSCOPE_WALK_PROBE
+#include "agent/walkprobe.h"
+#endif
 
 #define EPILOG_BYTES 48
 
@@ -437,6 +440,73 @@ static void walk(const struct unwind_regs *r, bool leaf_interrupted, const struc
 	}
 }
 
+#ifdef CLRSCOPE_WALK_PROBE
+/* Makes one kind of memory the walk touches cold (walkprobe.h): the
+ * code map's entries and bodies for every frame it stepped or grafted. */
+static void probe_evict(enum walkprobe_replay kind, const struct stack_copy *s, const struct unwind_trail *trail,
+			const struct seams *w, bool leaf_interrupted)
+{
+	switch (kind) {
+	case PROBE_ADDRESSES:
+	case PROBE_BODIES:
+		for (uint32_t k = 0; k < w->n; k++)
+			codemap_probe_flush(k == 0 && leaf_interrupted ? w->at[k].ip : w->at[k].ip - 1, kind == PROBE_BODIES);
+		break;
+	case PROBE_TRAIL:
+		if (trail)
+			walkprobe_flush(trail, sizeof *trail);
+		walkprobe_flush(w, sizeof *w);
+		if (s->log)
+			walkprobe_flush(s->log, sizeof *s->log);
+		break;
+	case PROBE_STACK:
+		walkprobe_flush(s->bytes, s->len);
+		break;
+	default:
+		walkprobe_evict(kind);
+		break;
+	}
+}
+
+/* The walk just made, made again: warm, then after each kind of memory
+ * was made cold (each replay after a warm one); last as it was made, so
+ * that what the caller keeps (out, the log, the seams) is its own. */
+static void probe_replays(const struct unwind_regs *r, bool leaf_interrupted, const struct stack_copy *s,
+			  struct unwind_out *out, const struct unwind_out *initial, uint32_t log_n,
+			  const struct unwind_trail *trail, struct seams *w)
+{
+	static FunctionID frames[1024];
+	static uint64_t addrs[1024];
+	struct unwind_counts made = counts;
+	for (int kind = PROBE_WARM; kind < PROBE_REPLAYS; kind++) {
+		uint64_t ns = 0;
+		for (int run = 0; run < 2; run++) {
+			if (run == 1) /* (by the seams of the warm run) */
+				probe_evict((enum walkprobe_replay)kind, s, trail, w, leaf_interrupted);
+			struct unwind_out o = *initial;
+			o.frames = frames;
+			o.addrs = initial->addrs ? addrs : NULL;
+			o.cap = initial->cap < 1024 ? initial->cap : 1024;
+			if (s->log)
+				s->log->n = log_n;
+			w->n = 0;
+			w->lost = w->past_end = false;
+			uint64_t t0 = agent_mono_ns();
+			walk(r, leaf_interrupted, s, &o, trail, w);
+			ns = agent_mono_ns() - t0;
+		}
+		walkprobe_replayed((enum walkprobe_replay)kind, ns);
+	}
+	counts = made;
+	*out = *initial;
+	if (s->log)
+		s->log->n = log_n;
+	w->n = 0;
+	w->lost = w->past_end = false;
+	walk(r, leaf_interrupted, s, out, trail, w);
+}
+#endif
+
 void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const struct stack_copy *s,
 		  struct unwind_out *out, struct unwind_trail *trail)
 {
@@ -462,7 +532,16 @@ void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const stru
 	w.n = 0;
 	w.lost = false;
 	w.past_end = false;
+#ifdef CLRSCOPE_WALK_PROBE
+	struct unwind_out initial = *out;
+	uint32_t log_n = copy.log ? copy.log->n : 0;
+	uint64_t probe_t0 = agent_mono_ns();
+#endif
 	walk(r, leaf_interrupted, &copy, out, graftable ? trail : NULL, &w);
+#ifdef CLRSCOPE_WALK_PROBE
+	if (trail && walkprobe_due(agent_mono_ns() - probe_t0))
+		probe_replays(r, leaf_interrupted, &copy, out, &initial, log_n, graftable ? trail : NULL, &w);
+#endif
 	counts.walks++;
 	counts.frames += out->n;
 	if (!trail || w.lost || w.past_end || copy.log->overflow || out->n > UNWIND_TRAIL_FRAMES ||

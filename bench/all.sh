@@ -48,6 +48,8 @@ if command -v perf >/dev/null; then
 else
 	echo "skipped: no perf (Debian: apt-get install linux-perf)"
 fi
+section "a walk's time in the sampler thread, warm and cold: bench/walkcold.sh -n 3"
+"$here/walkcold.sh" -n 3 ${build[0]:+-b "${build[0]}"}
 section "suspension per sample: bench/suspension.sh -s 4 -b 1"
 "$here/suspension.sh" -s 4 -b 1 "${build[@]}"
 section "log bytes per sample: bench/logbytes.sh"
