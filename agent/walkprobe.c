@@ -4,14 +4,18 @@
 #include <link.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define PROBE_GAP_NS 250000000ull /* a replay at most this often: reading 64 MiB takes milliseconds */
 #define EVICT_BYTES (64u << 20) /* twice the L3 of the machines measured, and 16384 pages */
 
+#define KEPT 512 /* replays kept for the medians (a replay the sampler thread was
+		    preempted in, or that met a page not yet mapped, weighs little there) */
+
 static struct figures {
-	uint64_t walks, walk_ns;    /* every walk, as the sampler made it */
-	uint64_t probed, probed_ns; /* the walks replayed, as made */
-	uint64_t replay_ns[PROBE_REPLAYS];
+	uint64_t walks, walk_ns; /* every walk, as the sampler made it */
+	uint32_t probed;         /* the walks replayed */
+	uint32_t made_ns[KEPT], replay_ns[PROBE_REPLAYS][KEPT];
 	uint64_t last_ns;
 } f;
 static uint64_t text_lo, text_hi; /* the agent's executable segment */
@@ -44,8 +48,8 @@ bool walkprobe_due(uint64_t walk_ns)
 	if (now - f.last_ns < PROBE_GAP_NS)
 		return false;
 	f.last_ns = now;
+	f.made_ns[f.probed % KEPT] = walk_ns > UINT32_MAX ? UINT32_MAX : (uint32_t)walk_ns;
 	f.probed++;
-	f.probed_ns += walk_ns;
 	return true;
 }
 
@@ -78,7 +82,8 @@ void walkprobe_evict(enum walkprobe_replay kind)
 
 void walkprobe_replayed(enum walkprobe_replay kind, uint64_t ns)
 {
-	f.replay_ns[kind] += ns;
+	if (f.probed)
+		f.replay_ns[kind][(f.probed - 1) % KEPT] = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
 }
 
 void walkprobe_restart(void)
@@ -86,14 +91,31 @@ void walkprobe_restart(void)
 	atomic_store(&restart, true);
 }
 
+static int by_value(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+static uint32_t median(const uint32_t *v, uint32_t n)
+{
+	static uint32_t sorted[KEPT];
+	if (!n)
+		return 0;
+	memcpy(sorted, v, n * sizeof *v);
+	qsort(sorted, n, sizeof *sorted, by_value);
+	return sorted[n / 2];
+}
+
 void walkprobe_report(void)
 {
-	double n = f.probed ? (double)f.probed : 1.0;
-	agent_debug("walkprobe: %llu walks, %.0f ns each; %llu replayed (%.0f ns each as made): warm %.0f ns, "
-		    "then cold: code %.0f, addresses %.0f, bodies %.0f, trail %.0f, stack copy %.0f, all %.0f",
-		    (unsigned long long)f.walks, f.walks ? (double)f.walk_ns / (double)f.walks : 0.0,
-		    (unsigned long long)f.probed, (double)f.probed_ns / n, (double)f.replay_ns[PROBE_WARM] / n,
-		    (double)f.replay_ns[PROBE_CODE] / n, (double)f.replay_ns[PROBE_ADDRESSES] / n,
-		    (double)f.replay_ns[PROBE_BODIES] / n, (double)f.replay_ns[PROBE_TRAIL] / n,
-		    (double)f.replay_ns[PROBE_STACK] / n, (double)f.replay_ns[PROBE_ALL] / n);
+	uint32_t n = f.probed < KEPT ? f.probed : KEPT;
+	uint32_t r[PROBE_REPLAYS];
+	for (int k = 0; k < PROBE_REPLAYS; k++)
+		r[k] = median(f.replay_ns[k], n);
+	agent_debug("walkprobe: %llu walks, %.0f ns each; %u replayed, medians: %u ns as made, warm %u, "
+		    "then cold: code %u, addresses %u, bodies %u, trail %u, stack copy %u, all %u",
+		    (unsigned long long)f.walks, f.walks ? (double)f.walk_ns / (double)f.walks : 0.0, f.probed,
+		    median(f.made_ns, n), r[PROBE_WARM], r[PROBE_CODE], r[PROBE_ADDRESSES], r[PROBE_BODIES],
+		    r[PROBE_TRAIL], r[PROBE_STACK], r[PROBE_ALL]);
 }

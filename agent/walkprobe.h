@@ -1,11 +1,12 @@
 /* What a walk costs when its memory is cold, in a measuring build only
  * (CLRSCOPE_WALK_PROBE: the clrscope_agent_walkprobe library that
- * bench/walkcold.sh loads; the agent itself has none of this).  Every
- * PROBE_EVERY-th walk of a capture is repeated on the same copy: at once
- * (warm), after one kind of memory it touches was flushed from the caches
- * (the others warm), and after 64 MiB of other memory was read (all of it
- * cold, the TLB too), so that the time a walk takes in the sampler thread
- * can be told apart into the memory it waits for.  Sampler thread only. */
+ * bench/walkcold.sh loads; the agent itself has none of this).  Four times
+ * a second, the walk of a capture just made is repeated on the same copy:
+ * at once (warm), after one kind of memory it touches was flushed from the
+ * caches (the others warm), and after 64 MiB of other memory was read (all
+ * of it cold, the TLB too), so that the time a walk takes in the sampler
+ * thread can be told apart into the memory it waits for.  Sampler thread
+ * only. */
 #ifndef CLRSCOPE_AGENT_WALKPROBE_H
 #define CLRSCOPE_AGENT_WALKPROBE_H
 
@@ -36,7 +37,7 @@ void walkprobe_flush(const void *p, size_t len) AGENT_HIDDEN;
 void walkprobe_replayed(enum walkprobe_replay kind, uint64_t ns) AGENT_HIDDEN;
 /* Sampling was turned on (any thread): the figures start again. */
 void walkprobe_restart(void) AGENT_HIDDEN;
-/* The figures, into the agent's debug log. */
+/* The figures (the replays' medians), into the agent's debug log. */
 void walkprobe_report(void) AGENT_HIDDEN;
 
 #endif

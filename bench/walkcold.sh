@@ -8,7 +8,8 @@
 # of memory it touches was flushed from every cache (the rest warm), and
 # after 64 MiB of other memory was read (every cache and the TLB cold, as
 # after the program ran between two ticks).  Per round: the walks' mean as
-# the sampler made them, and the replays' means.
+# the sampler made them, and the medians of the replayed walks as made and
+# of each replay.
 #
 #   bench/walkcold.sh [-n ROUNDS] [-s SECONDS] [-q REQUESTS_PER_S] [-b BUILD_DIR]
 #
@@ -45,8 +46,8 @@ if (($(nproc) >= 2)) && command -v taskset >/dev/null; then
 fi
 export DOTNET_ThreadPool_UnfairSemaphoreSpinLimit=0 # (see bench/server.sh)
 
-echo "walk times in the sampler thread, ns (a walk's mean; replays: the same capture walked again)"
-printf '%-6s %8s %8s %8s | %7s %7s %9s %7s %7s %7s %7s\n' round walks 'as made' replays warm code addresses bodies trail stack all
+echo "walk times in the sampler thread, ns (every walk's mean; replayed walks' medians: as made, and walked again)"
+printf '%-6s %8s %8s %8s | %8s %7s %7s %9s %7s %7s %7s %7s\n' round walks mean replayed 'as made' warm code addresses bodies trail stack all
 for ((r = 0; r < rounds; r++)); do
 	dir=$work/round$r
 	mkdir -p "$dir"
@@ -71,9 +72,9 @@ for ((r = 0; r < rounds; r++)); do
 	python3 - "$r" "$line" <<'EOF'
 import re, sys
 nums = [float(x) for x in re.findall(r"[0-9]+(?:\.[0-9]+)?", sys.argv[2].split("walkprobe:", 1)[1])]
-walks, made, replays, probed_made, warm, code, addresses, bodies, trail, stack, all_cold = nums[:11]
-print("%-6s %8d %8.0f %8d | %7.0f %7.0f %9.0f %7.0f %7.0f %7.0f %7.0f"
-      % (sys.argv[1], walks, made, replays, warm, code, addresses, bodies, trail, stack, all_cold))
+walks, mean, replays, made, warm, code, addresses, bodies, trail, stack, all_cold = nums[:11]
+print("%-6s %8d %8.0f %8d | %8.0f %7.0f %7.0f %9.0f %7.0f %7.0f %7.0f %7.0f"
+      % (sys.argv[1], walks, mean, replays, made, warm, code, addresses, bodies, trail, stack, all_cold))
 EOF
 done
 echo "(code, addresses, ...: that memory alone flushed from the caches, the rest warm; all: 64 MiB read first)"
