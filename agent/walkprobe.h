@@ -3,10 +3,10 @@
  * bench/walkcold.sh loads; the agent itself has none of this).  Four times
  * a second, the walk of a capture just made is repeated on the same copy:
  * at once (warm), after one kind of memory it touches was flushed from the
- * caches (the others warm), and after 64 MiB of other memory was read (all
- * of it cold, the TLB too), so that the time a walk takes in the sampler
- * thread can be told apart into the memory it waits for.  Sampler thread
- * only. */
+ * caches (the others warm), and after 64 MiB of its own was written (all
+ * of it cold, the TLB too; the measuring build holds those 64 MiB), so
+ * that the time a walk takes in the sampler thread can be told apart into
+ * the memory it waits for.  Sampler thread only. */
 #ifndef CLRSCOPE_AGENT_WALKPROBE_H
 #define CLRSCOPE_AGENT_WALKPROBE_H
 
@@ -19,8 +19,8 @@
 enum walkprobe_replay {
 	PROBE_WARM,      /* nothing flushed */
 	PROBE_CODE,      /* the agent's own code */
-	PROBE_ADDRESSES, /* the code map's table of addresses */
-	PROBE_BODIES,    /* ... of compiled bodies and their ranges */
+	PROBE_ADDRESSES, /* the code map's entries for the addresses the walk looked up */
+	PROBE_BODIES,    /* ... the records of their compiled bodies */
 	PROBE_TRAIL,     /* the thread's last walk, this walk's seams and its word log */
 	PROBE_STACK,     /* the capture's copy of the stack */
 	PROBE_ALL,       /* 64 MiB of other memory read: every cache and the TLB */
