@@ -174,6 +174,26 @@ bench_pid_of() {
 	awk '$1 == "pid" { print $2; exit }' "$1"
 }
 
+# bench_split_cpus: server_cpu and load_cpu, the commands that pin a
+# server to CPU 0 and its load generator to CPU 1 (both empty on one CPU or
+# without taskset).
+bench_split_cpus() {
+	server_cpu=() load_cpu=()
+	if (($(nproc) >= 2)) && command -v taskset >/dev/null; then
+		server_cpu=(taskset -c 0) load_cpu=(taskset -c 1)
+	fi
+}
+
+# bench_webhash_pid PORT: the WebHash server listening on PORT, the dotnet
+# process itself (not clrscope record, nor a shell): its pid, or nothing.
+bench_webhash_pid() {
+	local p pid=
+	for p in $(pgrep -f "WebHash.dll $1 " || true); do
+		[[ $(cat "/proc/$p/comm" 2>/dev/null) == dotnet ]] && pid=$p
+	done
+	echo "$pid"
+}
+
 # bench_cpu_ticks STAT: the CPU time (utime + stime, clock ticks) a
 # /proc/PID/stat or /proc/PID/task/TID/stat file says so far (the fields
 # after the name in parentheses, which may hold spaces).

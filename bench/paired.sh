@@ -92,17 +92,12 @@ start_server() {
 	((fixed_rate >= hey_workers)) || bench_usage_error "-q wants at least $hey_workers requests per second"
 	export DOTNET_ThreadPool_UnfairSemaphoreSpinLimit=0 # (see bench/server.sh)
 	app=$(bench_app WebHash)
-	if (($(nproc) >= 2)) && command -v taskset >/dev/null; then
-		server_cpu=(taskset -c 0) load_cpu=(taskset -c 1)
-	fi
+	bench_split_cpus
 	bench_start "$work/server" "${server_cpu[@]}" "$clrscope" record -o "$session" --rate "$rate" -- dotnet "$app" "$port" "$life"
 	record_pid=$bench_pid
 	bench_wait_line "$work/server" '^listening' 60 "$record_pid"
 	"$clrscope" dial "$session" "${quiet[@]}" >/dev/null
-	pid=
-	for p in $(pgrep -f "WebHash.dll $port " || true); do
-		[[ $(cat "/proc/$p/comm" 2>/dev/null) == dotnet ]] && pid=$p
-	done
+	pid=$(bench_webhash_pid "$port")
 	[[ -n $pid ]] || { echo "paired.sh: the server's process is not to be found" >&2; exit 1; }
 	url="http://127.0.0.1:$port/hash?n=16"
 	if ((saturated)); then

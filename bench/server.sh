@@ -68,10 +68,8 @@ hey_workers=32
 export DOTNET_ThreadPool_UnfairSemaphoreSpinLimit=0
 app=$(bench_app WebHash)
 bench_workdir server
-server_cpu=() load_cpu=() load_threads=2
-if (($(nproc) >= 2)) && command -v taskset >/dev/null; then
-	server_cpu=(taskset -c 0) load_cpu=(taskset -c 1) load_threads=1
-fi
+bench_split_cpus
+load_threads=$((${#load_cpu[@]} ? 1 : 2))
 
 configs=(none clrscope-100hz clrscope-1khz clrscope-1khz-novalidate clrscope-100hz-kernel clrscope-1khz-kernel)
 if bench_dotnet_trace; then
@@ -207,14 +205,12 @@ PY
 # cost that is the sampler thread's own (the fixed load's CPU is the whole)
 sampler_ticks() {
 	local p t
-	for p in $(pgrep -f "WebHash.dll $1 " || true); do
-		[[ $(cat "/proc/$p/comm" 2>/dev/null) == dotnet ]] || continue
-		for t in /proc/"$p"/task/*; do
-			if [[ $(cat "$t/comm" 2>/dev/null) == clrscope-samp* ]]; then
-				bench_cpu_ticks "$t/stat"
-				return
-			fi
-		done
+	p=$(bench_webhash_pid "$1")
+	for t in ${p:+/proc/"$p"/task/*}; do
+		if [[ $(cat "$t/comm" 2>/dev/null) == clrscope-samp* ]]; then
+			bench_cpu_ticks "$t/stat"
+			return
+		fi
 	done
 	echo -
 }

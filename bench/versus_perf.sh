@@ -45,10 +45,7 @@ command -v hey >/dev/null || { echo "no hey: install it (apt-get install hey, or
 ((fixed_rate >= 32)) || bench_usage_error "-q wants at least 32 requests per second"
 bench_workdir versus-perf
 app=$(bench_app WebHash)
-server_cpu=() load_cpu=()
-if (($(nproc) >= 2)) && command -v taskset >/dev/null; then
-	server_cpu=(taskset -c 0) load_cpu=(taskset -c 1)
-fi
+bench_split_cpus
 export DOTNET_ThreadPool_UnfairSemaphoreSpinLimit=0 # (see bench/server.sh)
 export DOTNET_PerfMapEnabled=1 DOTNET_ReadyToRun=0 DOTNET_EnableWriteXorExecute=0
 
@@ -70,10 +67,7 @@ for ((r = 0; r < rounds; r++)); do
 		dotnet "$app" "$port" "$life"
 	record_pid=$bench_pid
 	bench_wait_line "$dir/server" '^listening' 60 "$record_pid"
-	pid=
-	for p in $(pgrep -f "WebHash.dll $port " || true); do
-		[[ $(cat "/proc/$p/comm" 2>/dev/null) == dotnet ]] && pid=$p
-	done
+	pid=$(bench_webhash_pid "$port")
 	[[ -n $pid ]] || { echo "versus_perf.sh: the server's process is not to be found" >&2; exit 1; }
 	bench_start "$dir/hey" "${load_cpu[@]}" hey -c 32 -q $((fixed_rate / 32)) -z "$((seconds + 10))s" \
 		"http://127.0.0.1:$port/hash?n=16"

@@ -40,10 +40,7 @@ command -v hey >/dev/null || { echo "no hey: install it (apt-get install hey, or
 ((fixed_rate >= 32)) || bench_usage_error "-q wants at least 32 requests per second"
 bench_workdir walkcold
 app=$(bench_app WebHash)
-server_cpu=() load_cpu=()
-if (($(nproc) >= 2)) && command -v taskset >/dev/null; then
-	server_cpu=(taskset -c 0) load_cpu=(taskset -c 1)
-fi
+bench_split_cpus
 export DOTNET_ThreadPool_UnfairSemaphoreSpinLimit=0 # (see bench/server.sh)
 
 echo "walk times in the sampler thread, ns (every walk's mean; replayed walks' medians: as made, and walked again)"
@@ -63,9 +60,8 @@ for ((r = 0; r < rounds; r++)); do
 	"$clrscope" dial "$dir/session" sampling=on >/dev/null # (the figures start again)
 	bench_sleep "$seconds"
 	"$clrscope" dial "$dir/session" sampling=off >/dev/null
-	for p in $(pgrep -f "WebHash.dll $port " || true); do
-		[[ $(cat "/proc/$p/comm" 2>/dev/null) == dotnet ]] && kill "$p"
-	done
+	pid=$(bench_webhash_pid "$port")
+	[[ -z $pid ]] || kill "$pid"
 	bench_reap "$record_pid" || true
 	line=$(grep -a 'walkprobe:' "$dir/agent.log" | tail -1) ||
 		{ echo "walkcold.sh: round $r: the agent wrote no figures ($dir/agent.log)" >&2; exit 1; }
