@@ -41,8 +41,12 @@
 # Medians over rounds are printed with 95 % intervals (a bootstrap over the
 # rounds), and so is the margin of the 1 kHz goal: half of dotnet-trace's
 # cost less clrscope's, round by round (above zero: clrscope costs less than
-# half).  -k DIR keeps each window's figures (and the loop's units) there.
-# Not a test: nothing is asserted.
+# half).  At a fixed load it then prints the part of clrscope's cost that
+# comes before any stack is walked, the least a sampler of its design pays
+# on this machine (the agent's counts from its report, times bench/wakecost's
+# and bench/sigcost's unit costs), and what that leaves to its walking,
+# naming and logging under the goal.  -k DIR keeps each window's figures
+# (and the loop's units) there.  Not a test: nothing is asserted.
 #
 #   bench/paired.sh [-l|-s] [-n ROUNDS] [-w WINDOW] [-a ACTIVE] [-r RATE] [-q REQUESTS_PER_S] [-k DIR] [BUILD_DIR]
 set -euo pipefail
@@ -239,8 +243,26 @@ if [[ -n $keep ]]; then
 	mkdir -p "$keep" && cp "$work/windows" "$keep/" && { ((!loop)) || cp "$work/units" "$keep/"; }
 fi
 
-python3 - "$loop" "$work/windows" "$work/units" "$(getconf CLK_TCK)" "$window" "$active" "$rate" "$saturated" <<'EOF'
-import bisect, random, statistics, sys
+# At a fixed load, what any sampler of this design pays on this machine
+# before it walks a stack: its wake-ups, its survey's reads of each
+# thread's CPU clock, the waits its signals interrupt and its handlers.
+# The agent's counts over the clrscope turns (its report) times this
+# machine's unit costs, measured pinned like the server.
+unit_costs=()
+if ((!loop && !saturated)) && [[ -x $build/bench/wakecost && -x $build/bench/sigcost ]]; then
+	wait "$record_pid" 2>/dev/null || true
+	"$clrscope" report -f json "$session" >"$work/report.json" 2>/dev/null || true
+	wake=$("${server_cpu[@]}" "$build/bench/wakecost" 1000)
+	unit_costs=("$work/report.json"
+		"$(sed -n 's/.*wake: \([0-9.]*\) us of CPU alone.*/\1/p' <<<"$wake")"
+		"$(sed -n 's/.*, \([0-9.]*\) us beside a busy thread.*/\1/p' <<<"$wake")"
+		"$(sed -n "s/.*CPU clock: \([0-9.]*\) us.*/\1/p" <<<"$wake")"
+		"$("${server_cpu[@]}" "$build/bench/sigcost" 1000 2 | sed -n 's/.*: \([0-9.]*\) us of that thread.*/\1/p')")
+fi
+
+python3 - "$loop" "$work/windows" "$work/units" "$(getconf CLK_TCK)" "$window" "$active" "$rate" "$saturated" \
+	"${unit_costs[@]}" <<'EOF'
+import bisect, json, random, statistics, sys
 loop = sys.argv[1] == "1"
 saturated = sys.argv[8] == "1"
 windows, units = sys.argv[2], sys.argv[3]
@@ -292,6 +314,37 @@ def margin(name, pairs):
     verdict = ("under half" if lo > 0 else "not under half" if hi < 0 else "not told from half") + " of dotnet-trace's"
     print("%-56s %7.2f %-2s  95 %% %6.2f..%-6.2f  %s: %s" % (name, med(xs), "pt", lo, hi, ratio, verdict))
 
+def floor(args, clrscope, trace):
+    """the part of clrscope's cost that no cut to its walking, naming or
+    logging can remove: per second, wake-ups x a wake's CPU (beside a busy
+    thread .. alone), clock reads, waits interrupted x a wake from a wait,
+    and the handlers' own time"""
+    try:
+        report, alone, beside, clock_us, waking_us = args[0], *(float(a) for a in args[1:5])
+        p = json.load(open(report))["processes"][0]
+        agent, ticks = p["agent"], p["ticks"]
+    except (ValueError, OSError, KeyError, IndexError, TypeError):
+        print("(no floor: the agent's report or this machine's unit costs (bench/wakecost, bench/sigcost) are missing)")
+        return
+    # ticks come only while sampling: in the clrscope turns, ACTIVE seconds each
+    seconds = active * sum(1 for l in open(windows) if l.split()[1:2] == ["clrscope"])
+    if not ticks or not seconds:
+        return
+    threads = p["wall_samples"] / ticks  # (every thread sampled each tick: its clock read)
+    fixed = (100 * ticks * threads * clock_us / 1e6 + 100 * agent["signals_waiting"] * waking_us / 1e6 +
+             agent["handler_cpu_ms"] / 10) / seconds
+    lo, hi = fixed + 100 * ticks * beside / 1e6 / seconds, fixed + 100 * ticks * alone / 1e6 / seconds
+    print()
+    print("before it walks a stack, a sampler of this design pays here %.1f-%.1f %% of a CPU (%.0f ticks a second: a" %
+          (lo, hi, ticks / seconds))
+    print("wake-up each, %.1f-%.1f us, and %.1f threads' CPU clocks read, %.2f us each; %.0f signals a second, %.0f" %
+          (beside, alone, threads, clock_us, agent["signals"] / seconds, agent["signals_waiting"] / seconds))
+    print("of them interrupting a wait, %.1f us each; the handlers %.1f ms a second): half of dotnet-trace's whole cost" %
+          (waking_us, agent["handler_cpu_ms"] / seconds))
+    print("is %.2f %%, clrscope's %.2f %%: what its walking, naming and logging may take is %.1f-%.1f %%, where they" %
+          (trace / 2, clrscope, trace / 2 - hi, trace / 2 - lo))
+    print("take %.1f-%.1f %% now" % (clrscope - hi, clrscope - lo))
+
 print("%d complete rounds; medians over rounds, 95 %% intervals by a bootstrap over rounds" % len(full))
 if loop:
     print("each profiler's loss: 1 - the loop's work per second over its turn / the round's off window's")
@@ -330,4 +383,5 @@ else:
     row("dotnet-trace: in the server and from its session on", tt)
     margin("half dotnet-trace's whole cost less clrscope's", list(zip(cl, tt)))
     margin("half its cost in the server alone less clrscope's", list(zip(cl, tr)))
+    floor(sys.argv[9:], med(cl), med(tt))
 EOF
