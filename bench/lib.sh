@@ -96,6 +96,12 @@ bench_tool() {
 	echo "$build/bench/$1"
 }
 
+# bench_need COMMAND HOW: the program COMMAND on PATH, or exit saying how to
+# install it (HOW).
+bench_need() {
+	command -v "$1" >/dev/null || { echo "no $1: install it ($2)" >&2; exit 1; }
+}
+
 # bench_app NAME: the test app's dll, building the apps into BUILD/apps when missing.
 bench_app() {
 	local dll=$build/apps/$1/$1.dll

@@ -90,8 +90,8 @@ server_cpu=() load_cpu=() url=
 
 # start_server: WebHash under clrscope (quiet) and its fixed load; pid
 start_server() {
-	command -v hey >/dev/null || { echo "no hey: install it (apt-get install hey, or scripts/deps.sh)" >&2; exit 1; }
-	command -v wrk >/dev/null || { echo "no wrk: install it (apt-get install wrk, or scripts/deps.sh)" >&2; exit 1; }
+	bench_need hey "apt-get install hey, or scripts/deps.sh"
+	bench_need wrk "apt-get install wrk, or scripts/deps.sh"
 	local hey_workers=32 port=$((21000 + RANDOM % 20000)) app p
 	((fixed_rate >= hey_workers)) || bench_usage_error "-q wants at least $hey_workers requests per second"
 	export DOTNET_ThreadPool_UnfairSemaphoreSpinLimit=0 # (see bench/server.sh)

@@ -60,8 +60,8 @@ bench_options "n:d:c:q:" "" "$@"
 set -- "${bench_args[@]}"
 (($# <= 1)) || bench_usage_error "one build directory at most"
 bench_build "${1:-}"
-command -v wrk >/dev/null || { echo "no wrk: install it (apt-get install wrk, or scripts/deps.sh)" >&2; exit 1; }
-command -v hey >/dev/null || { echo "no hey: install it (apt-get install hey, or scripts/deps.sh)" >&2; exit 1; }
+bench_need wrk "apt-get install wrk, or scripts/deps.sh"
+bench_need hey "apt-get install hey, or scripts/deps.sh"
 # hey's rate is per worker: 32 workers share the total
 hey_workers=32
 ((fixed_rate >= hey_workers)) || bench_usage_error "-q wants at least $hey_workers requests per second"

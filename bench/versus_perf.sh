@@ -40,8 +40,8 @@ bench_options "n:s:q:t:b:" "" "$@"
 set -- "${bench_args[@]}"
 (($# == 0)) || bench_usage_error "takes no operands, not: $*"
 bench_build "$build_dir"
-command -v perf >/dev/null || { echo "no perf: install it (Debian: apt-get install linux-perf)" >&2; exit 1; }
-command -v hey >/dev/null || { echo "no hey: install it (apt-get install hey, or scripts/deps.sh)" >&2; exit 1; }
+bench_need perf "Debian: apt-get install linux-perf"
+bench_need hey "apt-get install hey, or scripts/deps.sh"
 ((fixed_rate >= 32)) || bench_usage_error "-q wants at least 32 requests per second"
 bench_workdir versus-perf
 app=$(bench_app WebHash)

@@ -36,7 +36,7 @@ set -- "${bench_args[@]}"
 bench_build "$build_dir"
 probe=$build/bench/libclrscope-agent-walkprobe.so
 [[ -f $probe ]] || { echo "no $probe: build it (cmake --build $build --target clrscope_agent_walkprobe)" >&2; exit 1; }
-command -v hey >/dev/null || { echo "no hey: install it (apt-get install hey, or scripts/deps.sh)" >&2; exit 1; }
+bench_need hey "apt-get install hey, or scripts/deps.sh"
 ((fixed_rate >= 32)) || bench_usage_error "-q wants at least 32 requests per second"
 bench_workdir walkcold
 app=$(bench_app WebHash)
