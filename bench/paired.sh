@@ -11,7 +11,8 @@
 #              sampling off and its event kinds none);
 #  - clrscope: the agent's defaults (sampling at RATE, every event kind) for
 #              ACTIVE seconds (clrscope dial sampling=on events=all, then
-#              back);
+#              back); with -S, sampling by that sampler (mixed, the default;
+#              signal, which samples only the threads that ran a period);
 #  - trace:    dotnet-trace collect -p PID --duration ACTIVE (its default
 #              providers: EventPipe's sample profiler and runtime events),
 #              the agent as in off.
@@ -48,7 +49,7 @@
 # naming and logging under the goal.  -k DIR keeps each window's figures
 # (and the loop's units) there.  Not a test: nothing is asserted.
 #
-#   bench/paired.sh [-l|-s] [-n ROUNDS] [-w WINDOW] [-a ACTIVE] [-r RATE] [-q REQUESTS_PER_S] [-k DIR] [BUILD_DIR]
+#   bench/paired.sh [-l|-s] [-n ROUNDS] [-w WINDOW] [-a ACTIVE] [-r RATE] [-q REQUESTS_PER_S] [-S SAMPLER] [-k DIR] [BUILD_DIR]
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -60,11 +61,13 @@ fixed_rate=3200
 loop=0
 saturated=0
 keep=
+sampler=mixed
 bench_opt() {
 	case $1 in
 	l) loop=1 ;;
 	s) saturated=1 ;;
 	k) keep=$2 ;;
+	S) sampler=$2 ;;
 	n) bench_uint rounds -n "$2" ;;
 	w) bench_uint window -w "$2" ;;
 	a) bench_uint active -a "$2" ;;
@@ -72,19 +75,20 @@ bench_opt() {
 	q) bench_uint fixed_rate -q "$2" ;;
 	esac
 }
-bench_options "n:w:a:r:q:lsk:" "loop=l saturated=s keep=k" "$@"
+bench_options "n:w:a:r:q:S:lsk:" "loop=l saturated=s keep=k sampler=S" "$@"
 set -- "${bench_args[@]}"
 (($# <= 1)) || bench_usage_error "one build directory at most"
 ((active + 2 <= window)) || bench_usage_error "-a wants at least 2 s less than the window (-w)"
 ((!loop || !saturated)) || bench_usage_error "-l and -s: one or the other"
 ((!saturated || active >= 4)) || bench_usage_error "-s wants -a 4 at least (the load runs for ACTIVE - 2 s)"
+[[ $sampler =~ ^(mixed|signal|kernel|suspend)$ ]] || bench_usage_error "-S is mixed, signal, kernel or suspend, not '$sampler'"
 bench_build "${1:-}"
 bench_dotnet_trace || { echo "dotnet-trace is what this compares with: none, no benchmark" >&2; exit 1; }
 bench_workdir paired
 warm=15
 life=$((rounds * 3 * (window + 3) + warm + 30))
 session=$work/session
-quiet=(sampling=off events=none) loud=(sampling=on events=all)
+quiet=(sampling=off events=none) loud=(sampling=on events=all sampler=$sampler)
 trace_duration=$(printf '00:00:00:%02d' "$active") # dotnet-trace's --duration
 server_cpu=() load_cpu=() url=
 
@@ -230,7 +234,7 @@ PY
 what="one WebHash server at $fixed_rate requests/s"
 ((!saturated)) || what="one WebHash server saturated by wrk in each turn"
 ((!loop)) || what="the CPU loop (Workload --stream)"
-echo "clrscope paired benchmark: $what; $rounds rounds of ${window} s windows (off, clrscope $rate Hz, dotnet-trace; sampling ${active} s of each)" >&2
+echo "clrscope paired benchmark: $what; $rounds rounds of ${window} s windows (off, clrscope $rate Hz ($sampler sampler), dotnet-trace; sampling ${active} s of each)" >&2
 orders=("off clrscope trace" "clrscope trace off" "trace off clrscope")
 for ((r = 0; r < rounds; r++)); do
 	for kind in ${orders[$((r % 3))]}; do
@@ -247,9 +251,10 @@ fi
 # before it walks a stack: its wake-ups, its survey's reads of each
 # thread's CPU clock, the waits its signals interrupt and its handlers.
 # The agent's counts over the clrscope turns (its report) times this
-# machine's unit costs, measured pinned like the server.
+# machine's unit costs, measured pinned like the server.  The mixed
+# sampler's only: its wall samples say how many clocks a tick reads.
 unit_costs=()
-if ((!loop && !saturated)) && [[ -x $build/bench/wakecost && -x $build/bench/sigcost ]]; then
+if ((!loop && !saturated)) && [[ $sampler == mixed ]] && [[ -x $build/bench/wakecost && -x $build/bench/sigcost ]]; then
 	wait "$record_pid" 2>/dev/null || true
 	"$clrscope" report -f json "$session" >"$work/report.json" 2>/dev/null || true
 	wake=$("${server_cpu[@]}" "$build/bench/wakecost" 1000)
@@ -258,6 +263,8 @@ if ((!loop && !saturated)) && [[ -x $build/bench/wakecost && -x $build/bench/sig
 		"$(sed -n 's/.*, \([0-9.]*\) us beside a busy thread.*/\1/p' <<<"$wake")"
 		"$(sed -n "s/.*CPU clock: \([0-9.]*\) us.*/\1/p" <<<"$wake")"
 		"$("${server_cpu[@]}" "$build/bench/sigcost" 1000 2 | sed -n 's/.*: \([0-9.]*\) us of that thread.*/\1/p')")
+elif ((!loop && !saturated)) && [[ $sampler != mixed ]]; then
+	unit_costs=(not-mixed)
 fi
 
 python3 - "$loop" "$work/windows" "$work/units" "$(getconf CLK_TCK)" "$window" "$active" "$rate" "$saturated" \
@@ -319,6 +326,9 @@ def floor(args, clrscope, trace):
     logging can remove: per second, wake-ups x a wake's CPU (beside a busy
     thread .. alone), clock reads, waits interrupted x a wake from a wait,
     and the handlers' own time"""
+    if args == ["not-mixed"]:
+        print("\n(no floor: its arithmetic is the mixed sampler's)")
+        return
     try:
         report, alone, beside, clock_us, waking_us = args[0], *(float(a) for a in args[1:5])
         p = json.load(open(report))["processes"][0]
