@@ -12,7 +12,8 @@
 #  - clrscope: the agent's defaults (sampling at RATE, every event kind) for
 #              ACTIVE seconds (clrscope dial sampling=on events=all, then
 #              back); with -S, sampling by that sampler (mixed, the default;
-#              signal, which samples only the threads that ran a period);
+#              signal, which samples only the threads that ran a period;
+#              kernel; suspend: see the sampler dial in clrscope(1));
 #  - trace:    dotnet-trace collect -p PID --duration ACTIVE (its default
 #              providers: EventPipe's sample profiler and runtime events),
 #              the agent as in off.

@@ -90,6 +90,7 @@ struct relay {
 	unsigned count;
 	bool watched;       /* each side opens a counting perf event on itself */
 	atomic_int refused; /* ... and the kernel refused one */
+	atomic_int ready;   /* sides past opening their event (if they open one) */
 };
 #define RELAY_OFF -1 /* the turn when the relay ends before it began */
 struct side {
@@ -120,6 +121,7 @@ static void *relay_side(void *arg)
 		if (page == MAP_FAILED)
 			atomic_fetch_add(&r->refused, 1);
 	}
+	atomic_fetch_add(&r->ready, 1);
 	for (unsigned i = 0; i < r->count; i++) {
 		int t;
 		while ((t = atomic_load(&r->turn)) != sd->me && t != RELAY_OFF)
@@ -140,7 +142,7 @@ static void *relay_side(void *arg)
  * there are no threads for it, or (watched) no perf events. */
 static double switch_us(bool watched, unsigned count)
 {
-	struct relay r = {.turn = 2, .count = count, .watched = watched};
+	struct relay r = {.turn = 2, .count = count, .watched = watched}; /* (turn 2: nobody's yet) */
 	struct side sides[2] = {{&r, 0}, {&r, 1}};
 	pthread_t th[2];
 	int started = 0;
@@ -154,7 +156,8 @@ static double switch_us(bool watched, unsigned count)
 			pthread_join(th[i], NULL);
 		return -1;
 	}
-	usleep(20000); /* both open their events and wait */
+	while (atomic_load(&r.ready) < 2) /* (opening the events is not timed) */
+		usleep(1000);
 	uint64_t cpu0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	atomic_store(&r.turn, 0);
 	futex_call(&r.turn, FUTEX_WAKE_PRIVATE, 2);
