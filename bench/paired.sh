@@ -255,7 +255,7 @@ fi
 # machine's unit costs, measured pinned like the server.  The mixed
 # sampler's only: its wall samples say how many clocks a tick reads.
 unit_costs=()
-if ((!loop && !saturated)) && [[ $sampler == mixed ]] && [[ -x $build/bench/wakecost && -x $build/bench/sigcost ]]; then
+if ((!loop && !saturated)) && [[ $sampler == mixed && -x $build/bench/wakecost && -x $build/bench/sigcost ]]; then
 	wait "$record_pid" 2>/dev/null || true
 	"$clrscope" report -f json "$session" >"$work/report.json" 2>/dev/null || true
 	wake=$("${server_cpu[@]}" "$build/bench/wakecost" 1000)
@@ -264,15 +264,14 @@ if ((!loop && !saturated)) && [[ $sampler == mixed ]] && [[ -x $build/bench/wake
 		"$(sed -n 's/.*, \([0-9.]*\) us beside a busy thread.*/\1/p' <<<"$wake")"
 		"$(sed -n "s/.*CPU clock: \([0-9.]*\) us.*/\1/p" <<<"$wake")"
 		"$("${server_cpu[@]}" "$build/bench/sigcost" 1000 2 | sed -n 's/.*: \([0-9.]*\) us of that thread.*/\1/p')")
-elif ((!loop && !saturated)) && [[ $sampler != mixed ]]; then
-	unit_costs=(not-mixed)
 fi
 
 python3 - "$loop" "$work/windows" "$work/units" "$(getconf CLK_TCK)" "$window" "$active" "$rate" "$saturated" \
-	"${unit_costs[@]}" <<'EOF'
+	"$sampler" "${unit_costs[@]}" <<'EOF'
 import bisect, json, random, statistics, sys
 loop = sys.argv[1] == "1"
 saturated = sys.argv[8] == "1"
+sampler = sys.argv[9]
 windows, units = sys.argv[2], sys.argv[3]
 hz, window, active, rate = (float(a) for a in sys.argv[4:8])
 med = statistics.median
@@ -327,7 +326,7 @@ def floor(args, clrscope, trace):
     logging can remove: per second, wake-ups x a wake's CPU (beside a busy
     thread .. alone), clock reads, waits interrupted x a wake from a wait,
     and the handlers' own time"""
-    if args == ["not-mixed"]:
+    if sampler != "mixed":
         print("\n(no floor: its arithmetic is the mixed sampler's)")
         return
     try:
@@ -394,5 +393,5 @@ else:
     row("dotnet-trace: in the server and from its session on", tt)
     margin("half dotnet-trace's whole cost less clrscope's", list(zip(cl, tt)))
     margin("half its cost in the server alone less clrscope's", list(zip(cl, tr)))
-    floor(sys.argv[9:], med(cl), med(tt))
+    floor(sys.argv[10:], med(cl), med(tt))
 EOF
