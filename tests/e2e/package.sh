@@ -36,7 +36,8 @@ done
 
 paths=$(dpkg-deb -c "$deb" | awk '{print $6}')
 agent=$(basename "$CLRSCOPE_AGENT_LIB")
-for f in ./usr/bin/clrscope "./usr/lib/clrscope/$agent" ./usr/share/man/man1/clrscope.1 \
+man1=$(cd "$(dirname "$CLRSCOPE_TESTLIB")/../../man" && ls *.1) # clrscope.1 and each command's page
+for f in ./usr/bin/clrscope "./usr/lib/clrscope/$agent" $(printf './usr/share/man/man1/%s ' $man1) \
 	./usr/share/man/man5/clrscope-session.5 ./usr/share/bash-completion/completions/clrscope; do
 	grep -qxF "$f" <<<"$paths" && pass "the package has $f" || fail "the package lacks $f; it has: $(tr '\n' ' ' <<<"$paths")"
 done
