@@ -154,7 +154,7 @@ static void screen_open(struct session_screen *s, const char *dir)
 static struct listview *shown_list(struct session_screen *s)
 {
 	struct view *v = ui_shown_view(s);
-	return v->ops->list(v);
+	return view_list(v);
 }
 
 /* Clicks every line of the screen in view v: a click that selects a row
@@ -443,7 +443,7 @@ static void flame_view(void)
 	CHECK(!session_screen_click(&s, 6, 10)); /* below the deepest frame */
 	/* search: marks and selects */
 	struct view *v = ui_shown_view(&s);
-	v->ops->search(v, &s, "Work");
+	view_search(v, &s, "Work");
 	canvas_clear(&c);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);
@@ -578,7 +578,7 @@ static void sample_filters(void)
 	CHECK(shows(s, &c, "samples of 1.0 s-2.0 s"));
 	session_screen_show(s, VIEW_CALLERS); /* Enter in Functions focused nothing yet: Callers of Idle */
 	session_screen_show(s, VIEW_FUNCTIONS);
-	ui_shown_view(s)->ops->list(ui_shown_view(s))->cursor = 0;
+	view_list(ui_shown_view(s))->cursor = 0;
 	session_screen_key(s, '\n');
 	CHECK(s->shown == VIEW_CALLERS);
 	CHECK(shows(s, &c, "App.Idle: 10 samples, 10 in itself"));
@@ -793,7 +793,7 @@ static void hidden_views_wait(void)
 		CHECK(s.views[v].dirty);
 	session_screen_show(&s, VIEW_TREE);
 	CHECK(!s.views[VIEW_TREE].dirty && s.views[VIEW_CALLERS].dirty);
-	CHECK_EQ_U(ui_view(VIEW_TREE)->list(&s.views[VIEW_TREE])->nrows, 1); /* Main, closed */
+	CHECK_EQ_U(view_list(&s.views[VIEW_TREE])->nrows, 1); /* Main, closed */
 	session_screen_free(&s);
 	remove_tree(base);
 }

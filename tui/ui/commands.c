@@ -517,7 +517,7 @@ static void run_search(struct app *a, int argc, char **argv)
 			strncat(text, " ", sizeof text - strlen(text) - 1);
 		strncat(text, argv[i], sizeof text - strlen(text) - 1);
 	}
-	v->ops->search(v, a->session, text);
+	view_search(v, a->session, text);
 }
 
 static void run_help(struct app *a, int argc, char **argv)

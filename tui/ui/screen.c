@@ -217,7 +217,7 @@ void screen_draw_session(struct session_screen *s, struct canvas *c)
 	struct view *v = ui_shown_view(s);
 	for (int y = SCREEN_VIEW_TOP; y < SCREEN_VIEW_TOP + height; y++)
 		canvas_fill(c, y, 0, c->cols, UI_NORMAL);
-	v->ops->draw(v, s, c, SCREEN_VIEW_TOP, height);
+	view_draw(v, s, c, SCREEN_VIEW_TOP, height);
 	int y = SCREEN_VIEW_TOP + height;
 	if (waits)
 		draw_wait_strip(s, c, y++);

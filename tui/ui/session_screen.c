@@ -26,7 +26,7 @@ void session_screen_init(struct session_screen *s)
 	s->focus = UINT32_MAX;
 	s->shown = VIEW_FUNCTIONS;
 	for (int i = 0; i < VIEW_COUNT; i++)
-		s->views[i] = (struct view){views[i], true, views[i]->create()};
+		view_init(&s->views[i], views[i]);
 }
 
 struct prof_process *ui_current(struct session_screen *s)
@@ -145,32 +145,24 @@ void ui_samples_text(const struct session_screen *s, char *out, size_t n)
 void session_screen_free(struct session_screen *s)
 {
 	for (int i = 0; i < VIEW_COUNT; i++)
-		if (s->views[i].ops)
-			s->views[i].ops->destroy(s->views[i].priv);
+		view_free(&s->views[i]);
 	prof_merge_free(s->merged);
 	prof_recording_free(&s->model);
 	drop_narrow(s);
-}
-
-static void update_view(struct session_screen *s, struct view *v)
-{
-	v->dirty = false;
-	v->ops->update(v, s);
 }
 
 void session_screen_update_views(struct session_screen *s)
 {
 	for (int i = 0; i < VIEW_COUNT; i++)
 		s->views[i].dirty = true;
-	update_view(s, ui_shown_view(s));
+	view_update(ui_shown_view(s), s);
 }
 
 void session_screen_process_changed(struct session_screen *s)
 {
 	s->focus = UINT32_MAX;
 	for (int i = 0; i < VIEW_COUNT; i++)
-		if (s->views[i].ops->process_changed)
-			s->views[i].ops->process_changed(&s->views[i]);
+		view_process_changed(&s->views[i]);
 	session_screen_update_views(s);
 }
 
@@ -215,7 +207,7 @@ void session_screen_show(struct session_screen *s, enum view_id id)
 		return;
 	s->shown = id;
 	if (s->views[id].dirty)
-		update_view(s, &s->views[id]);
+		view_update(&s->views[id], s);
 }
 
 void session_screen_set_time(struct session_screen *s, enum prof_time t)
@@ -245,14 +237,10 @@ struct view *ui_shown_view(struct session_screen *s)
 
 bool session_screen_key(struct session_screen *s, int key)
 {
-	struct view *v = ui_shown_view(s);
-	return v->ops->key(v, s, key);
+	return view_key(ui_shown_view(s), s, key);
 }
 
 bool session_screen_click(struct session_screen *s, int y, int x)
 {
-	struct view *v = ui_shown_view(s);
-	if (v->ops->click)
-		return v->ops->click(v, s, y, x);
-	return v->ops->list && listview_click_screen(v->ops->list(v), y);
+	return view_click(ui_shown_view(s), s, y, x);
 }

@@ -3,7 +3,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "ui/session_screen.h"
 #include "util/xalloc.h"
@@ -15,7 +14,6 @@ struct caller_row {
 };
 
 struct callers {
-	struct listview lv;
 	uint32_t focus; /* the function counted for (the session's focus at the last update) */
 	struct caller_row *rows;
 	size_t nrows, rows_cap;
@@ -59,51 +57,37 @@ static void count_neighbours(void *ctx, const uint32_t *functions, size_t depth,
 	}
 }
 
-static void *create(void)
+static void init(void *priv)
 {
-	struct callers *v = xcalloc(1, sizeof *v);
-	v->lv.cols = columns;
-	v->lv.ncols = sizeof columns / sizeof *columns;
-	v->focus = UINT32_MAX;
-	return v;
+	((struct callers *)priv)->focus = UINT32_MAX;
 }
 
-static void destroy(void *priv)
+static void done(void *priv)
 {
-	struct callers *v = priv;
-	if (v)
-		free(v->rows);
-	free(v);
+	free(((struct callers *)priv)->rows);
 }
 
-static void update(struct view *view, struct session_screen *s)
+static void update(struct view_ctx *c)
 {
-	struct callers *v = view->priv;
-	struct prof_process *p = ui_samples(s);
-	if (v->focus != s->focus)
-		v->lv.cursor = v->lv.top = 0; /* another function: start at its first caller */
-	v->focus = s->focus;
+	struct callers *v = c->priv;
+	if (v->focus != c->s->focus)
+		c->v->lv.cursor = c->v->lv.top = 0; /* another function: start at its first caller */
+	v->focus = c->s->focus;
 	v->nrows = 0;
-	if (p && v->focus < p->nfunctions) {
-		prof_each_stack(p, count_neighbours, v);
+	if (c->p && v->focus < c->p->nfunctions) {
+		prof_each_stack(c->p, count_neighbours, v);
 		if (v->nrows)
 			qsort(v->rows, v->nrows, sizeof *v->rows, compare);
 	}
-	listview_set_rows(&v->lv, v->nrows);
+	view_set_rows(c->v, v->nrows);
 }
 
-struct cell_context {
-	struct callers *v;
-	struct prof_process *p;
-};
-
-static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
+static void cell(struct view_ctx *c, uint32_t item, int col, char *buf, size_t n)
 {
-	const struct cell_context *cc = ctx;
-	struct prof_process *p = cc->p;
-	const struct caller_row *r = &cc->v->rows[row];
-	uint32_t focus = cc->v->focus;
-	uint64_t focus_total = focus < p->nfunctions ? p->functions[focus].total : 0;
+	const struct callers *v = c->priv;
+	const struct prof_process *p = c->p;
+	const struct caller_row *r = &v->rows[item];
+	uint64_t focus_total = v->focus < p->nfunctions ? p->functions[v->focus].total : 0;
 	switch (col) {
 	case 0: snprintf(buf, n, "%s", r->callee ? "callee" : "caller"); break;
 	case 1: snprintf(buf, n, "%" PRIu64, r->count); break;
@@ -112,51 +96,46 @@ static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
 	}
 }
 
-static void draw(struct view *view, struct session_screen *s, struct canvas *c, int y, int height)
+/* The function in focus above its callers and callees. */
+static int header(struct view_ctx *c, struct canvas *cv, int y, int height)
 {
-	struct cell_context cc = {view->priv, ui_samples(s)};
-	struct prof_process *p = cc.p;
-	uint32_t focus = cc.v->focus;
-	char line[512];
+	(void)height;
+	const struct prof_process *p = c->p;
+	uint32_t focus = ((struct callers *)c->priv)->focus;
 	if (!p || focus >= p->nfunctions) {
-		canvas_text(c, y, 0, c->cols, UI_DIM, true, "no function chosen: press Enter on one in Functions");
-		return;
+		canvas_text(cv, y, 0, cv->cols, UI_DIM, true, "no function chosen: press Enter on one in Functions");
+		return -1;
 	}
+	char line[512];
 	snprintf(line, sizeof line, "%s: %" PRIu64 " samples, %" PRIu64 " in itself", p->functions[focus].name,
 		 p->functions[focus].total, p->functions[focus].self);
-	canvas_text(c, y, 0, c->cols, UI_HOT, true, line);
-	listview_draw(&cc.v->lv, c, y + 1, height - 1, cell, NULL, &cc);
+	canvas_text(cv, y, 0, cv->cols, UI_HOT, true, line);
+	return 1;
 }
 
-static bool key(struct view *view, struct session_screen *s, int k)
+/* Enter walks the graph to the function under the cursor; S shows its source. */
+static bool key(struct view_ctx *c, int k)
 {
-	struct callers *v = view->priv;
-	if (listview_key(&v->lv, k))
-		return true;
+	struct callers *v = c->priv;
+	uint32_t item;
+	bool row = view_selected(c->v, &item);
 	if (k == 'S') {
-		session_screen_show_source(s, v->lv.cursor < v->nrows ? v->rows[v->lv.cursor].function : v->focus);
+		session_screen_show_source(c->s, row ? v->rows[item].function : v->focus);
 		return true;
 	}
-	if ((k == '\n' || k == KEY_ENTER) && v->lv.cursor < v->nrows) {
-		s->focus = v->rows[v->lv.cursor].function; /* walk the graph */
-		update(view, s);
+	if ((k == '\n' || k == KEY_ENTER) && row) {
+		c->s->focus = v->rows[item].function;
+		view_update(c->v, c->s);
 		return true;
 	}
 	return false;
 }
 
-static struct listview *list(struct view *v)
-{
-	return &((struct callers *)v->priv)->lv;
-}
-
 const struct view_ops view_callers = {
 	.name = "Callers",
 	.title = "who calls the chosen function and what it calls: Enter moves there",
-	.create = create,
-	.destroy = destroy,
-	.update = update,
-	.draw = draw,
+	.private_size = sizeof(struct callers), .samples = true, .init = init, .done = done, .update = update,
+	VIEW_COLUMNS(columns),
+	.cell = cell, .header = header,
 	.key = key,
-	.list = list,
 };

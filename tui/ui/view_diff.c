@@ -14,7 +14,6 @@
 #include "util/xalloc.h"
 
 struct diff_view {
-	struct listview lv;
 	bool have_base;
 	struct prof_recording base;
 	struct prof_process *base_merged; /* the base's processes merged, when several */
@@ -25,14 +24,6 @@ struct diff_view {
 static const struct column columns[] = {
 	{"base%", 7, true}, {"now%", 7, true}, {"total +-", 9, true}, {"self +-", 8, true}, {"function", 0, false},
 };
-
-static void *create(void)
-{
-	struct diff_view *d = xcalloc(1, sizeof *d);
-	d->lv.cols = columns;
-	d->lv.ncols = sizeof columns / sizeof *columns;
-	return d;
-}
 
 static void drop_base(struct diff_view *d)
 {
@@ -47,24 +38,25 @@ static void drop_base(struct diff_view *d)
 	d->dir = NULL;
 }
 
-static void destroy(void *priv)
+static void done(void *priv)
 {
-	struct diff_view *d = priv;
-	if (d)
-		drop_base(d);
-	free(d);
+	drop_base(priv);
 }
 
-static void update(struct view *v, struct session_screen *s)
+static void update(struct view_ctx *c)
 {
-	struct diff_view *d = v->priv;
-	struct prof_process *p = ui_samples(s);
+	struct diff_view *d = c->priv;
 	prof_diff_free(&d->d);
-	if (d->have_base && p) {
+	if (d->have_base && c->p) {
 		struct prof_process *base = d->base_merged ? d->base_merged : d->base.procs[0];
-		prof_diff_build(&d->d, base, p);
+		prof_diff_build(&d->d, base, c->p);
 	}
-	listview_set_rows(&d->lv, d->d.nrows);
+}
+
+/* Its rows are the diff's, largest change first. */
+static size_t count(struct view_ctx *c)
+{
+	return ((struct diff_view *)c->priv)->d.nrows;
 }
 
 struct prof_process *view_diff_base(struct view *v, const char **dir)
@@ -94,14 +86,14 @@ int view_diff_compare(struct view *v, struct session_screen *s, const char *dir,
 	d->have_base = true;
 	d->dir = xstrdup(dir);
 	d->base_merged = d->base.nprocs > 1 ? prof_merge(&d->base, NULL) : NULL;
-	d->lv.cursor = d->lv.top = 0;
-	update(v, s);
+	v->lv.cursor = v->lv.top = 0;
+	view_update(v, s);
 	return 0;
 }
 
-static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
+static void cell(struct view_ctx *c, uint32_t item, int col, char *buf, size_t n)
 {
-	const struct diff_row *r = &((struct diff_view *)ctx)->d.rows[row];
+	const struct diff_row *r = &((struct diff_view *)c->priv)->d.rows[item];
 	switch (col) {
 	case 0: snprintf(buf, n, "%.2f", r->base.total_pct); break;
 	case 1: snprintf(buf, n, "%.2f", r->new_.total_pct); break;
@@ -112,47 +104,34 @@ static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
 }
 
 /* A change under half a point is noise at these sample counts. */
-static enum ui_style row_style(void *ctx, size_t row)
+static enum ui_style row_style(struct view_ctx *c, uint32_t item)
 {
-	const struct diff_row *r = &((struct diff_view *)ctx)->d.rows[row];
+	const struct diff_row *r = &((struct diff_view *)c->priv)->d.rows[item];
 	return r->delta_total_pct >= 0.5 ? UI_WARN : r->delta_total_pct <= -0.5 ? UI_GOOD : UI_NORMAL;
 }
 
-static void draw(struct view *v, struct session_screen *s, struct canvas *c, int y, int height)
+/* What is compared with what. */
+static int header(struct view_ctx *c, struct canvas *cv, int y, int height)
 {
-	(void)s;
-	struct diff_view *d = v->priv;
+	(void)height;
+	struct diff_view *d = c->priv;
 	if (!d->have_base) {
-		canvas_text(c, y, 1, c->cols - 1, UI_HEADER, false, "Nothing to compare with yet.");
-		canvas_text(c, y + 1, 1, c->cols - 1, UI_NORMAL, false,
+		canvas_text(cv, y, 1, cv->cols - 1, UI_HEADER, false, "Nothing to compare with yet.");
+		canvas_text(cv, y + 1, 1, cv->cols - 1, UI_NORMAL, false,
 			    "':diff DIR' compares the shown process with the session recorded in DIR.");
-		return;
+		return -1;
 	}
 	char head[600];
 	snprintf(head, sizeof head, "base %s: %" PRIu64 " samples; now: %" PRIu64 " samples (+: more time now)", d->dir,
 		 d->d.base_samples, d->d.new_samples);
-	canvas_text(c, y, 0, c->cols, UI_HEADER, true, head);
-	listview_draw(&d->lv, c, y + 1, height - 1, cell, row_style, d);
-}
-
-static bool key(struct view *v, struct session_screen *s, int k)
-{
-	(void)s;
-	return listview_key(&((struct diff_view *)v->priv)->lv, k);
-}
-
-static struct listview *list(struct view *v)
-{
-	return &((struct diff_view *)v->priv)->lv;
+	canvas_text(cv, y, 0, cv->cols, UI_HEADER, true, head);
+	return 1;
 }
 
 const struct view_ops view_diff = {
 	.name = "Diff",
 	.title = "the shown process against a recorded session (':diff DIR'): share of time, change in points",
-	.create = create,
-	.destroy = destroy,
-	.update = update,
-	.draw = draw,
-	.key = key,
-	.list = list,
+	.private_size = sizeof(struct diff_view), .samples = true, .done = done, .update = update,
+	VIEW_COLUMNS(columns), .count = count,
+	.cell = cell, .style = row_style, .header = header,
 };

@@ -11,26 +11,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ui/calltree.h"
 #include "ui/session_screen.h"
 #include "ui/view_diff.h"
 #include "ui/view_flame.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
 
-#define MAX_KIDS 256 /* callees laid out per frame; the lightest beyond are not drawn */
-
-struct flame_node {
-	uint32_t function; /* UINT32_MAX: the root */
-	uint32_t parent;
-	uint32_t first_child, next;
-	uint64_t total;
-	uint64_t base_total; /* the same path's samples in the base compared with (':diff') */
-	bool match; /* its name holds the search text */
-};
-
 struct flame {
-	struct flame_node *nodes; /* node 0 is the root; kept between updates */
-	size_t nnodes, cap;
+	struct calltree calls; /* kept between updates */
+	uint64_t *base;        /* by node: the same path's samples in the base compared with (':diff') */
+	bool *match;           /* by node: its name holds the search text */
+	size_t base_cap, match_cap;
 	uint32_t zoom;     /* the frame drawn across the whole width */
 	uint32_t selected; /* the frame under the cursor */
 	char search[128];
@@ -45,18 +37,6 @@ struct flame {
 };
 
 /* ---- the tree of frames ---- */
-
-static uint32_t child_of(struct flame *f, uint32_t node, uint32_t function)
-{
-	for (uint32_t c = f->nodes[node].first_child; c; c = f->nodes[c].next)
-		if (f->nodes[c].function == function)
-			return c;
-	xgrow(&f->nodes, &f->cap, f->nnodes + 1, sizeof *f->nodes);
-	uint32_t n = (uint32_t)f->nnodes++;
-	f->nodes[n] = (struct flame_node){function, node, 0, f->nodes[node].first_child, 0, 0, false};
-	f->nodes[node].first_child = n;
-	return n;
-}
 
 /* A block is a name: functions the model keeps apart but names alike (the
  * "[native]" of two modules) are one block, as in the folded stacks, and the
@@ -78,10 +58,10 @@ static void count_path(void *ctx, const uint32_t *functions, size_t depth, uint6
 {
 	struct flame *f = ctx;
 	uint32_t node = 0;
-	f->nodes[0].total += count;
+	f->calls.nodes[0].total += count;
 	for (size_t d = 0; d < depth; d++) {
-		node = child_of(f, node, functions[d] < f->nby_name ? f->by_name[functions[d]] : functions[d]);
-		f->nodes[node].total += count;
+		node = calltree_child(&f->calls, node, functions[d] < f->nby_name ? f->by_name[functions[d]] : functions[d]);
+		f->calls.nodes[node].total += count;
 	}
 }
 
@@ -99,13 +79,14 @@ static void count_base_path(void *ctx, const uint32_t *functions, size_t depth, 
 	struct base_count *b = ctx;
 	struct flame *f = b->f;
 	uint32_t node = 0;
-	f->nodes[0].base_total += count;
+	f->base[0] += count;
 	for (size_t d = 0; d < depth; d++) {
 		uint32_t fn = functions[d] < b->nfunctions ? b->to_shown[functions[d]] : UINT32_MAX;
 		if (fn == UINT32_MAX)
 			return;
-		node = child_of(f, node, fn);
-		f->nodes[node].base_total += count;
+		node = calltree_child(&f->calls, node, fn);
+		xgrow(&f->base, &f->base_cap, f->calls.n, sizeof *f->base);
+		f->base[node] += count;
 	}
 }
 
@@ -120,38 +101,12 @@ static void count_base(struct flame *f, const struct strmap *names, const struct
 	struct base_count b = {f, to_shown, base->nfunctions};
 	prof_each_stack(base, count_base_path, &b);
 	free(to_shown);
-	f->base_root = f->nodes[0].base_total;
-}
-
-/* A frame's callees with samples, heaviest first (the order they are drawn in). */
-static size_t kids_of(const struct flame *f, uint32_t node, uint32_t *kids)
-{
-	size_t n = 0;
-	for (uint32_t c = f->nodes[node].first_child; c && n < MAX_KIDS; c = f->nodes[c].next)
-		if (f->nodes[c].total)
-			kids[n++] = c;
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && f->nodes[kids[j]].total > f->nodes[kids[j - 1]].total; j--) {
-			uint32_t t = kids[j];
-			kids[j] = kids[j - 1];
-			kids[j - 1] = t;
-		}
-	return n;
-}
-
-static bool inside(const struct flame *f, uint32_t node, uint32_t ancestor)
-{
-	for (;; node = f->nodes[node].parent) {
-		if (node == ancestor)
-			return true;
-		if (!node)
-			return false;
-	}
+	f->base_root = f->base[0];
 }
 
 /* ---- names and colours ---- */
 
-static const char *full_name(const struct prof_process *p, const struct flame_node *n)
+static const char *full_name(const struct prof_process *p, const struct calltree_node *n)
 {
 	if (n->function == UINT32_MAX)
 		return "all";
@@ -189,49 +144,41 @@ static enum ui_style namespace_style(const char *name)
 
 /* ---- the view ---- */
 
-static void *create(void)
-{
-	return xcalloc(1, sizeof(struct flame));
-}
-
-static void destroy(void *priv)
+static void done(void *priv)
 {
 	struct flame *f = priv;
-	if (f) {
-		free(f->nodes);
-		free(f->by_name);
-	}
-	free(f);
+	calltree_free(&f->calls);
+	free(f->base);
+	free(f->match);
+	free(f->by_name);
 }
 
-static void process_changed(struct view *v)
+static void process_changed(void *priv)
 {
-	struct flame *f = v->priv;
-	f->nnodes = 0; /* another process: another graph */
+	struct flame *f = priv;
+	f->calls.n = 0; /* another process: another graph */
 	f->zoom = f->selected = 0;
 }
 
 static void mark_matches(struct flame *f, const struct prof_process *p)
 {
 	f->matches = 0;
-	for (size_t i = 0; i < f->nnodes; i++) {
-		f->nodes[i].match = f->search[0] && f->nodes[i].total && strstr(full_name(p, &f->nodes[i]), f->search);
-		f->matches += f->nodes[i].match;
+	xgrow(&f->match, &f->match_cap, f->calls.n, sizeof *f->match);
+	for (size_t i = 0; i < f->calls.n; i++) {
+		const struct calltree_node *n = &f->calls.nodes[i];
+		f->match[i] = f->search[0] && n->total && strstr(full_name(p, n), f->search);
+		f->matches += f->match[i];
 	}
 }
 
-static void update(struct view *v, struct session_screen *s)
+static void update(struct view_ctx *c)
 {
-	struct flame *f = v->priv;
-	struct prof_process *p = ui_samples(s);
-	if (!f->nnodes) {
-		xgrow(&f->nodes, &f->cap, 1, sizeof *f->nodes);
-		f->nodes[0] = (struct flame_node){UINT32_MAX, 0, 0, 0, 0, false};
-		f->nnodes = 1;
-	}
-	for (size_t i = 0; i < f->nnodes; i++)
-		f->nodes[i].total = f->nodes[i].base_total = 0;
-	struct prof_process *base = view_diff_base(&s->views[VIEW_DIFF], &f->base_dir);
+	struct flame *f = c->priv;
+	struct prof_process *p = c->p;
+	calltree_recount(&f->calls);
+	if (f->base)
+		memset(f->base, 0, f->base_cap * sizeof *f->base);
+	struct prof_process *base = view_diff_base(&c->s->views[VIEW_DIFF], &f->base_dir);
 	f->diff = base && p && !f->plain;
 	f->base_root = 0;
 	if (!p)
@@ -239,6 +186,7 @@ static void update(struct view *v, struct session_screen *s)
 	struct strmap names;
 	index_names(f, p, &names);
 	prof_each_stack(p, count_path, f);
+	xgrow(&f->base, &f->base_cap, f->calls.n, sizeof *f->base); /* a base count for every node (xgrow zeroes) */
 	if (f->diff)
 		count_base(f, &names, base);
 	strmap_free(&names);
@@ -246,10 +194,11 @@ static void update(struct view *v, struct session_screen *s)
 }
 
 /* How a frame's share of all samples moved against the base, in points. */
-static double change_points(const struct flame *f, const struct flame_node *n)
+static double change_points(const struct flame *f, uint32_t node)
 {
-	double now = f->nodes[0].total ? 100.0 * (double)n->total / (double)f->nodes[0].total : 0.0;
-	double then = f->base_root ? 100.0 * (double)n->base_total / (double)f->base_root : 0.0;
+	const struct calltree_node *root = &f->calls.nodes[0];
+	double now = root->total ? 100.0 * (double)f->calls.nodes[node].total / (double)root->total : 0.0;
+	double then = f->base_root ? 100.0 * (double)f->base[node] / (double)f->base_root : 0.0;
 	return now - then;
 }
 
@@ -301,15 +250,15 @@ static int column_of(const struct layout *l, uint64_t samples)
  * below it, side by side. */
 static void draw_node(const struct layout *l, uint32_t node, uint64_t start, int depth)
 {
-	const struct flame_node *n = &l->f->nodes[node];
+	const struct calltree_node *n = &l->f->calls.nodes[node];
 	int x0 = column_of(l, start), x1 = column_of(l, start + n->total);
 	if (depth >= l->rows || x1 <= x0)
 		return;
 	int y = l->top + depth, width = x1 - x0;
 	const char *name = full_name(l->p, n);
-	enum ui_style by_change = l->f->diff ? change_style(change_points(l->f, n)) : UI_NORMAL;
+	enum ui_style by_change = l->f->diff ? change_style(change_points(l->f, node)) : UI_NORMAL;
 	enum ui_style style = node == l->f->selected ? UI_SELECTED
-			      : n->match		 ? UI_HOT
+			      : l->f->match[node]	 ? UI_HOT
 			      : l->f->diff		 ? by_change
 						 : namespace_style(name);
 	canvas_fill(l->c, y, x0, width, style);
@@ -318,11 +267,11 @@ static void draw_node(const struct layout *l, uint32_t node, uint64_t start, int
 	canvas_text(l->c, y, x0 + used, width - 1 - used, style, false, short_name(name));
 	/* the block's right edge, so blocks stay apart without colour */
 	canvas_text(l->c, y, x1 - 1, 1, style, false, l->c->ascii ? "|" : "\u2595");
-	uint32_t kids[MAX_KIDS];
-	size_t nkids = kids_of(l->f, node, kids);
+	uint32_t kids[CALLTREE_KIDS_MAX];
+	size_t nkids = calltree_kids(&l->f->calls, node, kids);
 	for (size_t i = 0; i < nkids; i++) {
 		draw_node(l, kids[i], start, depth + 1);
-		start += l->f->nodes[kids[i]].total;
+		start += l->f->calls.nodes[kids[i]].total;
 	}
 }
 
@@ -331,7 +280,7 @@ static void breadcrumb(const struct flame *f, const struct prof_process *p, bool
 {
 	uint32_t path[64];
 	size_t depth = 0;
-	for (uint32_t node = f->zoom; depth < 64; node = f->nodes[node].parent) {
+	for (uint32_t node = f->zoom; depth < 64; node = f->calls.nodes[node].parent) {
 		path[depth++] = node;
 		if (!node)
 			break;
@@ -340,20 +289,20 @@ static void breadcrumb(const struct flame *f, const struct prof_process *p, bool
 	out[0] = 0;
 	for (size_t i = depth; i-- > 0 && len < n;)
 		len += (size_t)snprintf(out + len, n - len, "%s%s", i + 1 == depth ? "" : ascii ? " > " : " \u203a ",
-					short_name(full_name(p, &f->nodes[path[i]])));
+					short_name(full_name(p, &f->calls.nodes[path[i]])));
 }
 
-static void draw(struct view *v, struct session_screen *s, struct canvas *c, int y, int height)
+static void draw(struct view_ctx *vc, struct canvas *c, int y, int height)
 {
-	struct flame *f = v->priv;
-	struct prof_process *p = ui_samples(s);
-	if (!p || f->nnodes < 2 || !f->nodes[0].total) {
+	struct flame *f = vc->priv;
+	struct prof_process *p = vc->p;
+	if (!p || f->calls.n < 2 || !f->calls.nodes[0].total) {
 		canvas_text(c, y, 1, c->cols - 1, UI_DIM, false, "no samples yet");
 		return;
 	}
-	if (f->zoom >= f->nnodes || !f->nodes[f->zoom].total)
+	if (f->zoom >= f->calls.n || !f->calls.nodes[f->zoom].total)
 		f->zoom = 0;
-	if (f->selected >= f->nnodes || !inside(f, f->selected, f->zoom))
+	if (f->selected >= f->calls.n || !calltree_inside(&f->calls, f->selected, f->zoom))
 		f->selected = f->zoom;
 	char line[1024];
 	breadcrumb(f, p, c->ascii, line, sizeof line);
@@ -363,19 +312,19 @@ static void draw(struct view *v, struct session_screen *s, struct canvas *c, int
 			 c->color ? "red grew, blue shrank" : "+ grew, - shrank");
 	}
 	canvas_text(c, y, 0, c->cols, UI_HEADER, true, line);
-	struct layout l = {f, p, c, y + 1, height - 2, f->nodes[f->zoom].total};
+	struct layout l = {f, p, c, y + 1, height - 2, f->calls.nodes[f->zoom].total};
 	f->top = l.top, f->rows = l.rows, f->cols = c->cols;
 	if (l.rows > 0)
 		draw_node(&l, f->zoom, 0, 0);
 	if (height < 2)
 		return;
-	const struct flame_node *sel = &f->nodes[f->selected];
+	const struct calltree_node *sel = &f->calls.nodes[f->selected];
 	int len = snprintf(line, sizeof line, "%s: %" PRIu64 " samples, %.1f%% of all", full_name(p, sel), sel->total,
-			   100.0 * (double)sel->total / (double)f->nodes[0].total);
+			   100.0 * (double)sel->total / (double)f->calls.nodes[0].total);
 	if (f->diff && len > 0 && (size_t)len < sizeof line)
 		len += snprintf(line + len, sizeof line - (size_t)len, "; base %.1f%% (%+.1f points)",
-				f->base_root ? 100.0 * (double)sel->base_total / (double)f->base_root : 0.0,
-				change_points(f, sel));
+				f->base_root ? 100.0 * (double)f->base[f->selected] / (double)f->base_root : 0.0,
+				change_points(f, f->selected));
 	if (f->search[0] && len > 0 && (size_t)len < sizeof line)
 		snprintf(line + len, sizeof line - (size_t)len, "  (%zu frame%s match '%s')", f->matches,
 			 f->matches == 1 ? "" : "s", f->search);
@@ -387,8 +336,8 @@ static void move_sideways(struct flame *f, int dir)
 {
 	if (f->selected == f->zoom)
 		return;
-	uint32_t kids[MAX_KIDS];
-	size_t n = kids_of(f, f->nodes[f->selected].parent, kids);
+	uint32_t kids[CALLTREE_KIDS_MAX];
+	size_t n = calltree_kids(&f->calls, f->calls.nodes[f->selected].parent, kids);
 	for (size_t i = 0; i < n; i++)
 		if (kids[i] == f->selected) {
 			if (dir > 0 && i + 1 < n)
@@ -399,22 +348,21 @@ static void move_sideways(struct flame *f, int dir)
 		}
 }
 
-static bool key(struct view *v, struct session_screen *s, int k)
+static bool key(struct view_ctx *c, int k)
 {
-	struct flame *f = v->priv;
-	uint32_t kids[MAX_KIDS];
-	(void)s;
-	if (f->nnodes < 2)
+	struct flame *f = c->priv;
+	uint32_t kids[CALLTREE_KIDS_MAX];
+	if (f->calls.n < 2)
 		return false;
 	switch (k) {
 	case KEY_UP:
 	case 'k':
 		if (f->selected != f->zoom)
-			f->selected = f->nodes[f->selected].parent;
+			f->selected = f->calls.nodes[f->selected].parent;
 		return true;
 	case KEY_DOWN:
 	case 'j':
-		if (kids_of(f, f->selected, kids))
+		if (calltree_kids(&f->calls, f->selected, kids))
 			f->selected = kids[0];
 		return true;
 	case KEY_LEFT:
@@ -432,7 +380,7 @@ static bool key(struct view *v, struct session_screen *s, int k)
 	case '\b':
 	case 'u':
 		if (f->zoom)
-			f->zoom = f->nodes[f->zoom].parent;
+			f->zoom = f->calls.nodes[f->zoom].parent;
 		return true;
 	}
 	return false;
@@ -442,29 +390,28 @@ static bool key(struct view *v, struct session_screen *s, int k)
  * samples start), as draw_node lays them out; UINT32_MAX when none. */
 static uint32_t frame_at(const struct flame *f, uint32_t node, uint64_t start, int depth, int x)
 {
-	uint64_t scale = f->nodes[f->zoom].total;
-	int x0 = column_at(start, f->cols, scale), x1 = column_at(start + f->nodes[node].total, f->cols, scale);
+	uint64_t scale = f->calls.nodes[f->zoom].total;
+	int x0 = column_at(start, f->cols, scale), x1 = column_at(start + f->calls.nodes[node].total, f->cols, scale);
 	if (x < x0 || x >= x1)
 		return UINT32_MAX;
 	if (!depth)
 		return node;
-	uint32_t kids[MAX_KIDS];
-	size_t n = kids_of(f, node, kids);
+	uint32_t kids[CALLTREE_KIDS_MAX];
+	size_t n = calltree_kids(&f->calls, node, kids);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t hit = frame_at(f, kids[i], start, depth - 1, x);
 		if (hit != UINT32_MAX)
 			return hit;
-		start += f->nodes[kids[i]].total;
+		start += f->calls.nodes[kids[i]].total;
 	}
 	return UINT32_MAX;
 }
 
 /* A click selects the frame under it. */
-static bool click(struct view *v, struct session_screen *s, int y, int x)
+static bool click(struct view_ctx *c, int y, int x)
 {
-	struct flame *f = v->priv;
-	(void)s;
-	if (f->nnodes < 2 || !f->cols || f->zoom >= f->nnodes || !f->nodes[f->zoom].total || y < f->top ||
+	struct flame *f = c->priv;
+	if (f->calls.n < 2 || !f->cols || f->zoom >= f->calls.n || !f->calls.nodes[f->zoom].total || y < f->top ||
 	    y >= f->top + f->rows)
 		return false;
 	uint32_t hit = frame_at(f, f->zoom, 0, y - f->top, x);
@@ -476,34 +423,35 @@ static bool click(struct view *v, struct session_screen *s, int y, int x)
 
 /* Marks the frames whose name holds text and selects the first, heaviest
  * first from the root; zooms out when it lies outside the zoomed frame. */
-static void search(struct view *v, struct session_screen *s, const char *text)
+static void search(struct view_ctx *c, const char *text)
 {
-	struct flame *f = v->priv;
-	struct prof_process *p = ui_samples(s);
+	struct flame *f = c->priv;
+	struct session_screen *s = c->s;
+	struct prof_process *p = c->p;
 	snprintf(f->search, sizeof f->search, "%s", text);
 	if (!p)
 		return;
 	mark_matches(f, p);
-	if (!f->search[0] || f->nnodes < 2) {
+	if (!f->search[0] || f->calls.n < 2) {
 		session_screen_message(s, false, f->search[0] ? "no samples yet" : "no search");
 		return;
 	}
 	/* depth first, in drawing order */
-	uint32_t *stack = NULL, kids[MAX_KIDS];
+	uint32_t *stack = NULL, kids[CALLTREE_KIDS_MAX];
 	size_t depth = 0, cap = 0;
 	xgrow(&stack, &cap, 1, sizeof *stack);
 	stack[depth++] = 0;
 	while (depth) {
 		uint32_t node = stack[--depth];
-		if (f->nodes[node].match) {
+		if (f->match[node]) {
 			f->selected = node;
-			if (!inside(f, node, f->zoom))
+			if (!calltree_inside(&f->calls, node, f->zoom))
 				f->zoom = 0;
 			free(stack);
 			session_screen_message(s, false, "%zu frame%s match '%s'", f->matches, f->matches == 1 ? "" : "s", f->search);
 			return;
 		}
-		size_t n = kids_of(f, node, kids);
+		size_t n = calltree_kids(&f->calls, node, kids);
 		xgrow(&stack, &cap, depth + n, sizeof *stack);
 		for (size_t i = n; i-- > 0;)
 			stack[depth++] = kids[i];
@@ -521,12 +469,8 @@ void view_flame_by_change(struct view *v, bool by_change)
 const struct view_ops view_flame = {
 	.name = "Flame",
 	.title = "the flame graph, root on top: arrows move, Enter zooms in, u zooms out, / searches",
-	.create = create,
-	.destroy = destroy,
-	.update = update,
-	.draw = draw,
-	.key = key,
+	.private_size = sizeof(struct flame), .samples = true, .done = done, .update = update,
 	.process_changed = process_changed,
-	.click = click,
-	.search = search,
+	.draw = draw,
+	.key = key, .click = click, .search = search,
 };

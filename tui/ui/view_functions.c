@@ -2,35 +2,42 @@
 #include <curses.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ui/session_screen.h"
-#include "util/xalloc.h"
 
 enum functions_sort { SORT_SELF, SORT_TOTAL, SORT_NAME };
-
-struct functions {
-	struct listview lv;
-	enum functions_sort sort;
-	uint32_t *rows; /* function indexes, sorted */
-	size_t nrows, rows_cap;
-};
 
 static const struct column columns[] = {
 	{"self%", 6, true}, {"total%", 6, true}, {"self", 8, true}, {"total", 8, true}, {"function", 0, false},
 };
+static const char *const sorts[] = {"self", "total", "name", NULL};
 
-struct sort_context {
-	const struct prof_function *fns;
-	enum functions_sort sort;
-};
-
-static int compare(const void *a, const void *b, void *ctx)
+static void update(struct view_ctx *c)
 {
-	const struct sort_context *sc = ctx;
-	const struct prof_function *x = &sc->fns[*(const uint32_t *)a], *y = &sc->fns[*(const uint32_t *)b];
-	switch (sc->sort) {
+	if (c->p)
+		prof_compute(c->p);
+}
+
+static size_t count(struct view_ctx *c)
+{
+	return c->p->nfunctions;
+}
+
+static bool keep(struct view_ctx *c, uint32_t item)
+{
+	return c->p->functions[item].total != 0;
+}
+
+static bool match(struct view_ctx *c, uint32_t item, const char *filter)
+{
+	return strstr(c->p->functions[item].name, filter) != NULL;
+}
+
+static int compare(struct view_ctx *c, uint32_t a, uint32_t b)
+{
+	const struct prof_function *x = &c->p->functions[a], *y = &c->p->functions[b];
+	switch ((enum functions_sort)c->v->sort) {
 	case SORT_TOTAL:
 		if (x->total != y->total)
 			return x->total > y->total ? -1 : 1;
@@ -47,49 +54,10 @@ static int compare(const void *a, const void *b, void *ctx)
 	return strcmp(x->name, y->name);
 }
 
-static void *create(void)
+static void cell(struct view_ctx *c, uint32_t item, int col, char *buf, size_t n)
 {
-	struct functions *f = xcalloc(1, sizeof *f);
-	f->lv.cols = columns;
-	f->lv.ncols = sizeof columns / sizeof *columns;
-	return f;
-}
-
-static void destroy(void *priv)
-{
-	struct functions *f = priv;
-	if (f)
-		free(f->rows);
-	free(f);
-}
-
-static void update(struct view *v, struct session_screen *s)
-{
-	struct functions *f = v->priv;
-	struct prof_process *p = ui_samples(s);
-	f->nrows = 0;
-	if (p) {
-		prof_compute(p);
-		xgrow(&f->rows, &f->rows_cap, p->nfunctions + 1, sizeof *f->rows);
-		for (size_t i = 0; i < p->nfunctions; i++)
-			if (p->functions[i].total && (!s->filter[0] || strstr(p->functions[i].name, s->filter)))
-				f->rows[f->nrows++] = (uint32_t)i;
-		struct sort_context sc = {p->functions, f->sort};
-		qsort_r(f->rows, f->nrows, sizeof *f->rows, compare, &sc);
-	}
-	listview_set_rows(&f->lv, f->nrows);
-}
-
-struct cell_context {
-	struct functions *f;
-	struct prof_process *p;
-};
-
-static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
-{
-	const struct cell_context *cc = ctx;
-	const struct prof_function *f = &cc->p->functions[cc->f->rows[row]];
-	double all = cc->p->samples ? (double)cc->p->samples : 1.0;
+	const struct prof_function *f = &c->p->functions[item];
+	double all = c->p->samples ? (double)c->p->samples : 1.0;
 	switch (col) {
 	case 0: snprintf(buf, n, "%.1f", 100.0 * (double)f->self / all); break;
 	case 1: snprintf(buf, n, "%.1f", 100.0 * (double)f->total / all); break;
@@ -99,51 +67,33 @@ static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
 	}
 }
 
-static void draw(struct view *v, struct session_screen *s, struct canvas *c, int y, int height)
+/* Enter: the callers of the function under the cursor; S: its source. */
+static bool key(struct view_ctx *c, int k)
 {
-	struct cell_context cc = {v->priv, ui_samples(s)};
-	listview_draw(&cc.f->lv, c, y, height, cell, NULL, &cc);
-}
-
-static bool key(struct view *v, struct session_screen *s, int k)
-{
-	struct functions *f = v->priv;
-	if (listview_key(&f->lv, k))
-		return true;
+	uint32_t function;
+	bool row = view_selected(c->v, &function);
 	switch (k) {
-	case 's':
-		f->sort = (f->sort + 1) % 3;
-		update(v, s);
-		session_screen_message(s, false, "sorted by %s", f->sort == SORT_SELF ? "self" : f->sort == SORT_TOTAL ? "total" : "name");
-		return true;
 	case 'S':
-		if (f->lv.cursor < f->nrows)
-			session_screen_show_source(s, f->rows[f->lv.cursor]);
+		if (row)
+			session_screen_show_source(c->s, function);
 		return true;
 	case '\n':
 	case KEY_ENTER:
-		if (f->lv.cursor < f->nrows) {
-			s->focus = f->rows[f->lv.cursor];
-			s->views[VIEW_CALLERS].dirty = true;
-			session_screen_show(s, VIEW_CALLERS);
+		if (row) {
+			c->s->focus = function;
+			c->s->views[VIEW_CALLERS].dirty = true;
+			session_screen_show(c->s, VIEW_CALLERS);
 		}
 		return true;
 	}
 	return false;
 }
 
-static struct listview *list(struct view *v)
-{
-	return &((struct functions *)v->priv)->lv;
-}
-
 const struct view_ops view_functions = {
 	.name = "Functions",
 	.title = "where time goes: self and total per function",
-	.create = create,
-	.destroy = destroy,
-	.update = update,
-	.draw = draw,
+	.samples = true, .update = update,
+	VIEW_COLUMNS(columns), .count = count, .keep = keep, .match = match, .compare = compare, .sorts = sorts,
+	.cell = cell,
 	.key = key,
-	.list = list,
 };

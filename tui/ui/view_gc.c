@@ -1,14 +1,10 @@
 /* Garbage collections: strip charts of pause times and heap size per
  * collection over the table of collections (generation, reason, type, pause,
  * heap per generation after it). */
-#include <curses.h>
 #include <inttypes.h>
 #include <stdio.h>
 
-#include <stdlib.h>
-
 #include "ui/session_screen.h"
-#include "util/xalloc.h"
 
 static const struct column columns[] = {
 	{"time s", 9, true},   {"gen", 3, true},     {"reason", 18, false},  {"type", 10, false}, {"pause ms", 9, true},
@@ -24,35 +20,15 @@ static uint64_t heap_after(const struct prof_gc *g)
 	return sum;
 }
 
-static void *create(void)
+/* Its rows are the process's collections. */
+static size_t count(struct view_ctx *c)
 {
-	struct listview *lv = xcalloc(1, sizeof *lv); /* its rows are the process's collections */
-	lv->cols = columns;
-	lv->ncols = sizeof columns / sizeof *columns;
-	lv->follow = true;
-	return lv;
+	return c->p->ngcs;
 }
 
-static void destroy(void *priv)
+static void cell(struct view_ctx *c, uint32_t item, int col, char *buf, size_t n)
 {
-	free(priv);
-}
-
-static struct listview *list(struct view *v)
-{
-	return v->priv;
-}
-
-static void update(struct view *v, struct session_screen *s)
-{
-	struct prof_process *p = ui_current(s);
-	listview_set_rows(list(v), p ? p->ngcs : 0);
-}
-
-static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
-{
-	const struct prof_process *p = ctx;
-	const struct prof_gc *g = &p->gcs[row];
+	const struct prof_gc *g = &c->p->gcs[item];
 	switch (col) {
 	case 0: snprintf(buf, n, "%.3f", (double)g->start_us / 1e6); break;
 	case 1: snprintf(buf, n, "%u", g->generation); break;
@@ -64,10 +40,9 @@ static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
 	}
 }
 
-static enum ui_style style(void *ctx, size_t row)
+static enum ui_style style(struct view_ctx *c, uint32_t item)
 {
-	const struct prof_process *p = ctx;
-	return p->gcs[row].generation >= 2 ? UI_HOT : UI_NORMAL;
+	return c->p->gcs[item].generation >= 2 ? UI_HOT : UI_NORMAL;
 }
 
 /* One cell per collection, the newest at the right edge. */
@@ -99,36 +74,26 @@ static uint64_t pause_of(const struct prof_gc *g)
 	return g->pause_us;
 }
 
-static void draw(struct view *v, struct session_screen *s, struct canvas *c, int y, int height)
+/* The strip charts, where there is room for them. */
+static int header(struct view_ctx *c, struct canvas *cv, int y, int height)
 {
-	struct prof_process *p = ui_current(s);
+	const struct prof_process *p = c->p;
 	if (!p || !p->ngcs) {
-		canvas_text(c, y, 1, c->cols - 1, UI_HEADER, false, "No garbage collection recorded yet.");
-		canvas_text(c, y + 1, 1, c->cols - 1, UI_NORMAL, false,
+		canvas_text(cv, y, 1, cv->cols - 1, UI_HEADER, false, "No garbage collection recorded yet.");
+		canvas_text(cv, y + 1, 1, cv->cols - 1, UI_NORMAL, false,
 			    "GC events are recorded while the gc event kind is on (G toggles it).");
-		return;
+		return -1;
 	}
-	int charts = height >= 8 ? 2 : 0;
-	if (charts) {
-		strip(c, y, "pause max", p, pause_of, " ms", 1000.0);
-		strip(c, y + 1, "heap max", p, heap_after, " MiB", 1048576.0);
-	}
-	listview_draw(list(v), c, y + charts, height - charts, cell, style, p);
-}
-
-static bool key(struct view *v, struct session_screen *s, int k)
-{
-	(void)s;
-	return listview_key(list(v), k);
+	if (height < 8)
+		return 0;
+	strip(cv, y, "pause max", p, pause_of, " ms", 1000.0);
+	strip(cv, y + 1, "heap max", p, heap_after, " MiB", 1048576.0);
+	return 2;
 }
 
 const struct view_ops view_gc = {
 	.name = "GC",
 	.title = "garbage collections: pauses, generations, heap sizes",
-	.create = create,
-	.destroy = destroy,
-	.update = update,
-	.draw = draw,
-	.key = key,
-	.list = list,
+	VIEW_COLUMNS(columns), .follow = true, .count = count,
+	.cell = cell, .style = style, .header = header,
 };

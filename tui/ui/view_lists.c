@@ -2,73 +2,34 @@
 #include <curses.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "profile/merge.h"
 #include "ui/session_screen.h"
-#include "util/xalloc.h"
-
-/* Both views are a bare list: its rows index the model directly. */
-static void *create_list(const struct column *cols, int ncols)
-{
-	struct listview *lv = xcalloc(1, sizeof *lv);
-	lv->cols = cols;
-	lv->ncols = ncols;
-	return lv;
-}
-
-static void destroy_list(void *priv)
-{
-	free(priv);
-}
-
-static struct listview *list(struct view *v)
-{
-	return v->priv;
-}
 
 /* ---- Threads ---- */
 
 /* Like top -H: CPU % over the last clock readings (about a second), CPU
  * time so far, what the thread was doing at its latest sample, and its
  * samples of the time shown; busiest first. */
-struct threads {
-	struct listview lv;
-	uint32_t *rows; /* thread references, sorted */
-	size_t nrows, rows_cap;
-};
-
 static const struct column thread_columns[] = {
 	{"cpu%", 6, true}, {"cpu s", 8, true}, {"state", 8, false}, {"samples", 9, true},
 	{"share%", 7, true}, {"os tid", 8, true}, {"name", 0, false},
 };
 
-static void *threads_create(void)
+static size_t threads_count(struct view_ctx *c)
 {
-	struct threads *t = xcalloc(1, sizeof *t);
-	t->lv.cols = thread_columns;
-	t->lv.ncols = sizeof thread_columns / sizeof *thread_columns;
-	return t;
+	return c->p->nthreads;
 }
 
-static void threads_destroy(void *priv)
+static bool thread_kept(struct view_ctx *c, uint32_t item)
 {
-	struct threads *t = priv;
-	if (t)
-		free(t->rows);
-	free(t);
+	(void)c;
+	return item != 0; /* references start at 1 */
 }
 
-static struct listview *threads_list(struct view *v)
+static int by_cpu(struct view_ctx *c, uint32_t a, uint32_t b)
 {
-	return &((struct threads *)v->priv)->lv;
-}
-
-static int by_cpu(const void *a, const void *b, void *ctx)
-{
-	const struct prof_process *p = ctx;
-	const struct prof_thread *x = &p->threads[*(const uint32_t *)a], *y = &p->threads[*(const uint32_t *)b];
+	const struct prof_thread *x = &c->p->threads[a], *y = &c->p->threads[b];
 	double cx = prof_thread_cpu_percent(x), cy = prof_thread_cpu_percent(y);
 	if (cx != cy)
 		return cx > cy ? -1 : 1;
@@ -76,34 +37,19 @@ static int by_cpu(const void *a, const void *b, void *ctx)
 		return x->cpu_ns > y->cpu_ns ? -1 : 1;
 	if (x->samples != y->samples)
 		return x->samples > y->samples ? -1 : 1;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+	return a < b ? -1 : 1;
 }
 
-static void threads_update(struct view *v, struct session_screen *s)
+/* The thread whose samples the sample views count (0: all). */
+static bool chosen(struct view_ctx *c, const struct prof_thread *t)
 {
-	struct threads *t = v->priv;
-	struct prof_process *p = ui_current(s);
-	t->nrows = 0;
-	for (size_t i = 1; p && i < p->nthreads; i++) { /* references start at 1 */
-		xgrow(&t->rows, &t->rows_cap, t->nrows + 1, sizeof *t->rows);
-		t->rows[t->nrows++] = (uint32_t)i;
-	}
-	if (t->nrows)
-		qsort_r(t->rows, t->nrows, sizeof *t->rows, by_cpu, p);
-	listview_set_rows(&t->lv, t->nrows);
+	return t->os_tid && t->os_tid == c->s->samples.os_tid;
 }
 
-struct thread_cells {
-	struct threads *t;
-	struct prof_process *p;
-	uint32_t chosen; /* the os tid the sample views count (0: all) */
-};
-
-static void thread_cell(void *ctx, size_t row, int col, char *buf, size_t n)
+static void thread_cell(struct view_ctx *c, uint32_t item, int col, char *buf, size_t n)
 {
-	const struct thread_cells *tc = ctx;
-	struct prof_process *p = tc->p;
-	const struct prof_thread *t = &p->threads[tc->t->rows[row]];
+	const struct prof_process *p = c->p;
+	const struct prof_thread *t = &p->threads[item];
 	uint64_t all = 0;
 	for (int k = 0; k < PROF_STATES; k++)
 		all += t->states[k];
@@ -119,56 +65,46 @@ static void thread_cell(void *ctx, size_t row, int col, char *buf, size_t n)
 	case 3: snprintf(buf, n, "%" PRIu64, t->samples); break;
 	case 4: snprintf(buf, n, "%.1f", p->samples ? 100.0 * (double)t->samples / (double)p->samples : 0.0); break;
 	case 5: snprintf(buf, n, "%u", t->os_tid); break;
-	default: /* '*': the thread whose samples the views count */
-		snprintf(buf, n, "%s%s", t->os_tid && t->os_tid == tc->chosen ? "* " : "", t->name ? t->name : "");
-		break;
+	default: snprintf(buf, n, "%s%s", chosen(c, t) ? "* " : "", t->name ? t->name : ""); break;
 	}
 }
 
-static enum ui_style thread_style(void *ctx, size_t row)
+static enum ui_style thread_style(struct view_ctx *c, uint32_t item)
 {
-	const struct thread_cells *tc = ctx;
-	const struct prof_thread *t = &tc->p->threads[tc->t->rows[row]];
-	if (t->os_tid && t->os_tid == tc->chosen)
+	const struct prof_thread *t = &c->p->threads[item];
+	if (chosen(c, t))
 		return UI_GOOD;
 	return prof_thread_cpu_percent(t) >= 50.0 ? UI_HOT : UI_NORMAL;
 }
 
-static void threads_draw(struct view *v, struct session_screen *s, struct canvas *c, int y, int height)
+/* Nothing at all without a process. */
+static int threads_header(struct view_ctx *c, struct canvas *cv, int y, int height)
 {
-	struct thread_cells tc = {v->priv, ui_current(s), s->samples.os_tid};
-	if (!tc.p)
-		return;
-	listview_draw(&tc.t->lv, c, y, height, thread_cell, thread_style, &tc);
+	(void)cv, (void)y, (void)height;
+	return c->p ? 0 : -1;
 }
 
 /* Enter counts only the samples of the thread under the cursor in every
  * sample view; Enter on it again counts every thread's. */
-static bool threads_key(struct view *v, struct session_screen *s, int k)
+static bool threads_key(struct view_ctx *c, int k)
 {
-	struct threads *t = v->priv;
-	struct prof_process *p = ui_current(s);
-	if ((k == '\n' || k == KEY_ENTER) && p && t->lv.cursor < t->nrows) {
-		const struct prof_thread *th = &p->threads[t->rows[t->lv.cursor]];
-		struct prof_filter f = s->samples;
-		f.os_tid = th->os_tid == s->samples.os_tid ? 0 : th->os_tid;
-		session_screen_set_samples(s, &f);
-		return true;
-	}
-	return listview_key(threads_list(v), k);
+	uint32_t item;
+	if ((k != '\n' && k != KEY_ENTER) || !c->p || !view_selected(c->v, &item))
+		return false;
+	const struct prof_thread *th = &c->p->threads[item];
+	struct prof_filter f = c->s->samples;
+	f.os_tid = th->os_tid == c->s->samples.os_tid ? 0 : th->os_tid;
+	session_screen_set_samples(c->s, &f);
+	return true;
 }
 
 const struct view_ops view_threads = {
 	.name = "Threads",
 	.title = "managed threads like top -H: CPU % now, CPU time, state at the latest sample, samples",
-	.create = threads_create,
-	.destroy = threads_destroy,
-	.update = threads_update,
-	.draw = threads_draw,
+	VIEW_COLUMNS(thread_columns), .count = threads_count, .keep = thread_kept, .compare = by_cpu,
+	.cell = thread_cell, .style = thread_style, .header = threads_header,
 	.key = threads_key,
-	.list = threads_list,
 };
-
 
 /* ---- Processes ---- */
 
@@ -176,26 +112,21 @@ static const struct column process_columns[] = {
 	{"pid", 8, true}, {"samples", 9, true}, {"state", 10, false}, {"command", 0, false},
 };
 
-static void *processes_create(void)
-{
-	return create_list(process_columns, sizeof process_columns / sizeof *process_columns);
-}
-
 /* With several processes, row 0 is "all of them". */
-static size_t all_rows(struct session_screen *s)
+static size_t all_rows(const struct session_screen *s)
 {
 	return s->model.nprocs > 1 ? 1 : 0;
 }
 
-static void processes_update(struct view *v, struct session_screen *s)
+static size_t processes_count(struct view_ctx *c)
 {
-	listview_set_rows(list(v), s->model.nprocs + all_rows(s));
+	return c->s->model.nprocs + all_rows(c->s);
 }
 
-static void process_cell(void *ctx, size_t row, int col, char *buf, size_t n)
+static void process_cell(struct view_ctx *c, uint32_t item, int col, char *buf, size_t n)
 {
-	struct session_screen *s = ctx;
-	if (all_rows(s) && row == 0) {
+	struct session_screen *s = c->s;
+	if (all_rows(s) && item == 0) {
 		uint64_t samples = 0;
 		for (size_t i = 0; i < s->model.nprocs; i++)
 			samples += s->model.procs[i]->samples;
@@ -207,7 +138,7 @@ static void process_cell(void *ctx, size_t row, int col, char *buf, size_t n)
 		}
 		return;
 	}
-	row -= all_rows(s);
+	size_t row = item - all_rows(s);
 	struct prof_process *p = s->model.procs[row];
 	switch (col) {
 	case 0: snprintf(buf, n, "%" PRIu32 "%s", p->pid, row == s->proc && !s->all ? "*" : ""); break;
@@ -221,40 +152,31 @@ static void process_cell(void *ctx, size_t row, int col, char *buf, size_t n)
 	}
 }
 
-static void processes_draw(struct view *v, struct session_screen *s, struct canvas *c, int y, int height)
+/* Enter shows the process under the cursor, or all of them. */
+static bool processes_key(struct view_ctx *c, int k)
 {
-	listview_draw(list(v), c, y, height, process_cell, NULL, s);
-}
-
-static bool processes_key(struct view *v, struct session_screen *s, int k)
-{
-	struct listview *lv = list(v);
-	if (listview_key(lv, k))
-		return true;
-	if ((k == '\n' || k == KEY_ENTER) && lv->cursor < s->model.nprocs + all_rows(s)) {
-		s->all = all_rows(s) && lv->cursor == 0;
-		if (s->all)
-			s->merged = prof_merge(&s->model, s->merged);
-		else
-			s->proc = lv->cursor - all_rows(s);
-		session_screen_process_changed(s);
-		session_screen_show(s, VIEW_FUNCTIONS);
-		if (s->all)
-			session_screen_message(s, false, "showing all %zu processes", s->model.nprocs);
-		else
-			session_screen_message(s, false, "showing pid %" PRIu32, ui_current(s)->pid);
-		return true;
-	}
-	return false;
+	struct session_screen *s = c->s;
+	uint32_t item;
+	if ((k != '\n' && k != KEY_ENTER) || !view_selected(c->v, &item))
+		return false;
+	s->all = all_rows(s) && item == 0;
+	if (s->all)
+		s->merged = prof_merge(&s->model, s->merged);
+	else
+		s->proc = item - all_rows(s);
+	session_screen_process_changed(s);
+	session_screen_show(s, VIEW_FUNCTIONS);
+	if (s->all)
+		session_screen_message(s, false, "showing all %zu processes", s->model.nprocs);
+	else
+		session_screen_message(s, false, "showing pid %" PRIu32, ui_current(s)->pid);
+	return true;
 }
 
 const struct view_ops view_processes = {
 	.name = "Processes",
 	.title = "the processes of this session: Enter shows one",
-	.create = processes_create,
-	.destroy = destroy_list,
-	.update = processes_update,
-	.draw = processes_draw,
+	VIEW_COLUMNS(process_columns), .count = processes_count,
+	.cell = process_cell,
 	.key = processes_key,
-	.list = list,
 };

@@ -1,21 +1,17 @@
 /* Calls (instrumented functions), Heap (the latest snapshot against the
  * one before) and Allocations: tables sorted by any column with 's'. */
-#include <curses.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ui/session_screen.h"
-#include "util/xalloc.h"
 
-/* Explains an empty view in a few lines; returns the lines used. */
+/* Explains an empty view in a few lines; -1: nothing to list. */
 static int explain(struct canvas *c, int y, int height, const char *const *lines)
 {
-	int used = 0;
-	for (; lines[used] && used < height; used++)
-		canvas_text(c, y + used, 1, c->cols - 1, used ? UI_NORMAL : UI_HEADER, false, lines[used]);
-	return used;
+	for (int i = 0; lines[i] && i < height; i++)
+		canvas_text(c, y + i, 1, c->cols - 1, i ? UI_NORMAL : UI_HEADER, false, lines[i]);
+	return -1;
 }
 
 static bool attached(const struct prof_process *p)
@@ -25,29 +21,42 @@ static bool attached(const struct prof_process *p)
 
 /* ---- Calls ---- */
 
-struct calls {
-	struct listview lv;
-	uint32_t *rows; /* function indexes */
-	size_t nrows, rows_cap;
-	int sort; /* the column sorted by */
-};
-
 static const struct column call_columns[] = {
 	{"calls", 11, true}, {"incl ms", 11, true}, {"excl ms", 11, true}, {"us/call", 9, true}, {"function", 0, false},
 };
-#define CALL_SORTS 5
+static const char *const call_sorts[] = {"calls", "inclusive time", "exclusive time", "time per call", "name", NULL};
 
-struct sort_context {
-	const struct prof_function *fns;
-	int sort;
-};
-
-static int compare_calls(const void *a, const void *b, void *ctx)
+static bool instrumented(const struct prof_process *p)
 {
-	const struct sort_context *sc = ctx;
-	const struct prof_function *x = &sc->fns[*(const uint32_t *)a], *y = &sc->fns[*(const uint32_t *)b];
+	return p && (p->features & CS_FEATURE_INSTRUMENT);
+}
+
+static void calls_update(struct view_ctx *c)
+{
+	if (instrumented(c->p))
+		prof_compute(c->p);
+}
+
+static size_t calls_count(struct view_ctx *c)
+{
+	return instrumented(c->p) ? c->p->nfunctions : 0;
+}
+
+static bool hooked(struct view_ctx *c, uint32_t item)
+{
+	return c->p->functions[item].hooked;
+}
+
+static bool function_matches(struct view_ctx *c, uint32_t item, const char *filter)
+{
+	return strstr(c->p->functions[item].name, filter) != NULL;
+}
+
+static int compare_calls(struct view_ctx *c, uint32_t a, uint32_t b)
+{
+	const struct prof_function *x = &c->p->functions[a], *y = &c->p->functions[b];
 	uint64_t kx = 0, ky = 0;
-	switch (sc->sort) {
+	switch (c->v->sort) {
 	case 0: kx = x->calls, ky = y->calls; break;
 	case 1: kx = x->inclusive_ns, ky = y->inclusive_ns; break;
 	case 2: kx = x->exclusive_ns, ky = y->exclusive_ns; break;
@@ -62,50 +71,9 @@ static int compare_calls(const void *a, const void *b, void *ctx)
 	return strcmp(x->name, y->name);
 }
 
-static void *calls_create(void)
+static void calls_cell(struct view_ctx *c, uint32_t item, int col, char *buf, size_t n)
 {
-	struct calls *v = xcalloc(1, sizeof *v);
-	v->lv.cols = call_columns;
-	v->lv.ncols = sizeof call_columns / sizeof *call_columns;
-	return v;
-}
-
-static void calls_destroy(void *priv)
-{
-	struct calls *v = priv;
-	if (v)
-		free(v->rows);
-	free(v);
-}
-
-static void calls_update(struct view *view, struct session_screen *s)
-{
-	struct calls *v = view->priv;
-	struct prof_process *p = ui_current(s);
-	v->nrows = 0;
-	if (p && (p->features & CS_FEATURE_INSTRUMENT)) {
-		prof_compute(p);
-		xgrow(&v->rows, &v->rows_cap, p->nfunctions + 1, sizeof *v->rows);
-		for (size_t i = 0; i < p->nfunctions; i++)
-			if (p->functions[i].hooked && (!s->filter[0] || strstr(p->functions[i].name, s->filter)))
-				v->rows[v->nrows++] = (uint32_t)i;
-		struct sort_context sc = {p->functions, v->sort};
-		qsort_r(v->rows, v->nrows, sizeof *v->rows, compare_calls, &sc);
-	}
-	listview_set_rows(&v->lv, v->nrows);
-}
-
-/* What a cell callback needs: the view's rows and the process. */
-struct cell_context {
-	void *v;
-	struct prof_process *p;
-};
-
-static void calls_cell(void *ctx, size_t row, int col, char *buf, size_t n)
-{
-	const struct cell_context *cc = ctx;
-	const struct calls *v = cc->v;
-	const struct prof_function *f = &cc->p->functions[v->rows[row]];
+	const struct prof_function *f = &c->p->functions[item];
 	switch (col) {
 	case 0: snprintf(buf, n, "%" PRIu64, f->calls); break;
 	case 1: snprintf(buf, n, "%.3f", (double)f->inclusive_ns / 1e6); break;
@@ -115,11 +83,10 @@ static void calls_cell(void *ctx, size_t row, int col, char *buf, size_t n)
 	}
 }
 
-static void calls_draw(struct view *view, struct session_screen *s, struct canvas *c, int y, int height)
+static int calls_header(struct view_ctx *c, struct canvas *cv, int y, int height)
 {
-	struct prof_process *p = ui_current(s);
-	struct cell_context cc = {view->priv, p};
-	if (!p || !(p->features & CS_FEATURE_INSTRUMENT)) {
+	const struct prof_process *p = c->p;
+	if (!instrumented(p)) {
 		static const char *const attach_text[] = {
 			"Instrumentation is not available in an attached process.",
 			"The runtime lets a profiler hook functions only when the program starts under it:",
@@ -130,138 +97,68 @@ static void calls_draw(struct view *view, struct session_screen *s, struct canva
 			"Exact call counts and times need  :launch --instrument PATTERN COMMAND",
 			"(patterns: 'Namespace.Type.*', '*.Method' or a full name; repeat for more).",
 			NULL};
-		explain(c, y, height, attached(p) ? attach_text : launch_text);
-		return;
+		return explain(cv, y, height, attached(p) ? attach_text : launch_text);
 	}
 	char head[300];
 	snprintf(head, sizeof head, "%" PRIu64 " functions hooked of %" PRIu64 " compiled; recording %s; %s  (s: sort)",
 		 p->instr.hooked, p->instr.examined, p->instr.records && !p->instr.recording ? "paused" : "on",
 		 "instrumented programs cannot detach");
-	canvas_text(c, y, 1, c->cols - 1, UI_DIM, false, head);
-	listview_draw(&((struct calls *)view->priv)->lv, c, y + 1, height - 1, calls_cell, NULL, &cc);
-}
-
-static bool calls_key(struct view *view, struct session_screen *s, int k)
-{
-	struct calls *v = view->priv;
-	if (listview_key(&v->lv, k))
-		return true;
-	if (k == 's') {
-		static const char *const names[CALL_SORTS] = {"calls", "inclusive time", "exclusive time",
-							      "time per call", "name"};
-		v->sort = (v->sort + 1) % CALL_SORTS;
-		calls_update(view, s);
-		session_screen_message(s, false, "sorted by %s", names[v->sort]);
-		return true;
-	}
-	return false;
-}
-
-static struct listview *calls_list(struct view *v)
-{
-	return &((struct calls *)v->priv)->lv;
+	canvas_text(cv, y, 1, cv->cols - 1, UI_DIM, false, head);
+	return 1;
 }
 
 const struct view_ops view_calls = {
 	.name = "Calls",
 	.title = "exact calls and times of instrumented functions",
-	.create = calls_create,
-	.destroy = calls_destroy,
 	.update = calls_update,
-	.draw = calls_draw,
-	.key = calls_key,
-	.list = calls_list,
+	VIEW_COLUMNS(call_columns), .count = calls_count, .keep = hooked, .match = function_matches,
+	.compare = compare_calls, .sorts = call_sorts,
+	.cell = calls_cell, .header = calls_header,
 };
 
-/* ---- Heap and Allocations share a type table ---- */
+/* ---- Heap and Allocations: types by bytes or count ---- */
 
-struct types {
-	struct listview lv;
-	uint32_t *rows; /* heap entries or allocation type ids */
-	size_t nrows, rows_cap;
-	bool by_count; /* sorted by count, else by bytes */
-};
+static const char *const type_sorts[] = {"bytes", "count", NULL};
 
-static void *types_create(const struct column *cols, int ncols)
+static int compare_types(struct view_ctx *c, const struct prof_type_count *x, const struct prof_type_count *y)
 {
-	struct types *v = xcalloc(1, sizeof *v);
-	v->lv.cols = cols;
-	v->lv.ncols = ncols;
-	return v;
-}
-
-static void types_destroy(void *priv)
-{
-	struct types *v = priv;
-	if (v)
-		free(v->rows);
-	free(v);
-}
-
-static struct listview *types_list(struct view *v)
-{
-	return &((struct types *)v->priv)->lv;
-}
-
-/* 's' switches between bytes and count. */
-static bool types_key(struct view *view, struct session_screen *s, int k)
-{
-	struct types *v = view->priv;
-	if (listview_key(&v->lv, k))
-		return true;
-	if (k == 's') {
-		v->by_count = !v->by_count;
-		view->ops->update(view, s);
-		session_screen_message(s, false, "sorted by %s", v->by_count ? "count" : "bytes");
-		return true;
-	}
-	return false;
-}
-
-struct type_sort {
-	const struct prof_type_count *types;
-	bool by_count;
-};
-
-static int compare_types(const struct prof_type_count *x, const struct prof_type_count *y, bool by_count)
-{
+	bool by_count = c->v->sort == 1;
 	uint64_t kx = by_count ? x->count : x->bytes, ky = by_count ? y->count : y->bytes;
 	if (kx != ky)
 		return kx > ky ? -1 : 1;
 	return strcmp(x->type, y->type);
 }
 
-static int compare_rows(const void *a, const void *b, void *ctx)
+/* The rows are the entries of the latest snapshot, found once an update. */
+struct heap {
+	const struct prof_heap *latest;
+};
+
+static void heap_update(struct view_ctx *c)
 {
-	const struct type_sort *ts = ctx;
-	return compare_types(&ts->types[*(const uint32_t *)a], &ts->types[*(const uint32_t *)b], ts->by_count);
+	((struct heap *)c->priv)->latest = c->p ? prof_latest_heap(c->p, NULL) : NULL;
+}
+
+static size_t heap_count(struct view_ctx *c)
+{
+	const struct prof_heap *h = ((struct heap *)c->priv)->latest;
+	return h ? h->nentries : 0;
+}
+
+static bool heap_matches(struct view_ctx *c, uint32_t item, const char *filter)
+{
+	return strstr(((struct heap *)c->priv)->latest->entries[item].type, filter) != NULL;
+}
+
+static int compare_heap(struct view_ctx *c, uint32_t a, uint32_t b)
+{
+	const struct prof_heap *h = ((struct heap *)c->priv)->latest;
+	return compare_types(c, &h->entries[a], &h->entries[b]);
 }
 
 static const struct column heap_columns[] = {
 	{"count", 10, true}, {"+count", 9, true}, {"bytes", 12, true}, {"+bytes", 11, true}, {"type", 0, false},
 };
-
-static void *heap_create(void)
-{
-	return types_create(heap_columns, sizeof heap_columns / sizeof *heap_columns);
-}
-
-static void heap_update(struct view *view, struct session_screen *s)
-{
-	struct types *v = view->priv;
-	struct prof_process *p = ui_current(s);
-	v->nrows = 0;
-	const struct prof_heap *h = p ? prof_latest_heap(p, NULL) : NULL;
-	if (h) {
-		xgrow(&v->rows, &v->rows_cap, h->nentries + 1, sizeof *v->rows);
-		for (size_t i = 0; i < h->nentries; i++)
-			if (!s->filter[0] || strstr(h->entries[i].type, s->filter))
-				v->rows[v->nrows++] = (uint32_t)i;
-		struct type_sort ts = {h->entries, v->by_count};
-		qsort_r(v->rows, v->nrows, sizeof *v->rows, compare_rows, &ts);
-	}
-	listview_set_rows(&v->lv, v->nrows);
-}
 
 static void signed_delta(char *buf, size_t n, uint64_t now, uint64_t before)
 {
@@ -271,13 +168,11 @@ static void signed_delta(char *buf, size_t n, uint64_t now, uint64_t before)
 		snprintf(buf, n, "-%" PRIu64, before - now);
 }
 
-static void heap_cell(void *ctx, size_t row, int col, char *buf, size_t n)
+static void heap_cell(struct view_ctx *c, uint32_t item, int col, char *buf, size_t n)
 {
-	const struct cell_context *cc = ctx;
-	const struct types *v = cc->v;
 	const struct prof_heap *prev;
-	const struct prof_heap *h = prof_latest_heap(cc->p, &prev);
-	const struct prof_type_count *t = &h->entries[v->rows[row]];
+	const struct prof_heap *h = prof_latest_heap(c->p, &prev);
+	const struct prof_type_count *t = &h->entries[item];
 	const struct prof_type_count *was = prof_heap_find(prev, t->type);
 	switch (col) {
 	case 0: snprintf(buf, n, "%" PRIu64, t->count); break;
@@ -288,72 +183,64 @@ static void heap_cell(void *ctx, size_t row, int col, char *buf, size_t n)
 	}
 }
 
-static void heap_draw(struct view *view, struct session_screen *s, struct canvas *c, int y, int height)
+static int heap_header(struct view_ctx *c, struct canvas *cv, int y, int height)
 {
-	struct prof_process *p = ui_current(s);
-	struct cell_context cc = {view->priv, p};
 	const struct prof_heap *prev;
-	const struct prof_heap *h = p ? prof_latest_heap(p, &prev) : NULL;
+	const struct prof_heap *h = c->p ? prof_latest_heap(c->p, &prev) : NULL;
 	if (!h) {
 		static const char *const none[] = {
 			"No heap snapshot yet.",
 			"Press h (or :snapshot) to take one: the agent forces a full garbage collection",
 			"and counts the live objects by type; the program pauses for that collection.",
 			NULL};
-		explain(c, y, height, none);
-		return;
+		return explain(cv, y, height, none);
 	}
 	char head[300];
 	snprintf(head, sizeof head,
 		 "snapshot %" PRIu64 " at %.1f s: %" PRIu64 " objects, %.1f MiB, %" PRIu64 " types, GC %.1f ms%s%s  (s: sort, h: new)",
 		 h->seq, (double)h->time_us / 1e6, h->objects, (double)h->bytes / 1048576.0, h->types,
 		 (double)h->pause_us / 1000.0, prev ? "; + against snapshot " : "", prev ? "before" : "");
-	canvas_text(c, y, 1, c->cols - 1, UI_DIM, false, head);
-	listview_draw(types_list(view), c, y + 1, height - 1, heap_cell, NULL, &cc);
+	canvas_text(cv, y, 1, cv->cols - 1, UI_DIM, false, head);
+	return 1;
 }
 
 const struct view_ops view_heap = {
 	.name = "Heap",
 	.title = "live objects by type in the latest heap snapshot",
-	.create = heap_create,
-	.destroy = types_destroy,
-	.update = heap_update,
-	.draw = heap_draw,
-	.key = types_key,
-	.list = types_list,
+	.private_size = sizeof(struct heap), .update = heap_update,
+	VIEW_COLUMNS(heap_columns), .count = heap_count, .match = heap_matches, .compare = compare_heap,
+	.sorts = type_sorts,
+	.cell = heap_cell, .header = heap_header,
 };
 
 static const struct column alloc_columns[] = {
 	{"count", 11, true}, {"bytes", 13, true}, {"avg", 7, true}, {"share%", 7, true}, {"type", 0, false},
 };
 
-static void *allocs_create(void)
+static size_t allocs_count(struct view_ctx *c)
 {
-	return types_create(alloc_columns, sizeof alloc_columns / sizeof *alloc_columns);
+	return c->p->allocs.ntypes;
 }
 
-static void allocs_update(struct view *view, struct session_screen *s)
+static bool allocated(struct view_ctx *c, uint32_t item)
 {
-	struct types *v = view->priv;
-	struct prof_process *p = ui_current(s);
-	v->nrows = 0;
-	if (p) {
-		xgrow(&v->rows, &v->rows_cap, p->allocs.ntypes + 1, sizeof *v->rows);
-		for (size_t i = 0; i < p->allocs.ntypes; i++)
-			if (p->allocs.types[i].type && (!s->filter[0] || strstr(p->allocs.types[i].type, s->filter)))
-				v->rows[v->nrows++] = (uint32_t)i;
-		struct type_sort ts = {p->allocs.types, v->by_count};
-		qsort_r(v->rows, v->nrows, sizeof *v->rows, compare_rows, &ts);
-	}
-	listview_set_rows(&v->lv, v->nrows);
+	return c->p->allocs.types[item].type != NULL;
 }
 
-static void allocs_cell(void *ctx, size_t row, int col, char *buf, size_t n)
+static bool alloc_matches(struct view_ctx *c, uint32_t item, const char *filter)
 {
-	const struct cell_context *cc = ctx;
-	const struct types *v = cc->v;
-	const struct prof_allocations *a = &cc->p->allocs;
-	const struct prof_type_count *t = &a->types[v->rows[row]];
+	return strstr(c->p->allocs.types[item].type, filter) != NULL;
+}
+
+static int compare_allocs(struct view_ctx *c, uint32_t a, uint32_t b)
+{
+	return compare_types(c, &c->p->allocs.types[a], &c->p->allocs.types[b]);
+}
+
+static void allocs_cell(struct view_ctx *c, uint32_t item, int col, char *buf, size_t n)
+{
+	const struct prof_allocations *a = &c->p->allocs;
+	const struct prof_type_count *t = &a->types[item];
 	uint64_t all = 0;
 	if (col == 3)
 		for (size_t i = 0; i < a->ntypes; i++)
@@ -367,10 +254,9 @@ static void allocs_cell(void *ctx, size_t row, int col, char *buf, size_t n)
 	}
 }
 
-static void allocs_draw(struct view *view, struct session_screen *s, struct canvas *c, int y, int height)
+static int allocs_header(struct view_ctx *c, struct canvas *cv, int y, int height)
 {
-	struct prof_process *p = ui_current(s);
-	struct cell_context cc = {view->priv, p};
+	const struct prof_process *p = c->p;
 	if (!p || !(p->features & CS_FEATURE_ALLOCATIONS)) {
 		static const char *const attach_text[] = {
 			"Allocation counting is not available in an attached process:",
@@ -379,23 +265,19 @@ static void allocs_draw(struct view *view, struct session_screen *s, struct canv
 		static const char *const launch_text[] = {
 			"This program was started without allocation counting.",
 			"Launch it with  :launch --allocations COMMAND  (or clrscope launch -A).", NULL};
-		explain(c, y, height, attached(p) ? attach_text : launch_text);
-		return;
+		return explain(cv, y, height, attached(p) ? attach_text : launch_text);
 	}
 	char head[200];
 	snprintf(head, sizeof head, "allocations since the start, %" PRIu64 " GCs; recording %s  (s: sort)", p->allocs.gcs,
 		 p->allocs.records && !p->allocs.recording ? "paused" : "on");
-	canvas_text(c, y, 1, c->cols - 1, UI_DIM, false, head);
-	listview_draw(types_list(view), c, y + 1, height - 1, allocs_cell, NULL, &cc);
+	canvas_text(cv, y, 1, cv->cols - 1, UI_DIM, false, head);
+	return 1;
 }
 
 const struct view_ops view_allocations = {
 	.name = "Allocs",
 	.title = "allocations by type (programs started with --allocations)",
-	.create = allocs_create,
-	.destroy = types_destroy,
-	.update = allocs_update,
-	.draw = allocs_draw,
-	.key = types_key,
-	.list = types_list,
+	VIEW_COLUMNS(alloc_columns), .count = allocs_count, .keep = allocated, .match = alloc_matches,
+	.compare = compare_allocs, .sorts = type_sorts,
+	.cell = allocs_cell, .header = allocs_header,
 };

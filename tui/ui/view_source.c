@@ -24,7 +24,6 @@ struct source_line {
 };
 
 struct source {
-	struct listview lv;
 	const struct prof_process *bound; /* the process L reads */
 	struct prof_lines L;
 	uint32_t focus;
@@ -43,13 +42,9 @@ static const struct column table_columns[] = {
 	{"self%", 6, true}, {"total%", 6, true}, {"line", 5, true}, {"", BAR_WIDTH, false}, {"", 0, false},
 };
 
-static void *create(void)
+static void init(void *priv)
 {
-	struct source *v = xcalloc(1, sizeof *v);
-	v->lv.cols = file_columns;
-	v->lv.ncols = sizeof file_columns / sizeof *file_columns;
-	v->focus = UINT32_MAX;
-	return v;
+	((struct source *)priv)->focus = UINT32_MAX;
 }
 
 static void clear_rows(struct source *v)
@@ -67,15 +62,12 @@ static void unbind(struct source *v)
 	v->bound = NULL;
 }
 
-static void destroy(void *priv)
+static void done(void *priv)
 {
 	struct source *v = priv;
-	if (!v)
-		return;
 	clear_rows(v);
 	free(v->rows);
 	unbind(v);
-	free(v);
 }
 
 static void add_row(struct source *v, uint32_t line, char *text)
@@ -115,10 +107,11 @@ static bool read_file(struct source *v)
 	return true;
 }
 
-static void update(struct view *view, struct session_screen *s)
+static void update(struct view_ctx *c)
 {
-	struct source *v = view->priv;
-	struct prof_process *p = ui_samples(s);
+	struct source *v = c->priv;
+	struct session_screen *s = c->s;
+	struct prof_process *p = c->p;
 	bool moved = v->focus != s->focus;
 	if (p != v->bound) {
 		unbind(v);
@@ -133,7 +126,7 @@ static void update(struct view *view, struct session_screen *s)
 	v->file[0] = v->why[0] = 0;
 	v->from_file = false;
 	if (!p || v->focus >= p->nfunctions) {
-		listview_set_rows(&v->lv, 0);
+		view_set_rows(c->v, 0);
 		return;
 	}
 	struct prof_line_row *rows;
@@ -149,7 +142,7 @@ static void update(struct view *view, struct session_screen *s)
 			 : !p->have_lines ? "the log holds no IL offsets (an older agent?)"
 					  : "no lines for this function (no PDB, or no sample in code with lines)");
 		free(rows);
-		listview_set_rows(&v->lv, 0);
+		view_set_rows(c->v, 0);
 		return;
 	}
 	snprintf(v->file, sizeof v->file, "%s", v->L.files[file]);
@@ -179,24 +172,19 @@ static void update(struct view *view, struct session_screen *s)
 		}
 	}
 	free(rows);
-	v->lv.cols = v->from_file ? file_columns : table_columns;
-	listview_set_rows(&v->lv, v->nrows);
+	c->v->lv.cols = v->from_file ? file_columns : table_columns;
+	view_set_rows(c->v, v->nrows);
 	if (moved) { /* a new function: start on its hottest line */
-		v->lv.cursor = hottest;
-		v->lv.top = hottest > 5 ? hottest - 5 : 0;
+		c->v->lv.cursor = hottest;
+		c->v->lv.top = hottest > 5 ? hottest - 5 : 0;
 	}
 }
 
-struct cell_context {
-	struct source *v;
-	const struct prof_process *p;
-};
-
-static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
+static void cell(struct view_ctx *c, uint32_t item, int col, char *buf, size_t n)
 {
-	const struct cell_context *cc = ctx;
-	const struct source_line *r = &cc->v->rows[row];
-	double all = cc->p && cc->p->samples ? (double)cc->p->samples : 1.0;
+	const struct source *v = c->priv;
+	const struct source_line *r = &v->rows[item];
+	double all = c->p && c->p->samples ? (double)c->p->samples : 1.0;
 	buf[0] = 0;
 	switch (col) {
 	case 0:
@@ -210,7 +198,7 @@ static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
 	case 2: snprintf(buf, n, "%" PRIu32, r->line); break;
 	case 3: {
 		/* the heat bar: total against the busiest line of the function */
-		int w = cc->v->max_total ? (int)((r->total * BAR_WIDTH + cc->v->max_total - 1) / cc->v->max_total) : 0;
+		int w = v->max_total ? (int)((r->total * BAR_WIDTH + v->max_total - 1) / v->max_total) : 0;
 		size_t at = 0;
 		for (int i = 0; i < w && at + 4 < n; i++) {
 			memcpy(buf + at, "\u2588", 3);
@@ -223,52 +211,41 @@ static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
 	}
 }
 
-static enum ui_style row_style(void *ctx, size_t row)
+static enum ui_style row_style(struct view_ctx *c, uint32_t item)
 {
-	const struct cell_context *cc = ctx;
-	return cc->v->rows[row].self ? UI_HOT : cc->v->rows[row].total ? UI_NORMAL : UI_DIM;
+	const struct source_line *r = &((struct source *)c->priv)->rows[item];
+	return r->self ? UI_HOT : r->total ? UI_NORMAL : UI_DIM;
 }
 
-static void draw(struct view *view, struct session_screen *s, struct canvas *c, int y, int height)
+/* The function and its file, or why its lines are not shown. */
+static int header(struct view_ctx *c, struct canvas *cv, int y, int height)
 {
-	struct source *v = view->priv;
-	struct prof_process *p = ui_samples(s);
-	struct cell_context cc = {v, p};
+	(void)height;
+	struct source *v = c->priv;
+	const struct prof_process *p = c->p;
 	char head[1400];
 	if (!p || v->focus >= p->nfunctions) {
-		canvas_text(c, y, 0, c->cols, UI_DIM, true,
+		canvas_text(cv, y, 0, cv->cols, UI_DIM, true,
 			    "no function chosen: press S on one in Functions, Callers or Tree (or :source NAME)");
-		return;
+		return -1;
 	}
 	const struct prof_function *fn = &p->functions[v->focus];
 	if (!v->file[0]) {
 		snprintf(head, sizeof head, "%s: %s", fn->name, v->why);
-		canvas_text(c, y, 0, c->cols, UI_DIM, true, head);
-		return;
+		canvas_text(cv, y, 0, cv->cols, UI_DIM, true, head);
+		return -1;
 	}
 	snprintf(head, sizeof head, "%s  %s%s%s", fn->name, v->file, v->from_file ? "" : "  (file not readable: ",
 		 v->from_file ? "" : v->why);
 	if (!v->from_file)
 		strncat(head, ")", sizeof head - strlen(head) - 1);
-	canvas_text(c, y, 0, c->cols, UI_HOT, true, head);
-	listview_draw(&v->lv, c, y + 1, height - 1, cell, row_style, &cc);
+	canvas_text(cv, y, 0, cv->cols, UI_HOT, true, head);
+	return 1;
 }
 
-static bool key(struct view *view, struct session_screen *s, int k)
+static void process_changed(void *priv)
 {
-	(void)s;
-	struct source *v = view->priv;
-	return listview_key(&v->lv, k);
-}
-
-static struct listview *list(struct view *v)
-{
-	return &((struct source *)v->priv)->lv;
-}
-
-static void process_changed(struct view *view)
-{
-	struct source *v = view->priv;
+	struct source *v = priv;
 	unbind(v);
 	clear_rows(v);
 	v->focus = UINT32_MAX;
@@ -277,11 +254,8 @@ static void process_changed(struct view *view)
 const struct view_ops view_source = {
 	.name = "Source",
 	.title = "the chosen function line by line: self and total per source line",
-	.create = create,
-	.destroy = destroy,
-	.update = update,
-	.draw = draw,
-	.key = key,
-	.list = list,
+	.private_size = sizeof(struct source), .samples = true, .init = init, .done = done, .update = update,
 	.process_changed = process_changed,
+	VIEW_COLUMNS(file_columns),
+	.cell = cell, .style = row_style, .header = header,
 };

@@ -6,225 +6,153 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ui/calltree.h"
 #include "ui/session_screen.h"
 #include "util/xalloc.h"
 
-/* Functions merged along paths, root first. */
-struct tree_node {
-	uint32_t function;
-	uint32_t parent;            /* node index; 0 = the root */
-	uint32_t first_child, next; /* children as a linked list */
-	uint64_t total, self;
-	bool expanded;
-};
-
 struct tree {
-	struct tree_node *nodes; /* kept between updates: what is open stays open */
-	size_t nnodes, nodes_cap;
-	uint32_t *rows; /* visible nodes, in order */
+	struct calltree calls; /* kept between updates: what is open stays open */
+	bool *open;            /* by node */
+	size_t open_cap;
+	uint32_t *visible; /* the nodes shown, in order: the view's items */
 	uint16_t *depth;
-	size_t nrows, rows_cap, depth_cap;
-	struct listview lv;
+	size_t nvisible, visible_cap, depth_cap;
 };
 
 static const struct column columns[] = {
 	{"total%", 6, true}, {"self%", 6, true}, {"samples", 8, true}, {"call tree", 0, false},
 };
 
-static uint32_t child_of(struct tree *s, uint32_t node, uint32_t function)
-{
-	for (uint32_t c = s->nodes[node].first_child; c; c = s->nodes[c].next)
-		if (s->nodes[c].function == function)
-			return c;
-	xgrow(&s->nodes, &s->nodes_cap, s->nnodes + 1, sizeof *s->nodes);
-	uint32_t n = (uint32_t)s->nnodes++;
-	s->nodes[n] = (struct tree_node){function, node, 0, s->nodes[node].first_child, 0, 0, false};
-	s->nodes[node].first_child = n;
-	return n;
-}
-
-static void count_path(void *ctx, const uint32_t *functions, size_t depth, uint64_t c)
-{
-	struct tree *s = ctx;
-	uint32_t node = 0;
-	s->nodes[0].total += c;
-	for (size_t d = 0; d < depth; d++) {
-		node = child_of(s, node, functions[d]);
-		s->nodes[node].total += c;
-	}
-	s->nodes[node].self += c;
-}
-
-/* Recounts the tree from the stacks, keeping nodes (and what is expanded). */
+/* Recounts the tree from the stacks, keeping nodes (and what is open). */
 static void build(struct tree *s, struct prof_process *p)
 {
-	if (!s->nnodes) {
-		xgrow(&s->nodes, &s->nodes_cap, 1, sizeof *s->nodes);
-		s->nodes[0] = (struct tree_node){UINT32_MAX, 0, 0, 0, 0, 0, true};
-		s->nnodes = 1;
-	}
-	for (size_t i = 0; i < s->nnodes; i++)
-		s->nodes[i].total = s->nodes[i].self = 0;
-	prof_each_stack(p, count_path, s);
+	calltree_recount(&s->calls);
+	prof_each_stack(p, calltree_count_stack, &s->calls);
+	xgrow(&s->open, &s->open_cap, s->calls.n, sizeof *s->open); /* new nodes closed */
 }
 
-/* Children in decreasing total, without sorting the lists themselves. */
+/* The children of node in decreasing total, and the open ones' below them. */
 static void add_visible(struct tree *s, uint32_t node, uint16_t depth)
 {
-	uint32_t kids[256];
-	size_t n = 0;
-	for (uint32_t c = s->nodes[node].first_child; c && n < 256; c = s->nodes[c].next)
-		if (s->nodes[c].total)
-			kids[n++] = c;
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && s->nodes[kids[j]].total > s->nodes[kids[j - 1]].total; j--) {
-			uint32_t t = kids[j];
-			kids[j] = kids[j - 1];
-			kids[j - 1] = t;
-		}
+	uint32_t kids[CALLTREE_KIDS_MAX];
+	size_t n = calltree_kids(&s->calls, node, kids);
 	for (size_t i = 0; i < n; i++) {
-		xgrow(&s->rows, &s->rows_cap, s->nrows + 1, sizeof *s->rows);
-		xgrow(&s->depth, &s->depth_cap, s->nrows + 1, sizeof *s->depth);
-		s->rows[s->nrows] = kids[i];
-		s->depth[s->nrows++] = depth;
-		if (s->nodes[kids[i]].expanded)
+		xgrow(&s->visible, &s->visible_cap, s->nvisible + 1, sizeof *s->visible);
+		xgrow(&s->depth, &s->depth_cap, s->nvisible + 1, sizeof *s->depth);
+		s->visible[s->nvisible] = kids[i];
+		s->depth[s->nvisible++] = depth;
+		if (s->open[kids[i]])
 			add_visible(s, kids[i], (uint16_t)(depth + 1));
 	}
 }
 
-static void flatten(struct tree *s)
-{
-	s->nrows = 0;
-	if (s->nnodes)
-		add_visible(s, 0, 0);
-	listview_set_rows(&s->lv, s->nrows);
-}
-
-static void *create(void)
-{
-	struct tree *t = xcalloc(1, sizeof *t);
-	t->lv.cols = columns;
-	t->lv.ncols = sizeof columns / sizeof *columns;
-	return t;
-}
-
-static void destroy(void *priv)
-{
-	struct tree *t = priv;
-	if (t) {
-		free(t->nodes);
-		free(t->rows);
-		free(t->depth);
-	}
-	free(t);
-}
-
-static void process_changed(struct view *v)
-{
-	((struct tree *)v->priv)->nnodes = 0; /* another process: another tree */
-}
-
-static void update(struct view *v, struct session_screen *session)
+static void flatten(struct view *v)
 {
 	struct tree *s = v->priv;
-	struct prof_process *p = ui_samples(session);
-	if (!p) {
-		s->nrows = 0;
-		listview_set_rows(&s->lv, 0);
-		return;
-	}
-	build(s, p);
-	flatten(s);
+	s->nvisible = 0;
+	if (s->calls.n)
+		add_visible(s, 0, 0);
+	view_set_rows(v, s->nvisible);
 }
 
-struct cell_context {
-	struct tree *t;
-	struct prof_process *p;
-};
-
-static void cell(void *ctx, size_t row, int col, char *buf, size_t n)
+static void done(void *priv)
 {
-	const struct cell_context *cc = ctx;
-	struct tree *s = cc->t;
-	struct prof_process *p = cc->p;
-	const struct tree_node *t = &s->nodes[s->rows[row]];
-	double all = s->nodes[0].total ? (double)s->nodes[0].total : 1.0;
+	struct tree *t = priv;
+	calltree_free(&t->calls);
+	free(t->open);
+	free(t->visible);
+	free(t->depth);
+}
+
+/* Another process: another tree, all closed. */
+static void process_changed(void *priv)
+{
+	struct tree *t = priv;
+	t->calls.n = 0;
+	if (t->open)
+		memset(t->open, 0, t->open_cap * sizeof *t->open);
+}
+
+static void update(struct view_ctx *c)
+{
+	if (!c->p) {
+		view_set_rows(c->v, 0);
+		return;
+	}
+	build(c->priv, c->p);
+	flatten(c->v);
+}
+
+static void cell(struct view_ctx *c, uint32_t item, int col, char *buf, size_t n)
+{
+	const struct tree *s = c->priv;
+	const struct prof_process *p = c->p;
+	uint32_t node = s->visible[item];
+	const struct calltree_node *t = &s->calls.nodes[node];
+	double all = s->calls.nodes[0].total ? (double)s->calls.nodes[0].total : 1.0;
 	switch (col) {
 	case 0: snprintf(buf, n, "%.1f", 100.0 * (double)t->total / all); break;
 	case 1: snprintf(buf, n, "%.1f", 100.0 * (double)t->self / all); break;
 	case 2: snprintf(buf, n, "%" PRIu64, t->total); break;
 	default: {
-		int depth = s->depth[row];
-		const char *mark = t->first_child ? (t->expanded ? "- " : "+ ") : "  ";
+		int depth = s->depth[item];
+		const char *mark = t->first_child ? (s->open[node] ? "- " : "+ ") : "  ";
 		const char *name = t->function < p->nfunctions ? p->functions[t->function].name : "[unknown]";
 		snprintf(buf, n, "%*s%s%s", depth * 2 > 60 ? 60 : depth * 2, "", mark, name);
 	}
 	}
 }
 
-static void draw(struct view *v, struct session_screen *session, struct canvas *c, int y, int height)
+static bool key(struct view_ctx *c, int k)
 {
-	struct cell_context cc = {v->priv, ui_samples(session)};
-	listview_draw(&cc.t->lv, c, y, height, cell, NULL, &cc);
-}
-
-static bool key(struct view *v, struct session_screen *session, int k)
-{
-	struct tree *s = v->priv;
-	if (listview_key(&s->lv, k))
-		return true;
-	if (s->lv.cursor >= s->nrows)
+	struct tree *s = c->priv;
+	uint32_t row;
+	if (!view_selected(c->v, &row))
 		return false;
-	uint32_t node = s->rows[s->lv.cursor];
+	uint32_t node = s->visible[row];
+	const struct calltree_node *nodes = s->calls.nodes;
 	switch (k) {
 	case '\n':
 	case KEY_ENTER:
 	case KEY_RIGHT:
 	case 'l':
 	case KEY_LEFT:
-		if (k == KEY_LEFT && !s->nodes[node].expanded && s->nodes[node].parent) {
+		if (k == KEY_LEFT && !s->open[node] && nodes[node].parent) {
 			/* on a closed node, Left goes up to its parent */
-			for (size_t r = 0; r < s->nrows; r++)
-				if (s->rows[r] == s->nodes[node].parent)
-					s->lv.cursor = r;
+			for (size_t r = 0; r < s->nvisible; r++)
+				if (s->visible[r] == nodes[node].parent)
+					c->v->lv.cursor = r;
 			return true;
 		}
-		s->nodes[node].expanded = k == KEY_LEFT ? false : k == KEY_RIGHT || k == 'l' ? true : !s->nodes[node].expanded;
-		flatten(s);
+		s->open[node] = k == KEY_LEFT ? false : k == KEY_RIGHT || k == 'l' ? true : !s->open[node];
+		flatten(c->v);
 		return true;
 	case 'S':
-		if (s->nodes[node].function != UINT32_MAX)
-			session_screen_show_source(session, s->nodes[node].function);
+		if (nodes[node].function != UINT32_MAX)
+			session_screen_show_source(c->s, nodes[node].function);
 		return true;
 	case 'H':
 		/* hot path: open the heaviest child, and its heaviest, ... */
 		for (uint32_t n = node; n;) {
-			s->nodes[n].expanded = true;
+			s->open[n] = true;
 			uint32_t best = 0;
-			for (uint32_t c = s->nodes[n].first_child; c; c = s->nodes[c].next)
-				if (!best || s->nodes[c].total > s->nodes[best].total)
-					best = c;
+			for (uint32_t ch = nodes[n].first_child; ch; ch = nodes[ch].next)
+				if (!best || nodes[ch].total > nodes[best].total)
+					best = ch;
 			n = best;
 		}
-		flatten(s);
+		flatten(c->v);
 		return true;
 	}
 	return false;
 }
 
-static struct listview *list(struct view *v)
-{
-	return &((struct tree *)v->priv)->lv;
-}
-
 const struct view_ops view_tree = {
 	.name = "Tree",
 	.title = "the call tree, root first: Enter opens and closes, H opens the hot path",
-	.create = create,
-	.destroy = destroy,
-	.update = update,
-	.draw = draw,
-	.key = key,
-	.list = list,
+	.private_size = sizeof(struct tree), .samples = true, .done = done, .update = update,
 	.process_changed = process_changed,
+	VIEW_COLUMNS(columns),
+	.cell = cell,
+	.key = key,
 };
