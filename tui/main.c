@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "ui/commands.h"
+#include "ui/help.h"
 
 static const struct command commands[] = {
 	{"launch", cmd_launch, cmd_launch_usage, "start a .NET program and watch it live (terminal UI)"},
@@ -42,7 +42,7 @@ int main(int argc, char **argv)
 	const char *name = argv[1];
 	if (!strcmp(name, "-h") || !strcmp(name, "--help") || !strcmp(name, "help")) {
 		if (argc > 2 && strcmp(name, "help") == 0 && strcmp(argv[2], "keys") == 0) {
-			commands_print(stdout);
+			help_print(stdout);
 			return 0;
 		}
 		if (argc > 2 && strcmp(name, "help") == 0) {

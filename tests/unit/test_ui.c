@@ -10,6 +10,7 @@
 #include "testutil.h"
 #include "ui/canvas.h"
 #include "ui/commands.h"
+#include "ui/help.h"
 #include "ui/listview.h"
 #include "ui/screen.h"
 #include "ui/session_screen.h"
@@ -310,6 +311,140 @@ static void full_session_is_shown(void)
 	canvas_free_memory(&c);
 	session_screen_free(&s);
 	remove_tree(base);
+}
+
+/* The help's three columns as the screen shows them: each column's pieces
+ * joined over the lines (a piece after one ending in '|' continues the same
+ * word), cut where the header puts the columns. */
+struct help_columns {
+	char keys[8192], command[8192], what[16384], views[2048];
+};
+
+static void join(char *to, size_t n, const char *piece, size_t len)
+{
+	while (len && piece[len - 1] == ' ')
+		len--;
+	while (len && *piece == ' ')
+		piece++, len--;
+	if (!len)
+		return;
+	size_t at = strlen(to);
+	if (at && to[at - 1] != '|' && at + 1 < n)
+		to[at++] = ' ';
+	snprintf(to + at, n - at, "%.*s", (int)len, piece);
+}
+
+static void help_columns(const char *dump, struct help_columns *h)
+{
+	memset(h, 0, sizeof *h);
+	const char *line = strchr(dump, '\n') + 1; /* the header, under the title */
+	const char *cmd_x = strstr(line, "prompt command"), *what_x = strstr(line, "what it does");
+	CHECK(cmd_x && what_x);
+	size_t x1 = (size_t)(cmd_x - line), x2 = (size_t)(what_x - line);
+	bool in_views = false;
+	for (line = strchr(line, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
+		size_t len = strcspn(line, "\n");
+		in_views = in_views || !strncmp(line, " views:", 7);
+		if (in_views) {
+			join(h->views, sizeof h->views, line, len);
+		} else {
+			join(h->keys, sizeof h->keys, line, len < x1 ? len : x1);
+			if (len > x1)
+				join(h->command, sizeof h->command, line + x1, (len < x2 ? len : x2) - x1);
+			if (len > x2)
+				join(h->what, sizeof h->what, line + x2, len - x2);
+		}
+		if (!line[len])
+			break;
+	}
+}
+
+static int help_width;
+
+static void no_wider(void *ctx, enum ui_style style, const char *text)
+{
+	(void)ctx, (void)style;
+	CHECK(text_width(text) <= help_width);
+}
+
+/* Every command's keys, prompt command and what it does, and every view,
+ * whole at 80 and 120 columns (and no line of the help wider than those). */
+static void help_fits_the_width(void)
+{
+	static const int widths[] = {80, 120};
+	for (size_t i = 0; i < sizeof widths / sizeof *widths; i++) {
+		help_width = widths[i];
+		help_lines(help_width, no_wider, NULL);
+		struct canvas c;
+		canvas_init_memory(&c, 200, help_width);
+		CHECK(help_draw(&c, 0) == 0);
+		char *dump = canvas_dump(&c);
+		CHECK(strstr(dump, " clrscope help: any key goes back\n") == dump);
+		struct help_columns *h = xmalloc(sizeof *h);
+		help_columns(dump, h);
+		char text[512];
+		for (const struct ui_command *cmd = ui_commands; cmd->name; cmd++) {
+			commands_keys(cmd, text, sizeof text);
+			CHECK(strstr(h->keys, text) != NULL);
+			snprintf(text, sizeof text, ":%s%s%s", cmd->name, cmd->args[0] ? " " : "", cmd->args);
+			if (!strstr(h->command, text))
+				fprintf(stderr, "%d columns: '%s' is not whole in\n%s\n", help_width, text, h->command);
+			CHECK(strstr(h->command, text) != NULL);
+			CHECK(strstr(h->what, cmd->help) != NULL);
+		}
+		for (const struct ui_key_help *k = ui_keys; k->keys; k++) {
+			CHECK(strstr(h->keys, k->keys) != NULL);
+			CHECK(strstr(h->what, k->help) != NULL);
+		}
+		for (int v = 0; v < VIEW_COUNT; v++)
+			CHECK(strstr(h->views, ui_view((enum view_id)v)->name) != NULL);
+		free(h);
+		free(dump);
+		canvas_free_memory(&c);
+	}
+}
+
+/* On a screen shorter than the help, the keys scroll it to every line,
+ * and any other key goes back. */
+static void help_scrolls(void)
+{
+	struct canvas tall, c;
+	canvas_init_memory(&tall, 200, 80);
+	canvas_init_memory(&c, 24, 80);
+	help_draw(&tall, 0);
+	char *all = canvas_dump(&tall);
+	int top = 0, pages = 0;
+	for (;;) {
+		CHECK(help_draw(&c, top) == top);
+		char *dump = canvas_dump(&c);
+		CHECK(strstr(dump, " clrscope help, lines ") == dump);
+		/* each line shown is the help's line top + y - 1 */
+		const char *line = strchr(dump, '\n') + 1;
+		for (int y = 1; y < c.rows && *line; y++) {
+			size_t len = strcspn(line, "\n");
+			const char *want = all;
+			for (int k = 0; k < top + y; k++)
+				want = strchr(want, '\n') + 1;
+			CHECK(!strncmp(line, want, len) && (want[len] == '\n' || !want[len]));
+			line += len + (line[len] == '\n');
+		}
+		free(dump);
+		int next = help_scroll(&c, top, KEY_NPAGE, true);
+		CHECK(next >= top);
+		pages++;
+		if (next == top || pages > 20)
+			break;
+		top = next;
+	}
+	CHECK(pages > 1 && pages <= 20);
+	CHECK(help_scroll(&c, top, KEY_END, true) == top); /* the last page */
+	CHECK(help_scroll(&c, top, KEY_HOME, true) == 0);
+	CHECK(help_scroll(&c, 5, 'k', false) == 4 && help_scroll(&c, 5, 'j', false) == 6);
+	CHECK(help_scroll(&c, 0, 'x', false) == -1 && help_scroll(&c, 0, '\n', false) == -1);
+	CHECK(help_scroll(&tall, 0, KEY_DOWN, true) == -1); /* all of it fits: every key goes back */
+	free(all);
+	canvas_free_memory(&tall);
+	canvas_free_memory(&c);
 }
 
 static void command_table_and_completion(void)
@@ -974,6 +1109,8 @@ int main(void)
 	RUN(session_screen_layout);
 	RUN(full_session_is_shown);
 	RUN(command_table_and_completion);
+	RUN(help_fits_the_width);
+	RUN(help_scrolls);
 	RUN(key_dispatch_from_the_table);
 	RUN(hidden_views_wait);
 	RUN(flame_view);

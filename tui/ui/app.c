@@ -30,6 +30,7 @@
 #include "ui/attaching.h"
 #include "ui/commands.h"
 #include "ui/discover.h"
+#include "ui/help.h"
 #include "ui/prompt.h"
 #include "ui/screen.h"
 #include "ui/watch.h"
@@ -439,41 +440,6 @@ static bool targets_key(struct app *a, int key)
 	return false;
 }
 
-/* ---- help ---- */
-
-static void draw_help(struct canvas *c)
-{
-	int y = 0;
-	canvas_fill(c, y, 0, c->cols, UI_STATUS);
-	canvas_text(c, y++, 0, c->cols, UI_STATUS, true, " clrscope help: any key goes back");
-	for (int i = y; i < c->rows; i++)
-		canvas_fill(c, i, 0, c->cols, UI_NORMAL);
-	char line[400];
-	canvas_text(c, y++, 0, c->cols, UI_HEADER, true, " keys            prompt command                   what it does");
-	for (const struct ui_command *cmd = ui_commands; cmd->name && y < c->rows; cmd++) {
-		char keys[64];
-		commands_keys(cmd, keys, sizeof keys);
-		snprintf(line, sizeof line, " %-15s :%-8s %-22s %s", keys, cmd->name, cmd->args, cmd->help);
-		canvas_text(c, y++, 0, c->cols, UI_NORMAL, true, line);
-	}
-	for (const struct ui_key_help *k = ui_keys; k->keys && y < c->rows; k++) {
-		snprintf(line, sizeof line, " %-15s  %-31s %s", k->keys, "", k->help);
-		canvas_text(c, y++, 0, c->cols, UI_NORMAL, true, line);
-	}
-	if (y < c->rows) {
-		size_t len = (size_t)snprintf(line, sizeof line, " views:");
-		for (int i = 0; i < VIEW_COUNT && len < sizeof line; i++) {
-			int key = ui_view_key((enum view_id)i);
-			const char *name = ui_view((enum view_id)i)->name;
-			if (key)
-				len += (size_t)snprintf(line + len, sizeof line - len, "  %c %s", key, name);
-			else
-				len += (size_t)snprintf(line + len, sizeof line - len, "  %s (Tab)", name);
-		}
-		canvas_text(c, y++, 0, c->cols, UI_DIM, true, line);
-	}
-}
-
 /* ---- a launched program's output ---- */
 
 static void draw_output(struct app *a, struct canvas *c)
@@ -524,7 +490,7 @@ static void draw(struct app *a)
 {
 	struct canvas *c = &a->canvas;
 	if (a->help)
-		draw_help(c);
+		a->help_top = help_draw(c, a->help_top);
 	else if (a->output && a->session)
 		draw_output(a, c);
 	else if (a->session)
@@ -619,7 +585,12 @@ static void dispatch(struct app *a, struct input in)
 			prompt_key(in.key, in.kind == INPUT_FUNCTION_KEY);
 		return;
 	}
-	if (a->help || a->output) { /* any key or click goes back */
+	int top = a->help && in.kind != INPUT_CLICK ? help_scroll(&a->canvas, a->help_top, in.key, in.kind == INPUT_FUNCTION_KEY) : -1;
+	if (top >= 0) {
+		a->help_top = top;
+		return;
+	}
+	if (a->help || a->output) { /* any other key or a click goes back */
 		a->help = a->output = false;
 		return;
 	}

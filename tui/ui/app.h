@@ -37,6 +37,7 @@ struct app {
 	bool discovery_failed;
 	bool quit;
 	bool help;
+	int help_top; /* the help's first line shown */
 	bool output; /* the launched program's output instead of the view */
 	bool session_first; /* started on a session: leaving it quits */
 	bool no_color;

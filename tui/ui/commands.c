@@ -524,6 +524,7 @@ static void run_help(struct app *a, int argc, char **argv)
 {
 	(void)argc, (void)argv;
 	a->help = !a->help;
+	a->help_top = 0;
 }
 
 static void run_output(struct app *a, int argc, char **argv)
@@ -751,17 +752,4 @@ const struct ui_binding *commands_binding(int key, bool function_key, bool sessi
 		if (b->key == key && b->function_key == function_key && (session || !b->session_only))
 			return b;
 	return NULL;
-}
-
-void commands_print(FILE *f)
-{
-	fprintf(f, "%-18s %-34s %s\n", "keys", "prompt command", "what it does");
-	for (const struct ui_command *c = ui_commands; c->name; c++) {
-		char cmd[64], keys[64];
-		snprintf(cmd, sizeof cmd, ":%s %s", c->name, c->args);
-		commands_keys(c, keys, sizeof keys);
-		fprintf(f, "%-18s %-34s %s\n", keys, cmd, c->help);
-	}
-	for (const struct ui_key_help *k = ui_keys; k->keys; k++)
-		fprintf(f, "%-18s %-34s %s\n", k->keys, "", k->help);
 }

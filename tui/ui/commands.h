@@ -3,7 +3,6 @@
 #define CLRSCOPE_COMMANDS_H
 
 #include <stdbool.h>
-#include <stdio.h>
 
 #include "ui/app.h"
 
@@ -41,7 +40,5 @@ const struct ui_binding *commands_binding(int key, bool function_key, bool sessi
 void commands_keys(const struct ui_command *c, char *out, size_t n);
 /* Completion candidates for the prompt (see prompt.h). */
 const char *commands_candidate(int word, const char *line, int index);
-/* The table as text (clrscope help keys). */
-void commands_print(FILE *f);
 
 #endif
