@@ -1,11 +1,13 @@
 /* Native functions' names from their modules: this program's own static
- * functions (its full symbol table), the burn library's export, and every
- * fallback (a missing file, another build, a FIFO, a file that is not
- * ELF) named by address without hanging or crashing.
+ * functions (its full symbol table), the burn library's export, the vDSO
+ * (no file: this process's own), and every fallback (a missing file,
+ * another build, a FIFO, a file that is not ELF) named by address without
+ * hanging or crashing.
  *
  *   test_natsym LIBCLRSCOPEBURN1 */
 #include <dlfcn.h>
 #include <inttypes.h>
+#include <link.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -86,6 +88,76 @@ static void exported_function(void)
 	dlclose(h);
 }
 
+/* The build id of the loaded object whose load address is base, from its
+ * notes in memory. */
+struct build_id {
+	uintptr_t base;
+	uint8_t id[32];
+	size_t len;
+};
+
+static int find_build_id(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	(void)size;
+	struct build_id *b = ctx;
+	if (info->dlpi_addr != b->base)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+		while (ph->p_type == PT_NOTE && p + sizeof(ElfW(Nhdr)) <= end) {
+			ElfW(Nhdr) nh;
+			memcpy(&nh, p, sizeof nh);
+			const uint8_t *desc = p + sizeof nh + ((nh.n_namesz + 3) & ~3u);
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_descsz <= sizeof b->id && desc + nh.n_descsz <= end) {
+				memcpy(b->id, desc, nh.n_descsz);
+				b->len = nh.n_descsz;
+				return 1;
+			}
+			p = desc + ((nh.n_descsz + 3) & ~3u);
+		}
+	}
+	return 1;
+}
+
+/* clock_gettime runs in the vDSO, which has no file: its functions are
+ * named from this process's vDSO, as the kernel's .dynsym names them (the
+ * global __vdso_clock_gettime, not its weak alias clock_gettime), when the
+ * build id is this vDSO's, and by address when it is another kernel's. */
+static void vdso_function(void)
+{
+	void *vdso = dlopen("linux-vdso.so.1", RTLD_NOLOAD | RTLD_LAZY);
+	CHECK(vdso != NULL);
+	if (!vdso)
+		return;
+	void *fn = dlvsym(vdso, "__vdso_clock_gettime", "LINUX_2.6");
+	Dl_info info;
+	CHECK(fn && dladdr(fn, &info) && info.dli_fbase);
+	if (!fn || !info.dli_fbase)
+		return;
+	uint64_t at = (uint64_t)(uintptr_t)fn - (uint64_t)(uintptr_t)info.dli_fbase;
+	struct build_id b = {(uintptr_t)info.dli_fbase, {0}, 0};
+	dl_iterate_phdr(find_build_id, &b);
+	CHECK(b.len > 0);
+	char name[512], want[128];
+	struct natsym *ns = natsym_new();
+	natsym_name(ns, "linux-vdso.so.1", at, b.id, b.len, name, sizeof name);
+	CHECK_STR(name, "linux-vdso.so.1!__vdso_clock_gettime");
+	CHECK(state_of(ns, "linux-vdso.so.1") == NATSYM_EXPORTS);
+	b.id[0] ^= 0xff; /* another kernel's vDSO */
+	natsym_name(ns, "linux-vdso.so.1", at, b.id, b.len, name, sizeof name);
+	snprintf(want, sizeof want, "linux-vdso.so.1+0x%" PRIx64, at);
+	CHECK_STR(name, want);
+	natsym_free(ns);
+	ns = natsym_new();
+	natsym_name(ns, "linux-vdso.so.1", at, b.id, b.len, name, sizeof name);
+	CHECK(state_of(ns, "linux-vdso.so.1") == NATSYM_MISSING);
+	natsym_name(ns, "linux-vdso.so.1", at, NULL, 0, name, sizeof name); /* unchecked: not named */
+	CHECK_STR(name, want);
+	natsym_free(ns);
+	dlclose(vdso);
+}
+
 static void fallbacks(void)
 {
 	char dir[] = "/tmp/test_natsym.XXXXXX", path[256], name[512];
@@ -135,6 +207,7 @@ int main(int argc, char **argv)
 	burn_lib = argv[1];
 	RUN(own_static_function);
 	RUN(exported_function);
+	RUN(vdso_function);
 	RUN(fallbacks);
 	return CHECK_DONE();
 }

@@ -8,16 +8,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <link.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/xalloc.h"
 
 #define BUILD_ID_MAX 32
+#define VDSO_MAX (1u << 20) /* bytes of a vDSO image (a few pages in practice) */
 
 struct sym {
 	uint64_t addr, size;
 	char *name;
+	bool weak;      /* an alias another symbol may define too */
+	uint32_t index; /* in its table */
 };
 
 struct module {
@@ -74,12 +79,19 @@ static size_t elf_build_id(Elf *elf, uint8_t *out)
 	return 0;
 }
 
+/* By address; at one address the sized one first, then one that is not a
+ * weak alias (the vDSO's __vdso_clock_gettime, not clock_gettime), then
+ * the first in the table: the name chosen does not depend on the sort. */
 static int by_addr(const void *a, const void *b)
 {
 	const struct sym *x = a, *y = b;
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	return x->size < y->size ? 1 : x->size > y->size ? -1 : 0; /* the sized one first */
+	if (x->size != y->size)
+		return x->size < y->size ? 1 : -1;
+	if (x->weak != y->weak)
+		return x->weak ? 1 : -1;
+	return x->index < y->index ? -1 : x->index > y->index;
 }
 
 /* The functions of the section of symbols of type (SHT_SYMTAB or SHT_DYNSYM). */
@@ -105,7 +117,8 @@ static bool read_symbols(Elf *elf, Elf64_Word type, struct module *m)
 			if (!name || !name[0])
 				continue;
 			xgrow(&m->syms, &cap, m->nsyms + 1, sizeof *m->syms);
-			m->syms[m->nsyms++] = (struct sym){s.st_value, s.st_size, xstrdup(name)};
+			m->syms[m->nsyms++] =
+				(struct sym){s.st_value, s.st_size, xstrdup(name), GELF_ST_BIND(s.st_info) == STB_WEAK, (uint32_t)i};
 		}
 		qsort(m->syms, m->nsyms, sizeof *m->syms, by_addr);
 		return m->nsyms > 0;
@@ -133,7 +146,27 @@ static bool read_debug_file(const uint8_t *id, size_t len, struct module *m)
 	return ok;
 }
 
-static void load(struct module *m)
+/* The symbols of an ELF image, when it is the one that was loaded (the
+ * build ids match). */
+static void read_image(Elf *elf, struct module *m)
+{
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		m->state = NATSYM_UNREADABLE;
+		return;
+	}
+	uint8_t id[BUILD_ID_MAX];
+	size_t len = elf_build_id(elf, id);
+	if (m->build_id_len && (len != m->build_id_len || memcmp(id, m->build_id, len) != 0))
+		m->state = NATSYM_REPLACED;
+	else if (read_symbols(elf, SHT_SYMTAB, m) || read_debug_file(id, len, m))
+		m->state = NATSYM_SYMBOLS;
+	else {
+		read_symbols(elf, SHT_DYNSYM, m); /* none at all: every function by address */
+		m->state = NATSYM_EXPORTS;
+	}
+}
+
+static void load_file(struct module *m)
 {
 	/* a log may name any file: never wait on a FIFO or read a device */
 	int fd = open(m->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -148,22 +181,63 @@ static void load(struct module *m)
 		return;
 	}
 	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		m->state = NATSYM_UNREADABLE;
-	} else {
-		uint8_t id[BUILD_ID_MAX];
-		size_t len = elf_build_id(elf, id);
-		if (m->build_id_len && (len != m->build_id_len || memcmp(id, m->build_id, len) != 0))
-			m->state = NATSYM_REPLACED;
-		else if (read_symbols(elf, SHT_SYMTAB, m) || read_debug_file(id, len, m))
-			m->state = NATSYM_SYMBOLS;
-		else {
-			read_symbols(elf, SHT_DYNSYM, m); /* none at all: every function by address */
-			m->state = NATSYM_EXPORTS;
-		}
-	}
+	read_image(elf, m);
 	elf_end(elf);
 	close(fd);
+}
+
+/* The bytes of this process's vDSO image (its ELF header, segments and
+ * section headers, all mapped), copied; 0 without one. */
+static size_t own_vdso(uint8_t **image)
+{
+	const uint8_t *at = (const uint8_t *)getauxval(AT_SYSINFO_EHDR);
+	*image = NULL;
+	if (!at)
+		return 0;
+	ElfW(Ehdr) eh;
+	memcpy(&eh, at, sizeof eh);
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_phentsize != sizeof(ElfW(Phdr)))
+		return 0;
+	size_t size = eh.e_shoff + (size_t)eh.e_shnum * eh.e_shentsize;
+	for (size_t i = 0; i < eh.e_phnum; i++) {
+		ElfW(Phdr) ph;
+		memcpy(&ph, at + eh.e_phoff + i * sizeof ph, sizeof ph);
+		if (ph.p_type == PT_LOAD && ph.p_offset + ph.p_filesz > size)
+			size = ph.p_offset + ph.p_filesz;
+	}
+	if (size > VDSO_MAX)
+		return 0;
+	*image = xmalloc(size);
+	memcpy(*image, at, size);
+	return size;
+}
+
+/* The vDSO has no file: its functions are named from this process's own
+ * vDSO when it is the same image (the same kernel: the build ids match;
+ * a recording from another kernel has its functions named by address). */
+static void load_vdso(struct module *m)
+{
+	uint8_t *image;
+	size_t size = own_vdso(&image);
+	if (!size || !m->build_id_len) {
+		m->state = NATSYM_MISSING;
+		free(image);
+		return;
+	}
+	Elf *elf = elf_memory((char *)image, size);
+	read_image(elf, m);
+	elf_end(elf);
+	free(image);
+	if (m->state == NATSYM_REPLACED || m->state == NATSYM_UNREADABLE)
+		m->state = NATSYM_MISSING; /* another kernel's: not to be had here */
+}
+
+static void load(struct module *m)
+{
+	if (strchr(m->path, '/'))
+		load_file(m);
+	else
+		load_vdso(m); /* the one module logged without a file; a relative path is never opened */
 }
 
 static struct module *module_of(struct natsym *ns, const char *path, const uint8_t *build_id, size_t len)

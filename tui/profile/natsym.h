@@ -6,7 +6,9 @@
  *
  * A name is "MODULE!symbol", or "MODULE+0xADDRESS" when the function has
  * no symbol (a stripped module's internal functions), the file is gone, or
- * it is not the file that was loaded (its build id differs).  The reasons
+ * it is not the file that was loaded (its build id differs).  The vDSO
+ * has no file (its path is its name, "linux-vdso.so.1"): it is named from
+ * this process's own vDSO when that has the build id logged.  The reasons
  * are kept per module for the report to say.  The JIT (libclrjit.so) is
  * one function, "[JIT compilation]": its own are nameless and all do that. */
 #ifndef CLRSCOPE_NATSYM_H
