@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -77,8 +78,9 @@ struct ip_entry {
 struct module {
 	uint64_t lo, hi, eh_hdr;
 	uint64_t bias;       /* load address: an address minus bias is the file's own (st_value) */
-	char path[256];      /* the file it was loaded from ("" when too long) */
+	char path[256];      /* the file it was loaded from ("" when too long, or the vDSO's: no file) */
 	const char *name;    /* its file name, in path or name_only */
+	bool vdso;           /* the kernel's vDSO: named as it names itself ("linux-vdso.so.1") */
 	char name_only[64];
 	uint8_t build_id[CODEMAP_BUILD_ID_MAX];
 	uint8_t build_id_len;
@@ -583,6 +585,7 @@ static int list_module(struct dl_phdr_info *info, size_t size, void *arg)
 	if (path[0] != '/' && hdr && code)
 		path = absolute_module_path(code, path, absolute, sizeof absolute);
 	const char *slash = strrchr(path, '/');
+	uint64_t vdso = getauxval(AT_SYSINFO_EHDR);
 	for (int i = 0; i < info->dlpi_phnum && hdr && m.nmodules < MODULES; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
@@ -597,6 +600,7 @@ static int list_module(struct dl_phdr_info *info, size_t size, void *arg)
 				mod->name = mod->name_only;
 			}
 			mod->build_id_len = module_build_id(info, mod->build_id);
+			mod->vdso = vdso && vdso >= info->dlpi_addr && vdso < mod->hi; /* its ELF header is loaded here */
 		}
 	}
 	return 0;
@@ -685,13 +689,13 @@ const char *codemap_module_name(uint64_t addr)
 bool codemap_native_function(uint64_t addr, struct native_function *out)
 {
 	const struct module *mod = module_of(addr);
-	if (!mod || !mod->path[0])
+	if (!mod || (!mod->path[0] && !mod->vdso))
 		return false;
 	struct code_at at = codemap_at(addr, false);
 	if (!at.native_known || !at.rule.fn_start || at.rule.fn_start < mod->bias)
 		return false;
-	*out = (struct native_function){at.rule.fn_start, at.rule.fn_start - mod->bias, mod->path, mod->name,
-					mod->build_id, mod->build_id_len};
+	*out = (struct native_function){at.rule.fn_start, at.rule.fn_start - mod->bias, mod->vdso ? mod->name : mod->path,
+					mod->name, mod->build_id, mod->build_id_len};
 	return true;
 }
 

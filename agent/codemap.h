@@ -83,12 +83,14 @@ const char *codemap_module_name(uint64_t addr) AGENT_HIDDEN;
 /* The native function that holds addr, by its unwind table's entry (a
  * stripped module still has one per function): where it starts, in memory
  * and in its file's own addresses, and the file.  False for code outside
- * the modules, a module without a full path, or no entry. */
+ * the modules, a module without a full path, or no entry.  The vDSO has no
+ * file: its path is its name, "linux-vdso.so.1" (no '/'), and the reading
+ * side names its functions from a vDSO of the same build id. */
 #define CODEMAP_BUILD_ID_MAX 32
 struct native_function {
 	uint64_t start;         /* in this process */
 	uint64_t file_address;  /* start as the file's symbols say it (minus the load address) */
-	const char *path, *name; /* the module's file and its file name (valid until the modules are rescanned) */
+	const char *path, *name; /* the module's file (the vDSO: its name) and its file name (valid until the modules are rescanned) */
 	const uint8_t *build_id;
 	uint8_t build_id_len;
 };

@@ -413,7 +413,7 @@ static void define_frame(uint64_t id, const char *name, const char *module, uint
 	struct cs_frame_def f = {id, {name, strlen(name)}, {module, strlen(module)}};
 	size_t before = d->frames.len, code_before = d->frame_code.len, native_before = d->native_frames.len;
 	cs_frame_def_encode(&d->frames, &f);
-	uint64_t path_ref = (token || native) && path[0] == '/' ? code_path_ref(path, d) : 0;
+	uint64_t path_ref = native || (token && path[0] == '/') ? code_path_ref(path, d) : 0; /* a native's: a file or the vDSO */
 	if (path_ref && native) {
 		struct cs_native_frame n = {id, path_ref, native->file_address,
 					    {(const char *)native->build_id, native->build_id_len}};
