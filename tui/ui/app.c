@@ -68,6 +68,7 @@ static void term_open(struct app *a)
 	initscr();
 	curses_on = true;
 	atexit(term_restore);
+	xalloc_on_fatal(term_restore); /* out of memory gives the screen back before it says so */
 	static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 	for (size_t i = 0; i < sizeof fatal / sizeof *fatal; i++)
 		signal(fatal[i], crash);

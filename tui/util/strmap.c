@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/xalloc.h"
+
 static uint64_t hash(const char *s, size_t len)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
@@ -45,18 +47,12 @@ bool strmap_get(const struct strmap *m, const char *key, size_t len, uint32_t *v
 	return true;
 }
 
-static bool grow(struct strmap *m)
+static void grow(struct strmap *m)
 {
 	size_t ncap = m->cap ? m->cap * 2 : 64;
-	char **nk = calloc(ncap, sizeof *nk);
-	size_t *nl = calloc(ncap, sizeof *nl);
-	uint32_t *nv = calloc(ncap, sizeof *nv);
-	if (!nk || !nl || !nv) {
-		free(nk);
-		free(nl);
-		free(nv);
-		return false;
-	}
+	char **nk = xcalloc(ncap, sizeof *nk);
+	size_t *nl = xcalloc(ncap, sizeof *nl);
+	uint32_t *nv = xcalloc(ncap, sizeof *nv);
 	for (size_t i = 0; i < m->cap; i++) {
 		if (!m->keys[i])
 			continue;
@@ -72,20 +68,14 @@ static bool grow(struct strmap *m)
 	m->lens = nl;
 	m->vals = nv;
 	m->cap = ncap;
-	return true;
 }
 
 bool strmap_add(struct strmap *m, const char *key, size_t len, uint32_t val)
 {
-	if ((m->count + 1) * 2 > m->cap && !grow(m))
-		return false;
-	char *copy = malloc(len + 1);
-	if (!copy)
-		return false;
-	memcpy(copy, key, len);
-	copy[len] = 0;
+	if ((m->count + 1) * 2 > m->cap)
+		grow(m);
 	size_t i = find(m->keys, m->lens, m->cap, key, len);
-	m->keys[i] = copy;
+	m->keys[i] = xstrndup(key, len);
 	m->lens[i] = len;
 	m->vals[i] = val;
 	m->count++;

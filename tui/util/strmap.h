@@ -17,7 +17,8 @@ struct strmap {
 void strmap_init(struct strmap *m);
 void strmap_free(struct strmap *m);
 bool strmap_get(const struct strmap *m, const char *key, size_t len, uint32_t *val);
-/* Adds key (which must not be present); false when out of memory. */
+/* Adds key (which must not be present); true: running out of memory ends
+ * the program through xalloc's fatal path. */
 bool strmap_add(struct strmap *m, const char *key, size_t len, uint32_t val);
 
 #endif

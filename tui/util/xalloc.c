@@ -1,36 +1,61 @@
 #include "util/xalloc.h"
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void out_of_memory(size_t n)
+static void (*fatal_restore)(void);
+/* CLRSCOPE_FAIL_ALLOC_AT: allocations of this thread until the one that
+ * fails (0: none fails). */
+static _Thread_local uint64_t fail_countdown;
+
+void xalloc_on_fatal(void (*restore)(void))
 {
+	fatal_restore = restore;
+	const char *at = getenv("CLRSCOPE_FAIL_ALLOC_AT");
+	char *end;
+	unsigned long long n = at && *at ? strtoull(at, &end, 10) : 0;
+	fail_countdown = restore && n && !*end ? n : 0;
+}
+
+void xalloc_failed(size_t n)
+{
+	void (*restore)(void) = fatal_restore;
+	fatal_restore = NULL;
+	if (restore)
+		restore();
 	fprintf(stderr, "clrscope: out of memory (asked for %zu bytes)\n", n);
 	exit(1);
 }
 
+static bool failing(void)
+{
+	return fail_countdown && --fail_countdown == 0;
+}
+
 void *xmalloc(size_t n)
 {
-	void *p = malloc(n ? n : 1);
+	void *p = failing() ? NULL : malloc(n ? n : 1);
 	if (!p)
-		out_of_memory(n);
+		xalloc_failed(n);
 	return p;
 }
 
 void *xcalloc(size_t n, size_t size)
 {
-	void *p = calloc(n ? n : 1, size ? size : 1);
+	void *p = failing() ? NULL : calloc(n ? n : 1, size ? size : 1);
 	if (!p)
-		out_of_memory(n * size);
+		xalloc_failed(n * size);
 	return p;
 }
 
 void *xrealloc(void *p, size_t n)
 {
-	void *q = realloc(p, n ? n : 1);
+	void *q = failing() ? NULL : realloc(p, n ? n : 1);
 	if (!q)
-		out_of_memory(n);
+		xalloc_failed(n);
 	return q;
 }
 
