@@ -21,12 +21,12 @@ static void command_text(const struct ui_command *c, char *out, size_t n)
 	snprintf(out, n, ":%s%s%s", c->name, c->args[0] ? " " : "", c->args);
 }
 
-static int longer(int a, size_t b)
+static int max_int(int a, int b)
 {
-	return (size_t)a > b ? a : (int)b;
+	return a > b ? a : b;
 }
 
-static int at_most(int a, int b)
+static int min_int(int a, int b)
 {
 	return a < b ? a : b;
 }
@@ -37,16 +37,16 @@ static struct layout layout(int width)
 	char text[256];
 	for (const struct ui_command *c = ui_commands; c->name; c++) {
 		commands_keys(c, text, sizeof text);
-		keys = longer(keys, strlen(text));
+		keys = max_int(keys, (int)strlen(text));
 		command_text(c, text, sizeof text);
-		command = longer(command, strlen(text));
+		command = max_int(command, (int)strlen(text));
 	}
 	for (const struct ui_key_help *k = ui_keys; k->keys; k++)
-		keys = longer(keys, strlen(k->keys));
+		keys = max_int(keys, (int)strlen(k->keys));
 	struct layout l;
-	l.keys = at_most(keys, longer(12, (size_t)width / 6));
-	l.command = at_most(command, longer(16, (size_t)width * 3 / 10));
-	l.what = longer(width - 3 - l.keys - l.command, 16); /* a narrower screen cuts the rest */
+	l.keys = min_int(keys, max_int(12, width / 6));
+	l.command = min_int(command, max_int(16, width * 3 / 10));
+	l.what = max_int(width - 3 - l.keys - l.command, 16); /* a narrower screen cuts the rest */
 	return l;
 }
 
