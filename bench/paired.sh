@@ -13,7 +13,7 @@
 #              ACTIVE seconds (clrscope dial sampling=on events=all, then
 #              back); with -S, sampling by that sampler (mixed, the default;
 #              signal, which samples only the threads that ran a period;
-#              kernel; suspend: see the sampler dial in clrscope(1));
+#              kernel; suspend: see SAMPLERS in clrscope-dial(1));
 #  - trace:    dotnet-trace collect -p PID --duration ACTIVE (its default
 #              providers: EventPipe's sample profiler and runtime events),
 #              the agent as in off.

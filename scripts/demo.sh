@@ -2,7 +2,7 @@
 # Sets up and opens clrscope's terminal UI on the bundled demo app: installs
 # what is missing, builds clrscope and the demo, and launches the demo
 # (CpuRatio, which burns CPU in two callers of one callee, 3:1) under the
-# profiler for a minute.  Keys: Tab or 1-6 switch views, ? help, q quits.
+# profiler for a minute.  Keys: Tab or 1-9 and 0 switch views, ? help, q quits.
 #
 #   scripts/demo.sh [BUILD_DIR]      (default: build)
 set -euo pipefail

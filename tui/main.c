@@ -27,7 +27,7 @@ static void usage(FILE *f)
 		   "processes and installed .NET apps.\n\ncommands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\n'clrscope COMMAND --help' describes one; clrscope(1) describes all.\n"
+	fprintf(f, "\n'clrscope COMMAND --help' describes one, clrscope-COMMAND(1) in full.\n"
 		   "'clrscope help keys' lists the terminal UI's keys and prompt commands.\n"
 		   "Environment: CLRSCOPE_AGENT (the agent library), CLRSCOPE_AGENT_LOG, NO_COLOR,\n"
 		   "XDG_RUNTIME_DIR, XDG_CONFIG_HOME, XDG_STATE_HOME; all of them in clrscope(1).\n"

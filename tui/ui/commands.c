@@ -565,7 +565,7 @@ static const char *const range_args[] = {"all", "start", "end", NULL};
 const struct ui_command ui_commands[] = {
 	{"rate", "HZ|+|-", "", "samples per second (+ doubles, - halves)", run_rate, rate_args},
 	{"sampling", "on|off|toggle", "", "take stack samples or pause them", run_sampling, on_off},
-	{"sampler", "mixed|kernel|suspend|signal", "", "how ticks are taken (see clrscope(1))", run_sampler, sampler_args},
+	{"sampler", "mixed|kernel|suspend|signal", "", "how ticks are taken (see clrscope-dial(1))", run_sampler, sampler_args},
 	{"validate", "N", "", "repeat every Nth fast walk of a thread exactly and count the differences", run_validate,
 	 validate_args},
 	{"events", "+KIND|-KIND...|toggle KIND", "", "record or stop gc, exceptions, jit, modules, threads, contention, waits, threadpool, allocsamples", run_events, event_args},
