@@ -1,0 +1,294 @@
+/* The bytes of every record kind, fixed: each kind is encoded from known
+ * values and compared with the payload written out in hex, so that any
+ * change to the encoders that moves a byte of the session format fails
+ * here. */
+#include "check.h"
+#include "common/records.h"
+
+static struct cs_str S(const char *s)
+{
+	return (struct cs_str){s, strlen(s)};
+}
+
+static void enc_hello(struct cs_out *o)
+{
+	struct cs_hello h = {4242, 7, 1700000000123456789ull, CS_LOAD_ATTACH, 997, S("0.1"), S("CoreCLR 10"),
+			     S("app --x"), S("/cs.1"), 0x1ff, 7, S("A.*")};
+	cs_hello_encode(o, &h);
+}
+
+static void enc_thread(struct cs_out *o)
+{
+	cs_thread_encode(o, &(struct cs_thread){300, 0x7f00112233ull, 4243, S("worker")});
+}
+
+static void enc_frames(struct cs_out *o)
+{
+	cs_frame_def_encode(o, &(struct cs_frame_def){16, S("A.M"), S("a.dll")});
+	cs_frame_def_encode(o, &(struct cs_frame_def){200, S("[native]"), S("")});
+}
+
+static void enc_stacks(struct cs_out *o)
+{
+	cs_stack_def_encode(o, &(struct cs_stack_def){1, 0, 16});
+	cs_stack_def_encode(o, &(struct cs_stack_def){130, 1, 200});
+}
+
+static void enc_samples(struct cs_out *o)
+{
+	cs_put_varint(o, 1000), cs_put_varint(o, 42000), cs_put_varint(o, 2);
+	cs_put_varint(o, 1), cs_put_varint(o, 5), cs_put_varint(o, 300), cs_put_varint(o, 130);
+	cs_put_varint(o, 5), cs_put_varint(o, 0), cs_put_varint(o, 0);
+}
+
+static void enc_ticks(struct cs_out *o)
+{
+	cs_put_varint(o, 1000), cs_put_varint(o, 0), cs_put_varint(o, 2);
+	cs_put_varint(o, 1), cs_put_varint(o, cs_tick_stack_state(5, false));
+	cs_put_varint(o, 2), cs_put_varint(o, cs_tick_stack_state(130, true));
+}
+
+static void enc_status(struct cs_out *o)
+{
+	struct cs_status s = {123456, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 1ull << 35, 15, 16, 17, 18, 19,
+			      20, 21, 22, 23, 24, 25, 300};
+	cs_status_encode(o, &s);
+}
+
+static void enc_message(struct cs_out *o)
+{
+	cs_message_encode(o, &(struct cs_message){77, CS_LEVEL_WARNING, S("disk full")});
+}
+
+static void enc_end(struct cs_out *o)
+{
+	cs_message_encode(o, &(struct cs_message){99, CS_END_DETACH, S("detaching")});
+}
+
+static void enc_dials(struct cs_out *o)
+{
+	cs_dials_ack_encode(o, &(struct cs_dials_ack){5000, 3, CS_DIALS_PARTIAL, S("sampling=on rate=500"), S("no hooks")});
+}
+
+static void enc_gc(struct cs_out *o)
+{
+	struct cs_gc g = {.start_us = 10, .duration_us = 2500, .pause_us = 1500, .generation = 2, .reason = CS_GC_INDUCED,
+			  .ngens = CS_GC_GENERATIONS, .gen_bytes = {1048576, 2, 3, 4, 5}, .cause = 12,
+			  .type = CS_GC_BLOCKING, .promoted_bytes = 4096, .pinned_objects = 7};
+	cs_gc_encode(o, &g);
+}
+
+static void enc_gc_unknown_sizes(struct cs_out *o)
+{
+	cs_gc_encode(o, &(struct cs_gc){.start_us = 1, .duration_us = 2, .generation = 0});
+}
+
+static void enc_exception(struct cs_out *o)
+{
+	cs_event_encode(o, CS_REC_EXCEPTION,
+			&(struct cs_event){.time_us = 5, .thread_ref = 2, .id = 9, .text = S("E"), .message = S("boom")});
+}
+
+static void enc_catch(struct cs_out *o)
+{
+	cs_event_encode(o, CS_REC_CATCH, &(struct cs_event){.time_us = 6, .thread_ref = 2, .id = 17});
+}
+
+static void enc_jit(struct cs_out *o)
+{
+	cs_event_encode(o, CS_REC_JIT, &(struct cs_event){.time_us = 7, .id = 16, .duration_us = 1250});
+}
+
+static void enc_module(struct cs_out *o)
+{
+	cs_event_encode(o, CS_REC_MODULE, &(struct cs_event){.time_us = 8, .kind = CS_ASSEMBLY, .text = S("app")});
+}
+
+static void enc_thread_event(struct cs_out *o)
+{
+	cs_event_encode(o, CS_REC_THREAD_EVENT,
+			&(struct cs_event){.time_us = 9, .kind = CS_THREAD_NAMED, .thread_ref = 1, .os_tid = 4242,
+					   .text = S("w")});
+}
+
+static void enc_contention(struct cs_out *o)
+{
+	cs_event_encode(o, CS_REC_CONTENTION,
+			&(struct cs_event){.time_us = 10, .thread_ref = 3, .id = 12, .wait_ns = 25000000});
+}
+
+static void enc_wait(struct cs_out *o)
+{
+	cs_event_encode(o, CS_REC_WAIT,
+			&(struct cs_event){.time_us = 10, .thread_ref = 3, .id = 12, .wait_ns = 25000000, .kind = 1});
+}
+
+static void enc_threadpool(struct cs_out *o)
+{
+	cs_event_encode(o, CS_REC_THREADPOOL,
+			&(struct cs_event){.time_us = 11, .kind = CS_POOL_ADJUSTED, .workers = 8,
+					   .reason = CS_POOL_STARVATION});
+}
+
+static void enc_alloc_sample(struct cs_out *o)
+{
+	cs_event_encode(o, CS_REC_ALLOC_SAMPLE,
+			&(struct cs_event){.time_us = 12, .thread_ref = 1, .id = 4, .size = 24, .weight = 102412,
+					   .text = S("T")});
+}
+
+static void enc_calls(struct cs_out *o)
+{
+	cs_calls_head_encode(o, &(struct cs_calls_head){1234, 1, 2, 600, 3, 4});
+	cs_call_entry_encode(o, &(struct cs_call_entry){17, 100000, 5000000, 4000000});
+	cs_call_entry_encode(o, &(struct cs_call_entry){18, 1, 2, 1});
+}
+
+static void enc_heap(struct cs_out *o)
+{
+	struct cs_heap_head h = {.time_us = 9, .seq = 2, .part = 1, .parts = 3, .pause_us = 700, .objects = 5000,
+				 .bytes = 160000, .types = 40, .roots = {17, 1, 14, 2}, .walk = CS_HEAP_WALK_GC};
+	cs_heap_head_encode(o, &h);
+	cs_heap_entry_encode(o, &(struct cs_type_count){0, S("T"), 1234, 39488});
+}
+
+static void enc_heap_suspended(struct cs_out *o)
+{
+	struct cs_heap_head h = {.time_us = 9, .seq = 3, .part = 0, .parts = 1, .pause_us = 70, .objects = 5,
+				 .bytes = 160, .types = 1, .walk = CS_HEAP_WALK_SUSPENDED};
+	cs_heap_head_encode(o, &h);
+	cs_heap_entry_encode(o, &(struct cs_type_count){0, S("U"), 5, 160});
+}
+
+static void enc_allocs(struct cs_out *o)
+{
+	cs_allocs_head_encode(o, &(struct cs_allocs_head){55, 3, 1});
+	cs_alloc_entry_encode(o, &(struct cs_type_count){7, S("T"), 12, 384});
+}
+
+static void enc_holds(struct cs_out *o)
+{
+	cs_hold_encode(o, &(struct cs_hold){3, 77, 1000000, 1000, 50});
+}
+
+static void enc_frame_code(struct cs_out *o)
+{
+	cs_frame_code_encode(o, &(struct cs_frame_code){16, 0x06000002, 1});
+}
+
+static void enc_stack_il(struct cs_out *o)
+{
+	cs_stack_il_encode(o, &(struct cs_stack_il){2, 17});
+	cs_stack_il_encode(o, &(struct cs_stack_il){4, CS_IL_EPILOG});
+}
+
+static void enc_thread_cpu(struct cs_out *o)
+{
+	cs_thread_cpu_head_encode(o, 100000);
+	cs_thread_cpu_encode(o, &(struct cs_thread_cpu){1, 123456789});
+	cs_thread_cpu_encode(o, &(struct cs_thread_cpu){2, 5});
+}
+
+static void enc_code_path(struct cs_out *o)
+{
+	cs_code_path_encode(o, &(struct cs_code_path){1, S("/a.dll")});
+}
+
+static void enc_native_frame(struct cs_out *o)
+{
+	cs_native_frame_encode(o, &(struct cs_native_frame){200, 2, 0x1234, {"\x01\x02", 2}});
+}
+
+static void enc_cpu_owed(struct cs_out *o)
+{
+	cs_cpu_owed_encode(o, &(struct cs_cpu_owed){3, 77, 1000999, 4});
+}
+
+struct golden {
+	uint16_t type;
+	void (*encode)(struct cs_out *o);
+	const char *hex;
+};
+
+static const struct golden goldens[] = {
+	{CS_REC_HELLO, enc_hello, "921000000700000015cd853dfe9c971702e503000003302e310a436f7265434c5220313007617070202d2d78052f63732e31ff030703412e2a"},
+	{CS_REC_THREAD, enc_thread, "ac02332211007f0000009310000006776f726b6572"},
+	{CS_REC_FRAMES, enc_frames, "1003412e4d05612e646c6cc801085b6e61746976655d00"},
+	{CS_REC_STACKS, enc_stacks, "010010820101c801"},
+	{CS_REC_SAMPLES, enc_samples, "e80790c802020105ac028201050000"},
+	{CS_REC_STATUS, enc_status, "40e20100000000000102030405060708090a0b0c0d8080808080010f10111213141516171819ac02"},
+	{CS_REC_MESSAGE, enc_message, "4d0000000000000002096469736b2066756c6c"},
+	{CS_REC_END, enc_end, "63000000000000000209646574616368696e67"},
+	{CS_REC_DIALS, enc_dials, "881300000000000003021473616d706c696e673d6f6e20726174653d353030086e6f20686f6f6b73"},
+	{CS_REC_GC, enc_gc, "0a00000000000000c413dc0b020105808040020304050c01802007"},
+	{CS_REC_GC, enc_gc_unknown_sizes, "0100000000000000020000000000000000"},
+	{CS_REC_EXCEPTION, enc_exception, "05000000000000000209014504626f6f6d"},
+	{CS_REC_CATCH, enc_catch, "06000000000000000211"},
+	{CS_REC_JIT, enc_jit, "070000000000000010e209"},
+	{CS_REC_MODULE, enc_module, "08000000000000000203617070"},
+	{CS_REC_THREAD_EVENT, enc_thread_event, "09000000000000000301921000000177"},
+	{CS_REC_CALLS, enc_calls, "d2040000000000000102d804030411a08d06c096b1028092f40112010201"},
+	{CS_REC_HEAP, enc_heap, "0900000000000000020103bc05882780e209280411010e020154d209c0b402"},
+	{CS_REC_HEAP, enc_heap_suspended, "09000000000000000300014605a0010100015505a001"},
+	{CS_REC_ALLOCS, enc_allocs, "370000000000000003010701540c8003"},
+	{CS_REC_CONTENTION, enc_contention, "0a00000000000000030cc0f0f50b"},
+	{CS_REC_WAIT, enc_wait, "0a00000000000000030cc0f0f50b01"},
+	{CS_REC_THREADPOOL, enc_threadpool, "0b00000000000000030806"},
+	{CS_REC_ALLOC_SAMPLE, enc_alloc_sample, "0c000000000000000104188ca0060154"},
+	{CS_REC_HOLDS, enc_holds, "034dc0843de80732"},
+	{CS_REC_FRAME_CODE, enc_frame_code, "108280803001"},
+	{CS_REC_STACK_IL, enc_stack_il, "021104fdffffff0f"},
+	{CS_REC_TICKS, enc_ticks, "e8070002010a028502"},
+	{CS_REC_THREAD_CPU, enc_thread_cpu, "a08601000000000001959aef3a0205"},
+	{CS_REC_CODE_PATH, enc_code_path, "01062f612e646c6c"},
+	{CS_REC_NATIVE_FRAME, enc_native_frame, "c80102b424020102"},
+	{CS_REC_CPU_OWED, enc_cpu_owed, "034da78c3d04"},
+};
+#define NGOLDENS (sizeof goldens / sizeof *goldens)
+
+static void to_hex(const uint8_t *p, size_t n, char *out)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", p[i]);
+	out[2 * n] = 0;
+}
+
+/* Every golden encodes to its bytes. */
+static void golden_bytes(void)
+{
+	for (size_t i = 0; i < NGOLDENS; i++) {
+		uint8_t buf[512];
+		char hex[2 * sizeof buf + 1];
+		struct cs_out o;
+		cs_out_init(&o, buf, sizeof buf);
+		goldens[i].encode(&o);
+		CHECK(!o.overflow);
+		to_hex(buf, o.len, hex);
+		if (strcmp(hex, goldens[i].hex) != 0) {
+			fprintf(stderr, "golden %zu (type %u):\n  got  %s\n  want %s\n", i, goldens[i].type, hex,
+				goldens[i].hex);
+			check_failures++;
+		}
+	}
+}
+
+/* Every record type has a golden. */
+static void every_kind(void)
+{
+	for (uint16_t type = CS_REC_HELLO; type <= CS_REC_CPU_OWED; type++) {
+		bool found = false;
+		for (size_t i = 0; i < NGOLDENS; i++)
+			found |= goldens[i].type == type;
+		if (!found) {
+			fprintf(stderr, "record type %u has no golden\n", type);
+			check_failures++;
+		}
+	}
+}
+
+int main(void)
+{
+	RUN(golden_bytes);
+	RUN(every_kind);
+	return CHECK_DONE();
+}
