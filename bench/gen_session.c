@@ -151,15 +151,11 @@ int main(int argc, char **argv)
 			emit(CS_REC_SAMPLES, &p);
 			last = 0;
 		}
-		cs_put_varint(&p, t - last);
-		last = t;
-		cs_put_varint(&p, 30000);
 		unsigned n = samples - written >= 2 ? 2 : 1;
-		cs_put_varint(&p, n);
-		for (unsigned k = 0; k < n; k++) {
-			cs_put_varint(&p, 1 + k);
-			cs_put_varint(&p, 1 + (unsigned)rand() % stacks);
-		}
+		cs_tick_encode(&p, t - last, 30000, n);
+		last = t;
+		for (unsigned k = 0; k < n; k++)
+			cs_sample_encode(&p, 1 + k, 1 + (unsigned)rand() % stacks);
 		written += n;
 	}
 	emit(CS_REC_SAMPLES, &p);

@@ -1,120 +1,227 @@
 #include "common/records.h"
 
-static void put_cs_str(struct cs_out *o, struct cs_str s)
+/* ---- one writer, reader and empty value per wire type ---- */
+
+/* (a layout uses some of them) */
+#define WIRE_FN __attribute__((unused)) static inline
+
+WIRE_FN void put_u8(struct cs_out *o, uint8_t v)
+{
+	cs_put_u8(o, v);
+}
+
+WIRE_FN void put_u32(struct cs_out *o, uint32_t v)
+{
+	cs_put_u32(o, v);
+}
+
+WIRE_FN void put_u64(struct cs_out *o, uint64_t v)
+{
+	cs_put_u64(o, v);
+}
+
+WIRE_FN void put_varint(struct cs_out *o, uint64_t v)
+{
+	cs_put_varint(o, v);
+}
+
+WIRE_FN void put_v32(struct cs_out *o, uint32_t v)
+{
+	cs_put_varint(o, v);
+}
+
+WIRE_FN void put_str(struct cs_out *o, struct cs_str s)
 {
 	cs_put_strn(o, s.p ? s.p : "", s.p ? s.len : 0);
 }
 
-static struct cs_str get_cs_str(struct cs_in *in)
+WIRE_FN uint8_t get_u8(struct cs_in *in)
+{
+	return cs_get_u8(in);
+}
+
+WIRE_FN uint32_t get_u32(struct cs_in *in)
+{
+	return cs_get_u32(in);
+}
+
+WIRE_FN uint64_t get_u64(struct cs_in *in)
+{
+	return cs_get_u64(in);
+}
+
+WIRE_FN uint64_t get_varint(struct cs_in *in)
+{
+	return cs_get_varint(in);
+}
+
+/* a varint that must fit 32 bits: more is damage */
+WIRE_FN uint32_t get_v32(struct cs_in *in)
+{
+	uint64_t v = cs_get_varint(in);
+	if (v > UINT32_MAX)
+		in->bad = true;
+	return (uint32_t)v;
+}
+
+WIRE_FN struct cs_str get_str(struct cs_in *in)
 {
 	struct cs_str s;
 	s.len = cs_get_str(in, &s.p);
 	return s;
 }
 
-void cs_hello_encode(struct cs_out *o, const struct cs_hello *h)
+WIRE_FN uint8_t none_u8(void)
 {
-	cs_put_u32(o, h->pid);
-	cs_put_u32(o, h->ppid);
-	cs_put_u64(o, h->start_unix_ns);
-	cs_put_u8(o, h->load_mode);
-	cs_put_u32(o, h->rate_hz);
-	put_cs_str(o, h->agent_version);
-	put_cs_str(o, h->runtime_version);
-	put_cs_str(o, h->command_line);
-	put_cs_str(o, h->control);
-	cs_put_varint(o, h->events);
-	cs_put_varint(o, h->features);
-	put_cs_str(o, h->patterns);
+	return 0;
 }
 
-bool cs_hello_decode(const uint8_t *p, size_t n, struct cs_hello *h)
+WIRE_FN uint32_t none_u32(void)
 {
-	struct cs_in in;
-	cs_in_init(&in, p, n);
-	h->pid = cs_get_u32(&in);
-	h->ppid = cs_get_u32(&in);
-	h->start_unix_ns = cs_get_u64(&in);
-	h->load_mode = cs_get_u8(&in);
-	h->rate_hz = cs_get_u32(&in);
-	h->agent_version = get_cs_str(&in);
-	h->runtime_version = get_cs_str(&in);
-	h->command_line = get_cs_str(&in);
-	/* fields added after 1.0: absent in older logs */
-	h->control = (struct cs_str){"", 0};
-	h->events = 0;
-	h->features = 0;
-	h->patterns = (struct cs_str){"", 0};
-	if (!in.bad && cs_in_left(&in)) {
-		h->control = get_cs_str(&in);
-		h->events = (uint32_t)cs_get_varint(&in);
+	return 0;
+}
+
+WIRE_FN uint64_t none_u64(void)
+{
+	return 0;
+}
+
+WIRE_FN uint64_t none_varint(void)
+{
+	return 0;
+}
+
+WIRE_FN uint32_t none_v32(void)
+{
+	return 0;
+}
+
+WIRE_FN struct cs_str none_str(void)
+{
+	return (struct cs_str){"", 0};
+}
+
+/* ---- the checks the table names ---- */
+
+static inline bool always_valid(const void *s)
+{
+	(void)s;
+	return true;
+}
+
+/* an empty run, one longer than the agent writes, no period or a spacing
+ * no rate gives: damage */
+static bool hold_valid(const struct cs_hold *h)
+{
+	return h->count != 0 && h->count <= CS_HOLD_MAX_COUNT && h->period_us != 0 &&
+	       h->period_us <= CS_HOLD_MAX_PERIOD_US;
+}
+
+static bool cpu_owed_valid(const struct cs_cpu_owed *c)
+{
+	return c->count != 0 && c->count <= CS_CPU_OWED_MAX_COUNT;
+}
+
+/* ---- the code the table makes ----
+ *
+ * write_LAYOUT(o, s, groups) writes the fields in order, and of the
+ * OPTIONAL groups the first `groups` (an older writer's record: fewer).
+ * read_LAYOUT(in, s) zeroes *s, reads the fields in order, and returns how
+ * many OPTIONAL groups the payload held; a group it ends before reads as
+ * 0 and empty strings.  Damage (a short payload, a v32 past 32 bits, a
+ * failed check) sets in->bad. */
+
+#define PUT_ALWAYS(wire, member) put_##wire(o, s->member);
+#define PUT_OPTIONAL(wire, member) \
+	present = groups > 0;      \
+	groups--;                  \
+	PUT_WITH(wire, member)
+#define PUT_WITH(wire, member) \
+	if (present)           \
+		put_##wire(o, s->member);
+#define PUT_FIELD(presence, wire, name, member, doc) PUT_##presence(wire, member)
+
+#define GET_ALWAYS(wire, member) s->member = get_##wire(in);
+#define GET_OPTIONAL(wire, member)                \
+	present = !in->bad && cs_in_left(in) > 0; \
+	groups += present;                        \
+	GET_WITH(wire, member)
+#define GET_WITH(wire, member) s->member = present ? get_##wire(in) : none_##wire();
+#define GET_FIELD(presence, wire, name, member, doc) GET_##presence(wire, member)
+
+#define CODE_STRUCT(layout, type, check) CODE_CODE(layout, type, check)
+#define CODE_CODE(layout, type, check)                                                                         \
+	__attribute__((unused)) static void write_##layout(struct cs_out *o, const struct type *s, int groups) \
+	{                                                                                                      \
+		bool present = true;                                                                           \
+		CS_FIELDS_##layout(PUT_FIELD)                                                                  \
+		(void)present;                                                                                 \
+		(void)groups;                                                                                  \
+	}                                                                                                      \
+	__attribute__((unused)) static int read_##layout(struct cs_in *in, struct type *s)                     \
+	{                                                                                                      \
+		bool present = true;                                                                           \
+		int groups = 0;                                                                                \
+		*s = (struct type){0};                                                                         \
+		CS_FIELDS_##layout(GET_FIELD)                                                                  \
+		if (!in->bad && !check(s))                                                                     \
+			in->bad = true;                                                                        \
+		(void)present;                                                                                 \
+		return groups;                                                                                 \
 	}
-	if (!in.bad && cs_in_left(&in)) {
-		h->features = (uint32_t)cs_get_varint(&in);
-		h->patterns = get_cs_str(&in);
+#define CODE_HAND(layout, type, check)
+#define CODE(layout, type, code, api, check) CODE_##code(layout, type, check)
+CS_LAYOUTS(CODE)
+
+static bool list_more(struct cs_list *l)
+{
+	return !l->in.bad && cs_in_left(&l->in) > 0;
+}
+
+#define ENCODER(layout, type)                                             \
+	void cs_##layout##_encode(struct cs_out *o, const struct type *s) \
+	{                                                                 \
+		write_##layout(o, s, INT32_MAX);                          \
 	}
-	return !in.bad;
-}
+#define API_PAYLOAD(layout, type)                                             \
+	ENCODER(layout, type)                                                 \
+	bool cs_##layout##_decode(const uint8_t *p, size_t n, struct type *s) \
+	{                                                                     \
+		struct cs_in in;                                              \
+		cs_in_init(&in, p, n);                                        \
+		read_##layout(&in, s);                                        \
+		return !in.bad;                                               \
+	}
+#define API_LIST(layout, type)                                   \
+	ENCODER(layout, type)                                    \
+	bool cs_next_##layout(struct cs_list *l, struct type *s) \
+	{                                                        \
+		if (!list_more(l))                               \
+			return false;                            \
+		read_##layout(&l->in, s);                        \
+		return !l->in.bad;                               \
+	}
+#define API_IN_HEAD(layout, type)                                   \
+	ENCODER(layout, type)                                       \
+	bool cs_##layout##_decode(struct cs_in *in, struct type *s) \
+	{                                                           \
+		read_##layout(in, s);                               \
+		return !in->bad;                                    \
+	}
+#define API_IN_LIST(layout, type)                               \
+	ENCODER(layout, type)                                   \
+	bool cs_next_##layout(struct cs_in *in, struct type *s) \
+	{                                                       \
+		if (in->bad || !cs_in_left(in))                 \
+			return false;                           \
+		read_##layout(in, s);                           \
+		return !in->bad;                                \
+	}
+#define API_INNER(layout, type)
+#define API(layout, type, code, api, check) API_##api(layout, type)
+CS_LAYOUTS(API)
 
-void cs_thread_encode(struct cs_out *o, const struct cs_thread *t)
-{
-	cs_put_varint(o, t->ref);
-	cs_put_u64(o, t->runtime_id);
-	cs_put_u32(o, t->os_tid);
-	put_cs_str(o, t->name);
-}
-
-bool cs_thread_decode(const uint8_t *p, size_t n, struct cs_thread *t)
-{
-	struct cs_in in;
-	cs_in_init(&in, p, n);
-	t->ref = cs_get_varint(&in);
-	t->runtime_id = cs_get_u64(&in);
-	t->os_tid = cs_get_u32(&in);
-	t->name = get_cs_str(&in);
-	return !in.bad;
-}
-
-void cs_frame_def_encode(struct cs_out *o, const struct cs_frame_def *f)
-{
-	cs_put_varint(o, f->id);
-	put_cs_str(o, f->name);
-	put_cs_str(o, f->module);
-}
-
-void cs_stack_def_encode(struct cs_out *o, const struct cs_stack_def *s)
-{
-	cs_put_varint(o, s->id);
-	cs_put_varint(o, s->parent);
-	cs_put_varint(o, s->frame);
-}
-
-void cs_code_path_encode(struct cs_out *o, const struct cs_code_path *c)
-{
-	cs_put_varint(o, c->ref);
-	put_cs_str(o, c->path);
-}
-
-void cs_frame_code_encode(struct cs_out *o, const struct cs_frame_code *c)
-{
-	cs_put_varint(o, c->frame);
-	cs_put_varint(o, c->token);
-	cs_put_varint(o, c->path_ref);
-}
-
-void cs_native_frame_encode(struct cs_out *o, const struct cs_native_frame *f)
-{
-	cs_put_varint(o, f->frame);
-	cs_put_varint(o, f->path_ref);
-	cs_put_varint(o, f->file_address);
-	put_cs_str(o, f->build_id);
-}
-
-void cs_stack_il_encode(struct cs_out *o, const struct cs_stack_il *s)
-{
-	cs_put_varint(o, s->stack);
-	cs_put_varint(o, s->il_offset);
-}
+/* ---- lists ---- */
 
 void cs_list_init(struct cs_list *l, const uint8_t *p, size_t n)
 {
@@ -135,74 +242,19 @@ bool cs_list_bad(const struct cs_list *l)
 	return l->in.bad;
 }
 
-static bool list_more(struct cs_list *l)
+/* ---- SAMPLES and TICKS: counted runs of samples in each tick ---- */
+
+void cs_tick_encode(struct cs_out *o, uint64_t time_delta_us, uint64_t suspend_ns, uint64_t count)
 {
-	return !l->in.bad && cs_in_left(&l->in) > 0;
+	put_varint(o, time_delta_us);
+	put_varint(o, suspend_ns);
+	put_varint(o, count);
 }
 
-bool cs_next_frame_def(struct cs_list *l, struct cs_frame_def *f)
+void cs_sample_encode(struct cs_out *o, uint64_t thread_ref, uint64_t stack_id)
 {
-	if (!list_more(l))
-		return false;
-	f->id = cs_get_varint(&l->in);
-	f->name = get_cs_str(&l->in);
-	f->module = get_cs_str(&l->in);
-	return !l->in.bad;
-}
-
-bool cs_next_stack_def(struct cs_list *l, struct cs_stack_def *s)
-{
-	if (!list_more(l))
-		return false;
-	s->id = cs_get_varint(&l->in);
-	s->parent = cs_get_varint(&l->in);
-	s->frame = cs_get_varint(&l->in);
-	return !l->in.bad;
-}
-
-bool cs_next_frame_code(struct cs_list *l, struct cs_frame_code *c)
-{
-	if (!list_more(l))
-		return false;
-	c->frame = cs_get_varint(&l->in);
-	uint64_t token = cs_get_varint(&l->in);
-	c->path_ref = cs_get_varint(&l->in);
-	if (token > UINT32_MAX)
-		l->in.bad = true;
-	c->token = (uint32_t)token;
-	return !l->in.bad;
-}
-
-bool cs_next_native_frame(struct cs_list *l, struct cs_native_frame *f)
-{
-	if (!list_more(l))
-		return false;
-	f->frame = cs_get_varint(&l->in);
-	f->path_ref = cs_get_varint(&l->in);
-	f->file_address = cs_get_varint(&l->in);
-	f->build_id = get_cs_str(&l->in);
-	return !l->in.bad;
-}
-
-bool cs_next_code_path(struct cs_list *l, struct cs_code_path *c)
-{
-	if (!list_more(l))
-		return false;
-	c->ref = cs_get_varint(&l->in);
-	c->path = get_cs_str(&l->in);
-	return !l->in.bad;
-}
-
-bool cs_next_stack_il(struct cs_list *l, struct cs_stack_il *s)
-{
-	if (!list_more(l))
-		return false;
-	s->stack = cs_get_varint(&l->in);
-	uint64_t il = cs_get_varint(&l->in);
-	if (il > UINT32_MAX)
-		l->in.bad = true;
-	s->il_offset = (uint32_t)il;
-	return !l->in.bad;
+	put_varint(o, thread_ref);
+	put_varint(o, stack_id);
 }
 
 bool cs_next_tick(struct cs_list *l, struct cs_tick *t)
@@ -213,10 +265,10 @@ bool cs_next_tick(struct cs_list *l, struct cs_tick *t)
 	}
 	if (!list_more(l))
 		return false;
-	l->time_us += cs_get_varint(&l->in);
+	l->time_us += get_varint(&l->in);
 	t->time_us = l->time_us;
-	t->suspend_ns = cs_get_varint(&l->in);
-	t->count = cs_get_varint(&l->in);
+	t->suspend_ns = get_varint(&l->in);
+	t->count = get_varint(&l->in);
 	/* each sample takes at least two bytes: a larger count is garbage */
 	if (t->count > cs_in_left(&l->in) / 2)
 		l->in.bad = true;
@@ -229,8 +281,8 @@ bool cs_next_sample_state(struct cs_list *l, uint64_t *thread_ref, uint64_t *sta
 	if (!l->pending || l->in.bad)
 		return false;
 	l->pending--;
-	*thread_ref = cs_get_varint(&l->in);
-	uint64_t v = cs_get_varint(&l->in);
+	*thread_ref = get_varint(&l->in);
+	uint64_t v = get_varint(&l->in);
 	*off_cpu = l->with_state && (v & 1u);
 	*stack_id = l->with_state ? v >> 1 : v;
 	if (l->in.bad)
@@ -244,226 +296,63 @@ bool cs_next_sample(struct cs_list *l, uint64_t *thread_ref, uint64_t *stack_id)
 	return cs_next_sample_state(l, thread_ref, stack_id, &off);
 }
 
+/* ---- THREAD_CPU: a head of a plain time ---- */
+
 void cs_thread_cpu_head_encode(struct cs_out *o, uint64_t time_us)
 {
-	cs_put_u64(o, time_us);
-}
-
-void cs_thread_cpu_encode(struct cs_out *o, const struct cs_thread_cpu *t)
-{
-	cs_put_varint(o, t->thread_ref);
-	cs_put_varint(o, t->cpu_ns);
+	write_thread_cpu_head(o, &(struct cs_thread_cpu_head){time_us}, INT32_MAX);
 }
 
 bool cs_thread_cpu_begin(struct cs_list *l, const uint8_t *p, size_t n, uint64_t *time_us)
 {
+	struct cs_thread_cpu_head h;
 	cs_list_init(l, p, n);
-	*time_us = cs_get_u64(&l->in);
+	read_thread_cpu_head(&l->in, &h);
+	*time_us = h.time_us;
 	return !l->in.bad;
 }
 
-bool cs_next_thread_cpu(struct cs_list *l, struct cs_thread_cpu *t)
-{
-	if (!list_more(l))
-		return false;
-	t->thread_ref = cs_get_varint(&l->in);
-	t->cpu_ns = cs_get_varint(&l->in);
-	return !l->in.bad;
-}
-
-void cs_hold_encode(struct cs_out *o, const struct cs_hold *h)
-{
-	cs_put_varint(o, h->thread_ref);
-	cs_put_varint(o, h->stack_id);
-	cs_put_varint(o, h->first_us);
-	cs_put_varint(o, h->period_us);
-	cs_put_varint(o, h->count);
-}
-
-bool cs_next_hold(struct cs_list *l, struct cs_hold *h)
-{
-	if (!list_more(l))
-		return false;
-	h->thread_ref = cs_get_varint(&l->in);
-	h->stack_id = cs_get_varint(&l->in);
-	h->first_us = cs_get_varint(&l->in);
-	h->period_us = cs_get_varint(&l->in);
-	h->count = cs_get_varint(&l->in);
-	if (h->count == 0 || h->count > CS_HOLD_MAX_COUNT || h->period_us == 0 || h->period_us > CS_HOLD_MAX_PERIOD_US)
-		l->in.bad = true;
-	return !l->in.bad;
-}
-
-void cs_cpu_owed_encode(struct cs_out *o, const struct cs_cpu_owed *c)
-{
-	cs_put_varint(o, c->thread_ref);
-	cs_put_varint(o, c->stack_id);
-	cs_put_varint(o, c->time_us);
-	cs_put_varint(o, c->count);
-}
-
-bool cs_next_cpu_owed(struct cs_list *l, struct cs_cpu_owed *c)
-{
-	if (!list_more(l))
-		return false;
-	c->thread_ref = cs_get_varint(&l->in);
-	c->stack_id = cs_get_varint(&l->in);
-	c->time_us = cs_get_varint(&l->in);
-	c->count = cs_get_varint(&l->in);
-	if (c->count == 0 || c->count > CS_CPU_OWED_MAX_COUNT)
-		l->in.bad = true;
-	return !l->in.bad;
-}
-
-void cs_status_encode(struct cs_out *o, const struct cs_status *s)
-{
-	cs_put_u64(o, s->time_us);
-	cs_put_varint(o, s->dropped_records);
-	cs_put_varint(o, s->dropped_bytes);
-	cs_put_varint(o, s->write_errors);
-	cs_put_varint(o, s->ticks);
-	cs_put_varint(o, s->samples);
-	cs_put_varint(o, s->suspend_total_ns);
-	cs_put_varint(o, s->suspend_max_ns);
-	cs_put_varint(o, s->truncated_stacks);
-	cs_put_varint(o, s->failed_walks);
-	cs_put_varint(o, s->deferred_walks);
-	cs_put_varint(o, s->stack_checks);
-	cs_put_varint(o, s->stack_mismatches);
-	cs_put_varint(o, s->signals);
-	cs_put_varint(o, s->parked_kept);
-	cs_put_varint(o, s->sampler_cpu_ns);
-	cs_put_varint(o, s->writer_cpu_ns);
-	cs_put_varint(o, s->handler_cpu_ns);
-	cs_put_varint(o, s->unwind_ns);
-	cs_put_varint(o, s->survey_ns);
-	cs_put_varint(o, s->signal_ns);
-	cs_put_varint(o, s->record_ns);
-	cs_put_varint(o, s->signals_waiting);
-	cs_put_varint(o, s->waiting_read);
-	cs_put_varint(o, s->kernel_samples);
-	cs_put_varint(o, s->kernel_lost);
-	cs_put_varint(o, s->beyond_copy);
-}
-
-/* A field older writers ended the record before: 0 when absent. */
-static uint64_t optional_varint(struct cs_in *in)
-{
-	return in->p < in->end ? cs_get_varint(in) : 0;
-}
-
-bool cs_status_decode(const uint8_t *p, size_t n, struct cs_status *s)
-{
-	struct cs_in in;
-	cs_in_init(&in, p, n);
-	s->time_us = cs_get_u64(&in);
-	s->dropped_records = cs_get_varint(&in);
-	s->dropped_bytes = cs_get_varint(&in);
-	s->write_errors = cs_get_varint(&in);
-	s->ticks = cs_get_varint(&in);
-	s->samples = cs_get_varint(&in);
-	s->suspend_total_ns = cs_get_varint(&in);
-	s->suspend_max_ns = cs_get_varint(&in);
-	s->truncated_stacks = cs_get_varint(&in);
-	s->failed_walks = cs_get_varint(&in);
-	s->deferred_walks = optional_varint(&in);
-	s->stack_checks = optional_varint(&in);
-	s->stack_mismatches = optional_varint(&in);
-	s->signals = optional_varint(&in);
-	s->parked_kept = optional_varint(&in);
-	s->sampler_cpu_ns = optional_varint(&in);
-	s->writer_cpu_ns = optional_varint(&in);
-	s->handler_cpu_ns = optional_varint(&in);
-	s->unwind_ns = optional_varint(&in);
-	s->survey_ns = optional_varint(&in);
-	s->signal_ns = optional_varint(&in);
-	s->record_ns = optional_varint(&in);
-	s->signals_waiting = optional_varint(&in);
-	s->waiting_read = optional_varint(&in);
-	s->kernel_samples = optional_varint(&in);
-	s->kernel_lost = optional_varint(&in);
-	s->beyond_copy = optional_varint(&in);
-	return !in.bad;
-}
-
-void cs_message_encode(struct cs_out *o, const struct cs_message *m)
-{
-	cs_put_u64(o, m->time_us);
-	cs_put_u8(o, m->level);
-	put_cs_str(o, m->text);
-}
-
-bool cs_message_decode(const uint8_t *p, size_t n, struct cs_message *m)
-{
-	struct cs_in in;
-	cs_in_init(&in, p, n);
-	m->time_us = cs_get_u64(&in);
-	m->level = cs_get_u8(&in);
-	m->text = get_cs_str(&in);
-	return !in.bad;
-}
-
-void cs_dials_ack_encode(struct cs_out *o, const struct cs_dials_ack *a)
-{
-	cs_put_u64(o, a->time_us);
-	cs_put_varint(o, a->generation);
-	cs_put_u8(o, a->status);
-	put_cs_str(o, a->effective);
-	put_cs_str(o, a->error);
-}
-
-bool cs_dials_ack_decode(const uint8_t *p, size_t n, struct cs_dials_ack *a)
-{
-	struct cs_in in;
-	cs_in_init(&in, p, n);
-	a->time_us = cs_get_u64(&in);
-	a->generation = cs_get_varint(&in);
-	a->status = cs_get_u8(&in);
-	a->effective = get_cs_str(&in);
-	a->error = get_cs_str(&in);
-	return !in.bad;
-}
+/* ---- GC: a counted run of heap sizes ---- */
 
 void cs_gc_encode(struct cs_out *o, const struct cs_gc *g)
 {
-	cs_put_u64(o, g->start_us);
-	cs_put_varint(o, g->duration_us);
-	cs_put_varint(o, g->pause_us);
-	cs_put_u8(o, g->generation);
-	cs_put_u8(o, g->reason);
+	put_u64(o, g->start_us);
+	put_varint(o, g->duration_us);
+	put_varint(o, g->pause_us);
+	put_u8(o, g->generation);
+	put_u8(o, g->reason);
 	uint32_t n = g->ngens < CS_GC_GENERATIONS ? g->ngens : CS_GC_GENERATIONS;
-	cs_put_varint(o, n);
+	put_varint(o, n);
 	for (uint32_t i = 0; i < n; i++)
-		cs_put_varint(o, g->gen_bytes[i]);
-	cs_put_varint(o, g->cause);
-	cs_put_u8(o, g->type);
-	cs_put_varint(o, g->promoted_bytes);
-	cs_put_varint(o, g->pinned_objects);
+		put_varint(o, g->gen_bytes[i]);
+	put_v32(o, g->cause);
+	put_u8(o, g->type);
+	put_varint(o, g->promoted_bytes);
+	put_varint(o, g->pinned_objects);
 }
 
 bool cs_gc_decode(const uint8_t *p, size_t n, struct cs_gc *g)
 {
 	struct cs_in in;
 	cs_in_init(&in, p, n);
-	g->start_us = cs_get_u64(&in);
-	g->duration_us = cs_get_varint(&in);
-	g->pause_us = cs_get_varint(&in);
-	g->generation = cs_get_u8(&in);
-	g->reason = cs_get_u8(&in);
-	uint64_t count = cs_get_varint(&in);
-	g->ngens = 0;
+	*g = (struct cs_gc){0};
+	g->start_us = get_u64(&in);
+	g->duration_us = get_varint(&in);
+	g->pause_us = get_varint(&in);
+	g->generation = get_u8(&in);
+	g->reason = get_u8(&in);
+	uint64_t count = get_varint(&in);
 	for (uint64_t i = 0; i < count && !in.bad; i++) {
-		uint64_t bytes = cs_get_varint(&in);
+		uint64_t bytes = get_varint(&in);
 		if (i < CS_GC_GENERATIONS)
 			g->gen_bytes[g->ngens++] = bytes;
 	}
-	for (uint32_t i = g->ngens; i < CS_GC_GENERATIONS; i++)
-		g->gen_bytes[i] = 0;
-	bool details = in.p < in.end && !in.bad;
-	g->cause = details ? (uint32_t)cs_get_varint(&in) : 0;
-	g->type = details ? cs_get_u8(&in) : 0;
-	g->promoted_bytes = details ? cs_get_varint(&in) : 0;
-	g->pinned_objects = details ? cs_get_varint(&in) : 0;
+	if (!in.bad && cs_in_left(&in) > 0) {
+		g->cause = get_v32(&in);
+		g->type = get_u8(&in);
+		g->promoted_bytes = get_varint(&in);
+		g->pinned_objects = get_varint(&in);
+	}
 	return !in.bad;
 }
 
@@ -484,14 +373,6 @@ const char *cs_gc_reason_name(uint8_t reason, uint32_t cause)
 	return reason == CS_GC_INDUCED ? "induced" : "other";
 }
 
-const char *cs_pool_reason_name(uint8_t reason)
-{
-	/* ThreadAdjustmentReasonMap in the runtime's ClrEtwAll.man */
-	static const char *const names[] = {"warmup",   "initializing", "random_move", "climbing_move",
-					    "change_point", "stabilizing", "starvation", "thread_timed_out"};
-	return reason < sizeof names / sizeof *names ? names[reason] : "unknown";
-}
-
 const char *cs_gc_type_name(uint8_t type)
 {
 	switch (type) {
@@ -506,246 +387,93 @@ const char *cs_gc_type_name(uint8_t type)
 	}
 }
 
+/* ---- events: one struct, a layout per kind ---- */
+
+#define EVENT_WRITE_OWN(NAME, head)
+#define EVENT_WRITE_EVENT(NAME, head)          \
+	case CS_REC_##NAME:                    \
+		write_##head(o, e, INT32_MAX); \
+		return;
+#define EVENT_WRITE(NAME, type, reader, head, entry, doc) EVENT_WRITE_##reader(NAME, head)
+
 void cs_event_encode(struct cs_out *o, uint16_t type, const struct cs_event *e)
 {
-	cs_put_u64(o, e->time_us);
 	switch (type) {
-	case CS_REC_EXCEPTION:
-		cs_put_varint(o, e->thread_ref);
-		cs_put_varint(o, e->id);
-		put_cs_str(o, e->text);
-		put_cs_str(o, e->message);
-		break;
-	case CS_REC_CONTENTION:
-	case CS_REC_WAIT:
-		cs_put_varint(o, e->thread_ref);
-		cs_put_varint(o, e->id);
-		cs_put_varint(o, e->wait_ns);
-		if (type == CS_REC_WAIT)
-			cs_put_u8(o, e->kind);
-		break;
-	case CS_REC_ALLOC_SAMPLE:
-		cs_put_varint(o, e->thread_ref);
-		cs_put_varint(o, e->id);
-		cs_put_varint(o, e->size);
-		cs_put_varint(o, e->weight);
-		put_cs_str(o, e->text);
-		break;
-	case CS_REC_THREADPOOL:
-		cs_put_u8(o, e->kind);
-		cs_put_varint(o, e->workers);
-		cs_put_u8(o, e->reason);
-		break;
-	case CS_REC_CATCH:
-		cs_put_varint(o, e->thread_ref);
-		cs_put_varint(o, e->id);
-		break;
-	case CS_REC_JIT:
-		cs_put_varint(o, e->id);
-		cs_put_varint(o, e->duration_us);
-		break;
-	case CS_REC_MODULE:
-		cs_put_u8(o, e->kind);
-		put_cs_str(o, e->text);
-		break;
-	case CS_REC_THREAD_EVENT:
-		cs_put_u8(o, e->kind);
-		cs_put_varint(o, e->thread_ref);
-		cs_put_u32(o, e->os_tid);
-		put_cs_str(o, e->text);
-		break;
+		CS_RECORD_KINDS(EVENT_WRITE)
 	default:
 		o->overflow = true; /* not an event type: nothing valid to write */
-		break;
+		return;
 	}
 }
+
+#define EVENT_READ_OWN(NAME, head)
+#define EVENT_READ_EVENT(NAME, head) \
+	case CS_REC_##NAME:          \
+		read_##head(&in, e); \
+		break;
+#define EVENT_READ(NAME, type, reader, head, entry, doc) EVENT_READ_##reader(NAME, head)
 
 bool cs_event_decode(uint16_t type, const uint8_t *p, size_t n, struct cs_event *e)
 {
 	struct cs_in in;
 	cs_in_init(&in, p, n);
 	*e = (struct cs_event){0};
-	e->text = (struct cs_str){"", 0};
-	e->message = (struct cs_str){"", 0};
-	e->time_us = cs_get_u64(&in);
 	switch (type) {
-	case CS_REC_EXCEPTION:
-		e->thread_ref = cs_get_varint(&in);
-		e->id = cs_get_varint(&in);
-		e->text = get_cs_str(&in);
-		if (in.p < in.end && !in.bad)
-			e->message = get_cs_str(&in);
-		break;
-	case CS_REC_CONTENTION:
-	case CS_REC_WAIT:
-		e->thread_ref = cs_get_varint(&in);
-		e->id = cs_get_varint(&in);
-		e->wait_ns = cs_get_varint(&in);
-		if (type == CS_REC_WAIT)
-			e->kind = cs_get_u8(&in);
-		break;
-	case CS_REC_ALLOC_SAMPLE:
-		e->thread_ref = cs_get_varint(&in);
-		e->id = cs_get_varint(&in);
-		e->size = cs_get_varint(&in);
-		e->weight = cs_get_varint(&in);
-		e->text = get_cs_str(&in);
-		break;
-	case CS_REC_THREADPOOL:
-		e->kind = cs_get_u8(&in);
-		e->workers = cs_get_varint(&in);
-		e->reason = cs_get_u8(&in);
-		break;
-	case CS_REC_CATCH:
-		e->thread_ref = cs_get_varint(&in);
-		e->id = cs_get_varint(&in);
-		break;
-	case CS_REC_JIT:
-		e->id = cs_get_varint(&in);
-		e->duration_us = cs_get_varint(&in);
-		break;
-	case CS_REC_MODULE:
-		e->kind = cs_get_u8(&in);
-		e->text = get_cs_str(&in);
-		break;
-	case CS_REC_THREAD_EVENT:
-		e->kind = cs_get_u8(&in);
-		e->thread_ref = cs_get_varint(&in);
-		e->os_tid = cs_get_u32(&in);
-		e->text = get_cs_str(&in);
-		break;
+		CS_RECORD_KINDS(EVENT_READ)
 	default:
-		return false;
+		in.bad = true; /* not an event type */
+		break;
 	}
+	if (!e->text.p)
+		e->text = none_str();
+	if (!e->message.p)
+		e->message = none_str();
 	return !in.bad;
 }
 
-/* ---- instrumentation and memory ---- */
-
-void cs_calls_head_encode(struct cs_out *o, const struct cs_calls_head *h)
+const char *cs_pool_reason_name(uint8_t reason)
 {
-	cs_put_u64(o, h->time_us);
-	cs_put_u8(o, h->recording);
-	cs_put_varint(o, h->hooked);
-	cs_put_varint(o, h->examined);
-	cs_put_varint(o, h->repaired);
-	cs_put_varint(o, h->too_deep);
+	/* ThreadAdjustmentReasonMap in the runtime's ClrEtwAll.man */
+	static const char *const names[] = {"warmup",   "initializing", "random_move", "climbing_move",
+					    "change_point", "stabilizing", "starvation", "thread_timed_out"};
+	return reason < sizeof names / sizeof *names ? names[reason] : "unknown";
 }
 
-bool cs_calls_head_decode(struct cs_in *in, struct cs_calls_head *h)
-{
-	h->time_us = cs_get_u64(in);
-	h->recording = cs_get_u8(in);
-	h->hooked = cs_get_varint(in);
-	h->examined = cs_get_varint(in);
-	h->repaired = cs_get_varint(in);
-	h->too_deep = cs_get_varint(in);
-	return !in->bad;
-}
-
-void cs_call_entry_encode(struct cs_out *o, const struct cs_call_entry *e)
-{
-	cs_put_varint(o, e->frame);
-	cs_put_varint(o, e->calls);
-	cs_put_varint(o, e->inclusive_ns);
-	cs_put_varint(o, e->exclusive_ns);
-}
-
-bool cs_next_call_entry(struct cs_in *in, struct cs_call_entry *e)
-{
-	if (in->bad || !cs_in_left(in))
-		return false;
-	e->frame = cs_get_varint(in);
-	e->calls = cs_get_varint(in);
-	e->inclusive_ns = cs_get_varint(in);
-	e->exclusive_ns = cs_get_varint(in);
-	return !in->bad;
-}
+/* ---- HEAP: root counts whose number says how the heap was walked ---- */
 
 void cs_heap_head_encode(struct cs_out *o, const struct cs_heap_head *h)
 {
-	cs_put_u64(o, h->time_us);
-	cs_put_varint(o, h->seq);
-	cs_put_varint(o, h->part);
-	cs_put_varint(o, h->parts);
-	cs_put_varint(o, h->pause_us);
-	cs_put_varint(o, h->objects);
-	cs_put_varint(o, h->bytes);
-	cs_put_varint(o, h->types);
+	put_u64(o, h->time_us);
+	put_varint(o, h->seq);
+	put_varint(o, h->part);
+	put_varint(o, h->parts);
+	put_varint(o, h->pause_us);
+	put_varint(o, h->objects);
+	put_varint(o, h->bytes);
+	put_varint(o, h->types);
 	int nroots = h->walk == CS_HEAP_WALK_SUSPENDED ? 0 : CS_ROOT_KINDS;
-	cs_put_varint(o, (uint64_t)nroots);
+	put_varint(o, (uint64_t)nroots);
 	for (int i = 0; i < nroots; i++)
-		cs_put_varint(o, h->roots[i]);
+		put_varint(o, h->roots[i]);
 }
 
 bool cs_heap_head_decode(struct cs_in *in, struct cs_heap_head *h)
 {
-	h->time_us = cs_get_u64(in);
-	h->seq = cs_get_varint(in);
-	h->part = cs_get_varint(in);
-	h->parts = cs_get_varint(in);
-	h->pause_us = cs_get_varint(in);
-	h->objects = cs_get_varint(in);
-	h->bytes = cs_get_varint(in);
-	h->types = cs_get_varint(in);
-	uint64_t nroots = cs_get_varint(in);
+	*h = (struct cs_heap_head){0};
+	h->time_us = get_u64(in);
+	h->seq = get_varint(in);
+	h->part = get_varint(in);
+	h->parts = get_varint(in);
+	h->pause_us = get_varint(in);
+	h->objects = get_varint(in);
+	h->bytes = get_varint(in);
+	h->types = get_varint(in);
+	uint64_t nroots = get_varint(in);
 	h->walk = nroots ? CS_HEAP_WALK_GC : CS_HEAP_WALK_SUSPENDED;
 	for (uint64_t i = 0; i < nroots && !in->bad; i++) {
-		uint64_t v = cs_get_varint(in);
+		uint64_t v = get_varint(in);
 		if (i < CS_ROOT_KINDS)
 			h->roots[i] = v;
 	}
-	for (uint64_t i = nroots; i < CS_ROOT_KINDS; i++)
-		h->roots[i] = 0;
 	return !in->bad && h->part < h->parts;
-}
-
-void cs_heap_entry_encode(struct cs_out *o, const struct cs_type_count *e)
-{
-	put_cs_str(o, e->type);
-	cs_put_varint(o, e->count);
-	cs_put_varint(o, e->bytes);
-}
-
-bool cs_next_heap_entry(struct cs_in *in, struct cs_type_count *e)
-{
-	if (in->bad || !cs_in_left(in))
-		return false;
-	e->type_id = 0;
-	e->type = get_cs_str(in);
-	e->count = cs_get_varint(in);
-	e->bytes = cs_get_varint(in);
-	return !in->bad;
-}
-
-void cs_allocs_head_encode(struct cs_out *o, const struct cs_allocs_head *h)
-{
-	cs_put_u64(o, h->time_us);
-	cs_put_varint(o, h->gcs);
-	cs_put_u8(o, h->recording);
-}
-
-bool cs_allocs_head_decode(struct cs_in *in, struct cs_allocs_head *h)
-{
-	h->time_us = cs_get_u64(in);
-	h->gcs = cs_get_varint(in);
-	h->recording = cs_get_u8(in);
-	return !in->bad;
-}
-
-void cs_alloc_entry_encode(struct cs_out *o, const struct cs_type_count *e)
-{
-	cs_put_varint(o, e->type_id);
-	cs_heap_entry_encode(o, e);
-}
-
-bool cs_next_alloc_entry(struct cs_in *in, struct cs_type_count *e)
-{
-	if (in->bad || !cs_in_left(in))
-		return false;
-	uint64_t id = cs_get_varint(in);
-	if (!cs_next_heap_entry(in, e))
-		return false;
-	e->type_id = id;
-	return true;
 }

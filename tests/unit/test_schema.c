@@ -1,8 +1,11 @@
-/* The bytes of every record kind, fixed: each kind is encoded from known
- * values and compared with the payload written out in hex, so that any
- * change to the encoders that moves a byte of the session format fails
- * here. */
+/* The record table (common/schema.h) against the bytes and the manual:
+ *   - every kind is encoded from known values and compared with its
+ *     payload written out in hex (a golden), so that a change to the code
+ *     that moves a byte of the session format fails here;
+ *   - every golden reads back, field by field, as the table describes it
+ *     (so the hand-written codecs agree with the table too). */
 #include "check.h"
+#include "common/recordinfo.h"
 #include "common/records.h"
 
 static struct cs_str S(const char *s)
@@ -36,16 +39,17 @@ static void enc_stacks(struct cs_out *o)
 
 static void enc_samples(struct cs_out *o)
 {
-	cs_put_varint(o, 1000), cs_put_varint(o, 42000), cs_put_varint(o, 2);
-	cs_put_varint(o, 1), cs_put_varint(o, 5), cs_put_varint(o, 300), cs_put_varint(o, 130);
-	cs_put_varint(o, 5), cs_put_varint(o, 0), cs_put_varint(o, 0);
+	cs_tick_encode(o, 1000, 42000, 2);
+	cs_sample_encode(o, 1, 5);
+	cs_sample_encode(o, 300, 130);
+	cs_tick_encode(o, 5, 0, 0);
 }
 
 static void enc_ticks(struct cs_out *o)
 {
-	cs_put_varint(o, 1000), cs_put_varint(o, 0), cs_put_varint(o, 2);
-	cs_put_varint(o, 1), cs_put_varint(o, cs_tick_stack_state(5, false));
-	cs_put_varint(o, 2), cs_put_varint(o, cs_tick_stack_state(130, true));
+	cs_tick_encode(o, 1000, 0, 2);
+	cs_sample_encode(o, 1, cs_tick_stack_state(5, false));
+	cs_sample_encode(o, 2, cs_tick_stack_state(130, true));
 }
 
 static void enc_status(struct cs_out *o)
@@ -272,23 +276,105 @@ static void golden_bytes(void)
 	}
 }
 
-/* Every record type has a golden. */
+/* The table's own rules: numbers and names once each, an EACH field
+ * after a count, WITH after OPTIONAL, nothing ALWAYS after OPTIONAL. */
+static void table_rules(void)
+{
+	for (size_t i = 0; i < cs_nkinds; i++) {
+		const struct cs_kind_info *k = &cs_kinds[i];
+		CHECK(k->type > 0);
+		for (size_t j = 0; j < i; j++)
+			CHECK(cs_kinds[j].type != k->type && strcmp(cs_kinds[j].name, k->name) != 0);
+		CHECK(cs_kind_info(k->type) == k);
+		const struct cs_layout_info *parts[] = {k->head, k->entry};
+		CHECK(k->head->nfields || k->entry->nfields);
+		for (size_t part = 0; part < 2; part++) {
+			const struct cs_layout_info *l = parts[part];
+			bool optional = false;
+			for (size_t f = 0; f < l->nfields; f++) {
+				enum cs_presence pr = l->fields[f].presence;
+				if (pr == CS_EACH)
+					CHECK(f > 0 && (l->fields[f - 1].wire == CS_WIRE_count ||
+							l->fields[f - 1].presence == CS_EACH));
+				if (pr == CS_WITH)
+					CHECK(optional);
+				if (pr == CS_ALWAYS)
+					CHECK(!optional);
+				optional |= pr == CS_OPTIONAL;
+				/* an optional field in a list's entries could not be told
+				 * from the next entry */
+				if (part == 1)
+					CHECK(pr != CS_OPTIONAL);
+			}
+		}
+	}
+	CHECK(cs_kind_info(0) == NULL && cs_kind_info(999) == NULL);
+}
+
+/* Every kind has a golden, and every golden reads back by the table with
+ * no byte left over. */
 static void every_kind(void)
 {
-	for (uint16_t type = CS_REC_HELLO; type <= CS_REC_CPU_OWED; type++) {
+	for (size_t k = 0; k < cs_nkinds; k++) {
 		bool found = false;
 		for (size_t i = 0; i < NGOLDENS; i++)
-			found |= goldens[i].type == type;
+			found |= goldens[i].type == cs_kinds[k].type;
 		if (!found) {
-			fprintf(stderr, "record type %u has no golden\n", type);
+			fprintf(stderr, "record kind %s has no golden\n", cs_kinds[k].name);
+			check_failures++;
+		}
+	}
+	for (size_t i = 0; i < NGOLDENS; i++) {
+		uint8_t buf[512];
+		struct cs_out o;
+		cs_out_init(&o, buf, sizeof buf);
+		goldens[i].encode(&o);
+		size_t trailing = 99;
+		if (!cs_record_walk(goldens[i].type, buf, o.len, NULL, NULL, &trailing) || trailing != 0) {
+			fprintf(stderr, "golden %zu (type %u) does not read as the table says:\n  ", i, goldens[i].type);
+			cs_record_print(stderr, goldens[i].type, buf, o.len);
 			check_failures++;
 		}
 	}
 }
 
+/* The printer shows values by name; damage and a newer writer's bytes are
+ * told apart. */
+static void printing(void)
+{
+	uint8_t buf[512];
+	struct cs_out o;
+	char text[1024];
+	FILE *f = fmemopen(text, sizeof text, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	cs_out_init(&o, buf, sizeof buf);
+	enc_frames(&o);
+	cs_record_print(f, CS_REC_FRAMES, buf, o.len);
+	cs_out_init(&o, buf, sizeof buf);
+	enc_message(&o);
+	cs_put_u8(&o, 7);
+	cs_record_print(f, CS_REC_MESSAGE, buf, o.len);
+	cs_record_print(f, CS_REC_MESSAGE, buf, 5);
+	cs_record_print(f, 999, buf, 5);
+	cs_out_init(&o, buf, sizeof buf);
+	enc_samples(&o);
+	cs_record_print(f, CS_REC_SAMPLES, buf, o.len);
+	fclose(f);
+	CHECK_STR(text, "FRAMES {frame_id=16 name=\"A.M\" module=\"a.dll\"} {frame_id=200 name=\"[native]\" module=\"\"}\n"
+			"MESSAGE time_us=77 level=2 text=\"disk full\" [1 bytes more]\n"
+			"MESSAGE [damaged: the payload does not fit the table]\n"
+			"type 999 (not in the table): 5 bytes\n"
+			"SAMPLES {time_delta_us=1000 suspend_ns=42000 count=2 thread_ref=1 stack_id=5 thread_ref=300 "
+			"stack_id=130} {time_delta_us=5 suspend_ns=0 count=0}\n");
+}
+
 int main(void)
 {
 	RUN(golden_bytes);
+	RUN(table_rules);
 	RUN(every_kind);
+	RUN(printing);
 	return CHECK_DONE();
 }
