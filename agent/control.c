@@ -123,6 +123,8 @@ static void acknowledge(uint64_t generation, int status, const char *error)
 		.status = (uint8_t)status,
 		.effective = {effective, strlen(effective)},
 		.error = {error, strlen(error)},
+		.has_dials = true,
+		.dials = c.current,
 	};
 	uint8_t payload[1024];
 	struct cs_out o;

@@ -286,6 +286,28 @@ void cs_dials_summary(const struct cs_dials *d, char *out, size_t n)
 		 d->detach ? " detach" : "");
 }
 
+int cs_dials_apply_summary(struct cs_dials *d, const char *line, size_t len)
+{
+	int applied = 0;
+	for (size_t at = 0; at < len;) {
+		while (at < len && line[at] == ' ')
+			at++;
+		size_t end = at;
+		while (end < len && line[end] != ' ')
+			end++;
+		char word[256], err[200];
+		if (end > at && end - at < sizeof word) {
+			memcpy(word, line + at, end - at);
+			word[end - at] = 0;
+			/* a NUL inside the word would cut it short: not a dial */
+			if (strlen(word) == end - at && cs_dials_assign(d, word, err, sizeof err) == 0)
+				applied++;
+		}
+		at = end;
+	}
+	return applied;
+}
+
 int cs_dials_parse(struct cs_dials *d, const char *text, size_t len, char *err, size_t errlen)
 {
 	struct cs_dials next = *d;

@@ -87,6 +87,10 @@ int cs_dials_assign(struct cs_dials *d, const char *assignment, char *err, size_
 size_t cs_dials_format(const struct cs_dials *d, char *out, size_t n);
 /* The state as one line: "sampling=on rate=500 events=gc,jit flush_ms=100 ...". */
 void cs_dials_summary(const struct cs_dials *d, char *out, size_t n);
+/* Applies the words of such a line (len bytes, no NUL needed) to d; a word
+ * that is not a valid dial (a newer agent's) is passed over.  Returns how
+ * many words were applied. */
+int cs_dials_apply_summary(struct cs_dials *d, const char *line, size_t len);
 
 /* Parses file text into d (starting from d's current values).  Returns -1
  * with err (naming the line) on the first bad line; d is then unchanged. */

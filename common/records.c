@@ -312,6 +312,26 @@ bool cs_thread_cpu_begin(struct cs_list *l, const uint8_t *p, size_t n, uint64_t
 	return !l->in.bad;
 }
 
+/* ---- DIALS: the dials as fields, or from the line ---- */
+
+void cs_dials_ack_encode(struct cs_out *o, const struct cs_dials_ack *a)
+{
+	write_dials_ack(o, a, a->has_dials ? 1 : 0);
+}
+
+bool cs_dials_ack_decode(const uint8_t *p, size_t n, struct cs_dials_ack *a)
+{
+	struct cs_in in;
+	cs_in_init(&in, p, n);
+	a->has_dials = read_dials_ack(&in, a) > 0;
+	if (in.bad)
+		return false;
+	if (!a->has_dials)
+		cs_dials_apply_summary(&a->dials, a->effective.p, a->effective.len);
+	a->dials.generation = a->generation;
+	return true;
+}
+
 /* ---- GC: a counted run of heap sizes ---- */
 
 void cs_gc_encode(struct cs_out *o, const struct cs_gc *g)

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/dials.h"
 #include "common/schema.h"
 #include "common/wire.h"
 
@@ -173,6 +174,23 @@ struct cs_message {
 	uint8_t level; /* cs_level for MESSAGE, cs_end_reason for END */
 	struct cs_str text;
 };
+
+/* DIALS: the answer to a dials file, with the dials in effect twice: as a
+ * line (effective: cs_dials_summary(), for people and for readers that
+ * know no more) and as fields (dials). */
+struct cs_dials_ack {
+	uint64_t time_us;
+	uint64_t generation;
+	uint8_t status; /* cs_dials_status */
+	struct cs_str effective, error;
+	/* Encoding: the fields are written when has_dials is set.  Decoding:
+	 * has_dials says the record held them; without them, dials comes from
+	 * effective (cs_dials_apply_summary), dials it does not name 0. */
+	bool has_dials;
+	struct cs_dials dials;
+};
+void cs_dials_ack_encode(struct cs_out *o, const struct cs_dials_ack *a);
+bool cs_dials_ack_decode(const uint8_t *p, size_t n, struct cs_dials_ack *a);
 
 /* GC: the heap sizes are a counted run (5, or 0 when not known); a reader
  * keeps the first CS_GC_GENERATIONS. */

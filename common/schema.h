@@ -95,7 +95,7 @@
 	L(status,          cs_status,          STRUCT, PAYLOAD, always_valid) \
 	L(message,         cs_message,         CODE,   PAYLOAD, always_valid) \
 	L(end,             cs_message,         HAND,   INNER,   always_valid) \
-	L(dials_ack,       cs_dials_ack,       STRUCT, PAYLOAD, always_valid) \
+	L(dials_ack,       cs_dials_ack,       CODE,   INNER,   always_valid) \
 	L(gc,              cs_gc,              HAND,   INNER,   always_valid) \
 	L(exception,       cs_event,           CODE,   INNER,   always_valid) \
 	L(catch,           cs_event,           CODE,   INNER,   always_valid) \
@@ -209,7 +209,17 @@
 	F(ALWAYS,   varint, generation,      generation,        "the generation of the dials file answered") \
 	F(ALWAYS,   u8,     status,          status,            "cs_dials_status: applied, rejected, applied in part") \
 	F(ALWAYS,   str,    effective,       effective,         "the dials in effect, in dials syntax on one line (cs_dials_summary)") \
-	F(ALWAYS,   str,    error,           error,             "why they were rejected, or what could not be done")
+	F(ALWAYS,   str,    error,           error,             "why they were rejected, or what could not be done") \
+	F(OPTIONAL, u8,     sampling,        dials.sampling,    "the dials in effect, as fields: 1 sampling, 0 paused") \
+	F(WITH,     u8,     sampler,         dials.sampler,     "cs_sampler") \
+	F(WITH,     v32,    rate_hz,         dials.rate_hz,     "samples per second") \
+	F(WITH,     v32,    events,          dials.events,      "CS_EV_* bits: the kinds of runtime events recorded") \
+	F(WITH,     v32,    flush_ms,        dials.flush_ms,    "how often the log is written out") \
+	F(WITH,     u8,     instrument,      dials.instrument,  "1: calls of instrumented functions recorded") \
+	F(WITH,     u8,     allocations,     dials.allocations, "1: allocations counted") \
+	F(WITH,     v32,    snapshots,       dials.snapshots,   "heap snapshots asked for so far") \
+	F(WITH,     v32,    validate,        dials.validate,    "every Nth fast walk repeated exactly (0: never)") \
+	F(WITH,     u8,     detach,          dials.detach,      "1: detaching")
 
 #define CS_FIELDS_gc(F) \
 	F(ALWAYS,   u64,    start_us,        start_us,        "when the collection started") \

@@ -683,6 +683,48 @@ static void forged_runs(void)
 	remove_tree(base);
 }
 
+/* The dials answers: the model keeps the dials each answer holds as
+ * fields, and those an older agent's answer gives only as its line; the
+ * sampling rate follows them. */
+static void dials_answers(void)
+{
+	char session[512], proc[512], err[512];
+	char *base = make_process_dir(session, proc, 4545);
+	uint8_t buf[4096], payload[512];
+	struct cs_out o, p;
+	cs_out_init(&o, buf, sizeof buf);
+	put_hello(&o, 4545, 100);
+	struct cs_dials d = {.sampling = false, .sampler = CS_SAMPLER_KERNEL, .rate_hz = 400,
+			     .events = CS_EV_GC | CS_EV_THREADS, .flush_ms = 50, .validate = 10};
+	cs_out_init(&p, payload, sizeof payload);
+	cs_dials_ack_encode(&p, &(struct cs_dials_ack){1000, 1, CS_DIALS_APPLIED, S("sampling=off rate=400"), S(""),
+						       true, d});
+	put_record(&o, CS_REC_DIALS, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	cs_dials_ack_encode(&p, &(struct cs_dials_ack){2000, 2, CS_DIALS_APPLIED,
+						       S("sampling=on rate=800 events=jit flush_ms=100"), S("")});
+	put_record(&o, CS_REC_DIALS, p.buf, p.len);
+	write_segment(proc, 1, buf, o.len);
+
+	struct prof_recording s;
+	CHECK(prof_recording_open(&s, session, err, sizeof err) == 0);
+	prof_recording_update(&s, true);
+	struct prof_process *pp = s.procs[0];
+	CHECK_EQ_U(pp->ndials, 2);
+	if (pp->ndials == 2) {
+		const struct cs_dials *a = &pp->dials[0].dials, *b = &pp->dials[1].dials;
+		CHECK(!a->sampling && a->sampler == CS_SAMPLER_KERNEL && a->rate_hz == 400 &&
+		      a->events == (CS_EV_GC | CS_EV_THREADS) && a->flush_ms == 50 && a->validate == 10 &&
+		      a->generation == 1);
+		CHECK(b->sampling && b->rate_hz == 800 && b->events == CS_EV_JIT && b->flush_ms == 100 &&
+		      b->generation == 2);
+		CHECK_STR(pp->dials[0].effective, "sampling=off rate=400");
+	}
+	CHECK_EQ_U(pp->current_rate_hz, 800);
+	prof_recording_free(&s);
+	remove_tree(base);
+}
+
 int main(void)
 {
 	RUN(aggregates);
@@ -692,5 +734,6 @@ int main(void)
 	RUN(line_offsets);
 	RUN(cpu_and_wall);
 	RUN(memory_records);
+	RUN(dials_answers);
 	return CHECK_DONE();
 }

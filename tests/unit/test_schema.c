@@ -74,6 +74,15 @@ static void enc_dials(struct cs_out *o)
 	cs_dials_ack_encode(o, &(struct cs_dials_ack){5000, 3, CS_DIALS_PARTIAL, S("sampling=on rate=500"), S("no hooks")});
 }
 
+static const struct cs_dials acked = {.sampling = true, .sampler = CS_SAMPLER_SIGNAL, .rate_hz = 500,
+				       .events = CS_EV_GC | CS_EV_JIT, .flush_ms = 100, .instrument = false,
+				       .allocations = true, .snapshots = 2, .validate = 1000};
+
+static void enc_dials_fields(struct cs_out *o)
+{
+	cs_dials_ack_encode(o, &(struct cs_dials_ack){5000, 4, CS_DIALS_APPLIED, S("sampling=on"), S(""), true, acked});
+}
+
 static void enc_gc(struct cs_out *o)
 {
 	struct cs_gc g = {.start_us = 10, .duration_us = 2500, .pause_us = 1500, .generation = 2, .reason = CS_GC_INDUCED,
@@ -224,6 +233,7 @@ static const struct golden goldens[] = {
 	{CS_REC_MESSAGE, enc_message, "4d0000000000000002096469736b2066756c6c"},
 	{CS_REC_END, enc_end, "63000000000000000209646574616368696e67"},
 	{CS_REC_DIALS, enc_dials, "881300000000000003021473616d706c696e673d6f6e20726174653d353030086e6f20686f6f6b73"},
+	{CS_REC_DIALS, enc_dials_fields, "881300000000000004000b73616d706c696e673d6f6e000101f4030564000102e80700"},
 	{CS_REC_GC, enc_gc, "0a00000000000000c413dc0b020105808040020304050c01802007"},
 	{CS_REC_GC, enc_gc_unknown_sizes, "0100000000000000020000000000000000"},
 	{CS_REC_EXCEPTION, enc_exception, "05000000000000000209014504626f6f6d"},
@@ -370,11 +380,57 @@ static void printing(void)
 			"stack_id=130} {time_delta_us=5 suspend_ns=0 count=0}\n");
 }
 
+/* DIALS: the dials in effect come back as fields; a record without them
+ * (an older agent's) gives them from its line, with what the line does not
+ * name 0. */
+static void dials_fields(void)
+{
+	uint8_t buf[512];
+	struct cs_out o;
+	struct cs_dials_ack a;
+	cs_out_init(&o, buf, sizeof buf);
+	enc_dials_fields(&o);
+	CHECK(cs_dials_ack_decode(buf, o.len, &a) && a.has_dials && a.generation == 4);
+	CHECK(a.dials.sampling && a.dials.sampler == CS_SAMPLER_SIGNAL && a.dials.rate_hz == 500 &&
+	      a.dials.events == (CS_EV_GC | CS_EV_JIT) && a.dials.flush_ms == 100 && !a.dials.instrument &&
+	      a.dials.allocations && a.dials.snapshots == 2 && a.dials.validate == 1000 && !a.dials.detach &&
+	      a.dials.generation == 4);
+	/* the fields win over the line, which here names only sampling */
+	CHECK(a.effective.len == strlen("sampling=on"));
+	/* a newer agent's fields after them are ignored */
+	cs_put_varint(&o, 12345);
+	CHECK(cs_dials_ack_decode(buf, o.len, &a) && a.has_dials && a.dials.rate_hz == 500);
+	/* cut inside the fields: damage */
+	CHECK(!cs_dials_ack_decode(buf, o.len - 3, &a));
+
+	cs_out_init(&o, buf, sizeof buf);
+	cs_dials_ack_encode(&o, &(struct cs_dials_ack){
+					.time_us = 1, .generation = 2, .status = CS_DIALS_APPLIED,
+					.effective = S("sampling=off sampler=kernel rate=50 events=gc,waits flush_ms=20 "
+						       "instrument=on allocations=off snapshots=3 validate=7 future=1 detach"),
+					.error = S("")});
+	CHECK(cs_dials_ack_decode(buf, o.len, &a) && !a.has_dials);
+	CHECK(!a.dials.sampling && a.dials.sampler == CS_SAMPLER_KERNEL && a.dials.rate_hz == 50 &&
+	      a.dials.events == (CS_EV_GC | CS_EV_WAITS) && a.dials.flush_ms == 20 && a.dials.instrument &&
+	      !a.dials.allocations && a.dials.snapshots == 3 && a.dials.validate == 7 && a.dials.detach &&
+	      a.dials.generation == 2);
+	cs_out_init(&o, buf, sizeof buf);
+	cs_dials_ack_encode(&o, &(struct cs_dials_ack){.effective = S("rate=500"), .error = S("")});
+	CHECK(cs_dials_ack_decode(buf, o.len, &a) && !a.has_dials && a.dials.rate_hz == 500 && !a.dials.sampling &&
+	      a.dials.events == 0 && a.dials.sampler == CS_SAMPLER_SUSPEND && a.dials.flush_ms == 0);
+	/* a rate past 32 bits is damage */
+	cs_out_init(&o, buf, sizeof buf);
+	cs_put_u64(&o, 1), cs_put_varint(&o, 2), cs_put_u8(&o, 0), cs_put_str(&o, ""), cs_put_str(&o, "");
+	cs_put_u8(&o, 1), cs_put_u8(&o, CS_SAMPLER_MIXED), cs_put_varint(&o, 1ull << 40);
+	CHECK(!cs_dials_ack_decode(buf, o.len, &a));
+}
+
 int main(void)
 {
 	RUN(golden_bytes);
 	RUN(table_rules);
 	RUN(every_kind);
 	RUN(printing);
+	RUN(dials_fields);
 	return CHECK_DONE();
 }

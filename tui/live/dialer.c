@@ -35,8 +35,7 @@ static uint64_t highest_answered(const struct prof_process *p)
 	return g;
 }
 
-/* The state the agent last acknowledged (its "effective" line is in dials
- * syntax), or what it started with. */
+/* The state the agent last acknowledged, or what it started with. */
 static void start_from_acknowledged(const struct prof_process *p, struct cs_dials *d)
 {
 	cs_dials_default(d, p->rate_hz ? p->rate_hz : CS_RATE_DEFAULT);
@@ -48,11 +47,7 @@ static void start_from_acknowledged(const struct prof_process *p, struct cs_dial
 	for (size_t i = p->ndials; i-- > 0;) {
 		if (p->dials[i].status == CS_DIALS_REJECTED)
 			continue;
-		char line[512], why[300];
-		snprintf(line, sizeof line, "%s", p->dials[i].effective);
-		char *save = NULL;
-		for (char *a = strtok_r(line, " ", &save); a; a = strtok_r(NULL, " ", &save))
-			cs_dials_assign(d, a, why, sizeof why);
+		*d = p->dials[i].dials;
 		break;
 	}
 	d->generation = 0;

@@ -839,22 +839,6 @@ static struct prof_event *log_event(struct prof_process *p, uint64_t time_us, ui
 
 static const struct cs_str no_text;
 
-/* The rate in a dials answer's effective line ("... rate=500 ..."); 0 when
- * it names none. */
-static uint32_t effective_rate(struct cs_str e)
-{
-	static const char key[] = "rate=";
-	for (size_t i = 0; i + sizeof key - 1 < e.len; i++) {
-		if ((i && e.p[i - 1] != ' ') || memcmp(e.p + i, key, sizeof key - 1) != 0)
-			continue;
-		uint32_t r = 0;
-		for (size_t j = i + sizeof key - 1; j < e.len && e.p[j] >= '0' && e.p[j] <= '9' && r <= CS_RATE_MAX; j++)
-			r = r * 10 + (uint32_t)(e.p[j] - '0');
-		return r >= CS_RATE_MIN && r <= CS_RATE_MAX ? r : 0;
-	}
-	return 0;
-}
-
 static void fold_dials(struct prof_process *p, const struct cs_record *rec)
 {
 	struct cs_dials_ack a;
@@ -863,12 +847,11 @@ static void fold_dials(struct prof_process *p, const struct cs_record *rec)
 		return;
 	}
 	fold_note_time(p, a.time_us);
-	uint32_t rate = effective_rate(a.effective);
-	if (rate)
-		p->current_rate_hz = rate;
+	if (a.dials.rate_hz >= CS_RATE_MIN && a.dials.rate_hz <= CS_RATE_MAX)
+		p->current_rate_hz = a.dials.rate_hz;
 	p->dials = xrealloc(p->dials, (p->ndials + 1) * sizeof *p->dials);
 	p->dials[p->ndials++] = (struct prof_dials_ack){a.time_us, a.generation, a.status, dup_str(a.effective),
-							dup_str(a.error)};
+							dup_str(a.error), a.dials};
 	struct prof_event *ev = log_event(p, a.time_us, PEV_DIALS, 0, no_text);
 	if (ev)
 		ev->ref = (uint32_t)(p->ndials - 1);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "common/dials.h"
 #include "common/logfmt.h"
 #include "common/records.h"
 #include "util/u64map.h"
@@ -143,8 +144,9 @@ struct prof_stack_tallies {
 
 struct prof_dials_ack {
 	uint64_t time_us, generation;
-	uint8_t status;
+	uint8_t status;        /* cs_dials_status */
 	char *effective, *error;
+	struct cs_dials dials; /* in effect after it, as the record holds them */
 };
 
 struct prof_module {

@@ -31,47 +31,36 @@ static void send_dial(struct app *a, int argc, char **argv, const char *key, con
 	app_send_dials(a, d, 1);
 }
 
+/* The dials the agent last answered with (a rejected answer changed
+ * nothing and is passed over), or NULL before any answer. */
+static const struct cs_dials *acknowledged(const struct prof_process *p)
+{
+	for (size_t i = p ? p->ndials : 0; i-- > 0;)
+		if (p->dials[i].status != CS_DIALS_REJECTED)
+			return &p->dials[i].dials;
+	return NULL;
+}
+
 static void toggle_event(struct app *a, const char *kind)
 {
 	struct prof_process *p = a->session ? ui_current(a->session) : NULL;
-	uint32_t now = CS_EV_DEFAULT;
-	if (p) {
-		now = p->hello_events;
-		for (size_t i = p->ndials; i-- > 0;) {
-			if (p->dials[i].status == CS_DIALS_REJECTED)
-				continue;
-			const char *ev = strstr(p->dials[i].effective, "events=");
-			struct cs_dials d;
-			char err[200], word[160];
-			cs_dials_default(&d, 1);
-			if (ev && sscanf(ev, "%159s", word) == 1 && cs_dials_assign(&d, word, err, sizeof err) == 0)
-				now = d.events;
-			break;
-		}
-	}
+	const struct cs_dials *d = acknowledged(p);
+	uint32_t now = d ? d->events : p ? p->hello_events : CS_EV_DEFAULT;
 	uint32_t bit = 0;
 	for (uint32_t b = 1; b & CS_EV_ALL; b <<= 1)
 		if (cs_event_name(b) && !strcmp(cs_event_name(b), kind))
 			bit = b;
 	char dial[64];
 	snprintf(dial, sizeof dial, "events=%c%s", now & bit ? '-' : '+', kind);
-	char *d[] = {dial};
-	app_send_dials(a, d, 1);
+	char *dials[] = {dial};
+	app_send_dials(a, dials, 1);
 }
 
 static void change_rate(struct app *a, bool up)
 {
 	struct prof_process *p = a->session ? ui_current(a->session) : NULL;
-	unsigned rate = p ? p->rate_hz : CS_RATE_DEFAULT;
-	if (p) {
-		for (size_t i = p->ndials; i-- > 0;) {
-			const char *r = strstr(p->dials[i].effective, "rate=");
-			if (p->dials[i].status != CS_DIALS_REJECTED && r) {
-				rate = (unsigned)strtoul(r + 5, NULL, 10);
-				break;
-			}
-		}
-	}
+	const struct cs_dials *d = acknowledged(p);
+	unsigned rate = d && d->rate_hz ? d->rate_hz : p ? p->rate_hz : CS_RATE_DEFAULT;
 	rate = up ? rate * 2 : rate / 2;
 	if (rate < CS_RATE_MIN)
 		rate = CS_RATE_MIN;
@@ -79,22 +68,18 @@ static void change_rate(struct app *a, bool up)
 		rate = CS_RATE_MAX;
 	char dial[32];
 	snprintf(dial, sizeof dial, "rate=%u", rate);
-	char *d[] = {dial};
-	app_send_dials(a, d, 1);
+	char *dials[] = {dial};
+	app_send_dials(a, dials, 1);
 }
 
 /* The sampling dial's state as the agent last answered, flipped. */
 static void toggle_sampling(struct app *a)
 {
 	struct prof_process *p = a->session ? ui_current(a->session) : NULL;
-	bool on = true;
-	for (size_t i = p ? p->ndials : 0; i-- > 0;)
-		if (p->dials[i].status != CS_DIALS_REJECTED) {
-			on = strstr(p->dials[i].effective, "sampling=on") != NULL;
-			break;
-		}
-	char *d[] = {on ? "sampling=off" : "sampling=on"};
-	app_send_dials(a, d, 1);
+	const struct cs_dials *d = acknowledged(p);
+	bool on = d ? d->sampling : true;
+	char *dials[] = {on ? "sampling=off" : "sampling=on"};
+	app_send_dials(a, dials, 1);
 }
 
 /* rate HZ, or + (double) and - (halve) */
