@@ -3,7 +3,9 @@
  *     payload written out in hex (a golden), so that a change to the code
  *     that moves a byte of the session format fails here;
  *   - every golden reads back, field by field, as the table describes it
- *     (so the hand-written codecs agree with the table too). */
+ *     (so the hand-written codecs agree with the table too);
+ *   - clrscope-session(5) lists every kind with its number and its fields
+ *     in order, with their types, and marks the optional ones. */
 #include "check.h"
 #include "common/recordinfo.h"
 #include "common/records.h"
@@ -425,6 +427,143 @@ static void dials_fields(void)
 	CHECK(!cs_dials_ack_decode(buf, o.len, &a));
 }
 
+/* ---- the manual page against the table ---- */
+
+struct page_field {
+	char name[64];
+	char type[16];
+	bool optional; /* its text says "Optional" */
+};
+
+struct page_kind {
+	char name[32];
+	unsigned type;
+	struct page_field fields[64];
+	size_t nfields;
+};
+
+/* The words of a ".It Va a , Va b" or ".It Va a , b" line: a, b. */
+static size_t item_names(const char *line, char names[][64], size_t max)
+{
+	size_t n = 0;
+	char copy[256];
+	snprintf(copy, sizeof copy, "%s", line);
+	char *save = NULL;
+	for (char *w = strtok_r(copy, " ,", &save); w; w = strtok_r(NULL, " ,", &save))
+		if (strcmp(w, ".It") && strcmp(w, "Va") && n < max)
+			snprintf(names[n++], 64, "%s", w);
+	return n;
+}
+
+/* The RECORD TYPES section: its outer list's items are the kinds
+ * (".It Li NAME No (type N)"), the items of the lists inside a kind its
+ * fields (".It Va name" followed by ".Vt type" per name, or one for all). */
+static size_t read_page(const char *path, struct page_kind *kinds, size_t max)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "cannot read %s\n", path);
+		check_failures++;
+		return 0;
+	}
+	char line[1024];
+	bool in_section = false;
+	int depth = 0;
+	size_t nkinds = 0, first = 0, nnames = 0;
+	bool types_open = false;
+	struct page_kind *k = NULL;
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (!strncmp(line, ".Sh ", 4)) {
+			in_section = !strcmp(line, ".Sh RECORD TYPES");
+			continue;
+		}
+		if (!in_section)
+			continue;
+		bool vt = !strncmp(line, ".Vt ", 4);
+		if (types_open && !vt) {
+			/* one type for all the names, or one each */
+			size_t ntypes = k->nfields - first;
+			if (ntypes == 1)
+				for (size_t i = 1; i < nnames; i++)
+					snprintf(k->fields[first + i].type, 16, "%s", k->fields[first].type);
+			else if (ntypes != nnames) {
+				fprintf(stderr, "%s: %s: %zu names, %zu types\n", path, k->name, nnames, ntypes);
+				check_failures++;
+			}
+			k->nfields = first + nnames;
+			types_open = false;
+		}
+		if (!strncmp(line, ".Bl", 3)) {
+			depth++;
+		} else if (!strncmp(line, ".El", 3)) {
+			depth--;
+		} else if (depth == 1 && !strncmp(line, ".It Li ", 7) && nkinds < max) {
+			k = &kinds[nkinds++];
+			*k = (struct page_kind){0};
+			if (sscanf(line, ".It Li %31s No (type %u)", k->name, &k->type) != 2) {
+				fprintf(stderr, "%s: a record type item I cannot read: %s\n", path, line);
+				check_failures++;
+			}
+		} else if (depth == 2 && k && !strncmp(line, ".It Va ", 7)) {
+			char names[8][64];
+			first = k->nfields;
+			nnames = item_names(line, names, 8);
+			for (size_t i = 0; i < nnames && k->nfields < 64; i++)
+				snprintf(k->fields[first + i].name, 64, "%s", names[i]);
+			types_open = true;
+		} else if (types_open && vt) {
+			if (k->nfields < first + nnames) {
+				sscanf(line, ".Vt %15s", k->fields[k->nfields].type);
+				k->nfields++;
+			}
+		} else if (depth == 2 && k && k->nfields && strstr(line, "Optional")) {
+			k->fields[k->nfields - 1].optional = true;
+		}
+	}
+	fclose(f);
+	return nkinds;
+}
+
+static void manual_page(void)
+{
+	static struct page_kind page[64];
+	size_t npage = read_page(CLRSCOPE_SOURCE_DIR "/man/clrscope-session.5", page, 64);
+	CHECK_EQ_U(npage, cs_nkinds);
+	for (size_t i = 0; i < npage; i++) {
+		const struct page_kind *pk = &page[i];
+		const struct cs_kind_info *k = cs_kind_info((uint16_t)pk->type);
+		if (!k || strcmp(k->name, pk->name) != 0) {
+			fprintf(stderr, "clrscope-session(5): %s (type %u) is not in the table\n", pk->name, pk->type);
+			check_failures++;
+			continue;
+		}
+		const struct cs_layout_info *parts[] = {k->head, k->entry};
+		size_t at = 0;
+		for (size_t part = 0; part < 2; part++)
+			for (size_t f = 0; f < parts[part]->nfields; f++, at++) {
+				const struct cs_field_info *fi = &parts[part]->fields[f];
+				const struct page_field *pf = at < pk->nfields ? &pk->fields[at] : NULL;
+				if (!pf || strcmp(pf->name, fi->name) || strcmp(pf->type, cs_wire_doc_name(fi->wire))) {
+					fprintf(stderr, "clrscope-session(5): %s field %zu is %s %s there, %s %s in the table\n",
+						k->name, at + 1, pf ? pf->type : "(none)", pf ? pf->name : "",
+						cs_wire_doc_name(fi->wire), fi->name);
+					check_failures++;
+				} else if (pf->optional != (fi->presence == CS_OPTIONAL)) {
+					fprintf(stderr, "clrscope-session(5): %s %s is %soptional in the table: say so%s\n",
+						k->name, fi->name, fi->presence == CS_OPTIONAL ? "" : "not ",
+						fi->presence == CS_OPTIONAL ? " (\"Optional\")" : " not");
+					check_failures++;
+				}
+			}
+		if (pk->nfields > at) {
+			fprintf(stderr, "clrscope-session(5): %s has %zu fields there, %zu in the table\n", k->name,
+				pk->nfields, at);
+			check_failures++;
+		}
+	}
+}
+
 int main(void)
 {
 	RUN(golden_bytes);
@@ -432,5 +571,6 @@ int main(void)
 	RUN(every_kind);
 	RUN(printing);
 	RUN(dials_fields);
+	RUN(manual_page);
 	return CHECK_DONE();
 }
