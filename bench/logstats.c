@@ -4,6 +4,7 @@
  * p99, max), the ticks and samples taken, and the log bytes per sample.
  *
  *   logstats [--after UNIX_SECONDS] SESSION_OR_PROCESS_DIR
+ *   logstats --dump SESSION_OR_PROCESS_DIR
  *
  * --after (wall clock, as `date +%s.%N` prints it) measures the steady
  * state: reading starts at the first SAMPLES record whose ticks all come
@@ -14,13 +15,17 @@
  *   pid ticks samples seconds suspend_median_us suspend_p99_us suspend_max_us
  *   bytes bytes_per_sample dropped suspended_ticks
  * bytes are whole records (header and payload); dropped is the agent's last
- * count of records it could not write; suspended_ticks, the ticks that suspended the runtime. */
+ * count of records it could not write; suspended_ticks, the ticks that suspended the runtime.
+ *
+ * --dump prints every record instead, one a line, field by field as the
+ * record table (common/schema.h) names them. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/logfmt.h"
+#include "common/recordinfo.h"
 #include "common/records.h"
 #include "common/session.h"
 
@@ -119,6 +124,24 @@ static int read_process(const char *dir, uint64_t after_unix_us, struct stats *s
 	return rc < 0 ? -1 : 0;
 }
 
+static int dump_process(const char *dir)
+{
+	struct cs_reader r;
+	struct cs_record rec;
+	if (cs_reader_open(&r, dir) < 0) {
+		fprintf(stderr, "logstats: %s: %s\n", dir, r.error);
+		return -1;
+	}
+	printf("# %s\n", dir);
+	int rc;
+	while ((rc = cs_reader_next(&r, &rec, true)) == 1)
+		cs_record_print(stdout, rec.type, rec.payload, rec.len);
+	if (rc < 0)
+		fprintf(stderr, "logstats: %s: %s\n", dir, r.error);
+	cs_reader_close(&r);
+	return rc < 0 ? -1 : 0;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -147,15 +170,20 @@ static void print_stats(struct stats *st)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: logstats [--after UNIX_SECONDS] SESSION_OR_PROCESS_DIR\n");
+	fprintf(stderr, "usage: logstats [--after UNIX_SECONDS] SESSION_OR_PROCESS_DIR\n"
+			"       logstats --dump SESSION_OR_PROCESS_DIR\n");
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
 	uint64_t after_unix_us = 0;
+	bool dump = false;
 	int i = 1;
-	if (argc == 4 && strcmp(argv[1], "--after") == 0) {
+	if (argc == 3 && strcmp(argv[1], "--dump") == 0) {
+		dump = true;
+		i = 2;
+	} else if (argc == 4 && strcmp(argv[1], "--after") == 0) {
 		char *end;
 		double secs = strtod(argv[2], &end);
 		if (*end || !(secs >= 0))
@@ -180,6 +208,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	int rc = 0;
+	if (dump) {
+		for (int k = 0; k < n; k++)
+			if (dump_process(procs[k]) < 0)
+				rc = 1;
+		cs_free_list(procs, n);
+		return rc;
+	}
 	puts("pid ticks samples seconds suspend_median_us suspend_p99_us suspend_max_us bytes bytes_per_sample dropped "
 	     "suspended_ticks");
 	for (int k = 0; k < n; k++) {
