@@ -6,7 +6,7 @@
  *
  * The writer may die between any two bytes, so a reader accepts a torn tail,
  * and it resynchronises on the next marker after garbage.  Record payloads are
- * described in records.h; this file knows nothing about them. */
+ * described in schema.h; this file knows nothing about them. */
 #ifndef CLRSCOPE_LOGFMT_H
 #define CLRSCOPE_LOGFMT_H
 

@@ -3,8 +3,8 @@
  * ((parent << 32) | site, (frame << 32) | offset): dense and small, with
  * the parts that differ far apart.  A multiply alone leaves a low bit of
  * the product depending only on the key's bits below it, so masking it
- * ignores the high half of such keys (a table of 4,096 slots took its slot
- * from the IL offset alone); murmur3's finaliser makes every bit of the
+ * ignores the high half of such keys (a table of 4,096 slots would take
+ * its slot from the IL offset alone); murmur3's finaliser makes every bit of the
  * result depend on every bit of the key. */
 #ifndef CLRSCOPE_COMMON_MIX64_H
 #define CLRSCOPE_COMMON_MIX64_H

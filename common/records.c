@@ -125,7 +125,8 @@ static bool cpu_owed_valid(const struct cs_cpu_owed *c)
 /* ---- the code the table makes ----
  *
  * write_LAYOUT(o, s, groups) writes the fields in order, and of the
- * OPTIONAL groups the first `groups` (an older writer's record: fewer).
+ * OPTIONAL groups the first `groups` (fewer: the record of a writer that
+ * predates the others).
  * read_LAYOUT(in, s) zeroes *s, reads the fields in order, and returns how
  * many OPTIONAL groups the payload held; a group it ends before reads as
  * 0 and empty strings.  Damage (a short payload, a v32 past 32 bits, a

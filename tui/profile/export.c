@@ -110,7 +110,7 @@ static bool selected(const struct prof_process *p, const struct export_options *
 	return !o->pid || (p->have_hello && p->pid == o->pid);
 }
 
-/* What the profiler cost the program (older agents do not say). */
+/* What the profiler cost the program, when its STATUS records say. */
 static void describe_cost(FILE *f, const struct prof_process *p)
 {
 	double share = prof_agent_cpu_share(p, false);

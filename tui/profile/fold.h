@@ -1,5 +1,5 @@
-/* Folding helpers shared by profile.c and the files that read the newer
- * record types (memory.c): not part of the model's interface. */
+/* Folding helpers shared by profile.c and the files that fold other
+ * record kinds (memory.c): not part of the model's interface. */
 #ifndef CLRSCOPE_FOLD_H
 #define CLRSCOPE_FOLD_H
 

@@ -319,7 +319,7 @@ struct prof_process {
 	struct prof_filter filter; /* the session's */
 	uint64_t filtered_out;     /* samples outside the filter */
 
-	char *control;         /* the agent's named semaphore ("" before 1.1 logs) */
+	char *control;         /* the agent's named semaphore ("": none, or HELLO does not say) */
 	uint32_t hello_events; /* event kinds recorded from the start */
 	uint32_t features;     /* cs_feature bits the program was started with */
 	char *patterns;        /* instrumented functions, one pattern per line */
@@ -408,8 +408,8 @@ double prof_suspend_median_us(const struct prof_process *p);
 /* What the profiler cost the program, from its STATUS records: the CPU
  * time of the agent's own threads and of its signal handler in the
  * program's threads, as a share of one CPU over the whole recording, or
- * (recent) between the last two records; -1 when the agent did not say (an
- * older agent, or a single record). */
+ * (recent) between the last two records; -1 when the records do not say
+ * (no CPU times in them; for recent, fewer than two). */
 double prof_agent_cpu_share(const struct prof_process *p, bool recent);
 double prof_suspend_recent_us(const struct prof_process *p);
 void prof_suspend_add(struct prof_suspend *s, uint64_t ns);
