@@ -1,10 +1,10 @@
 #include "common/recordinfo.h"
 
 #define FIELD_INFO(presence, wire, name, member, doc) {#name, CS_WIRE_##wire, CS_##presence, doc},
-#define LAYOUT_INFO(layout, type, code, api, check)                                             \
-	static const struct cs_field_info fields_##layout[] = {CS_FIELDS_##layout(FIELD_INFO)}; \
-	static const struct cs_layout_info layout_##layout = {#layout, fields_##layout,         \
-							      sizeof fields_##layout / sizeof *fields_##layout};
+#define LAYOUT_INFO(layout, type, code, api, check)                                                   \
+	static const struct cs_field_info fields_##layout[] = {CS_FIELDS_##layout(FIELD_INFO){NULL}}; \
+	static const struct cs_layout_info layout_##layout = {#layout, fields_##layout,               \
+							      sizeof fields_##layout / sizeof *fields_##layout - 1};
 CS_LAYOUTS(LAYOUT_INFO)
 static const struct cs_layout_info layout_none = {"none", NULL, 0};
 
@@ -41,67 +41,73 @@ const char *cs_wire_doc_name(enum cs_wire wire)
 
 typedef void visit_fn(void *ctx, const struct cs_field_value *v);
 
-static bool read_value(struct cs_in *in, visit_fn *visit, void *ctx, struct cs_field_value *v)
+struct walk {
+	struct cs_in in;
+	const uint8_t *payload;
+	visit_fn *visit;
+	void *ctx;
+};
+
+static bool read_value(struct walk *w, const struct cs_field_info *f, long entry)
 {
-	switch (v->field->wire) {
+	struct cs_in *in = &w->in;
+	struct cs_field_value v = {f, entry, (size_t)(in->p - w->payload), 0, {"", 0}};
+	switch (f->wire) {
 	case CS_WIRE_u8:
-		v->u = cs_get_u8(in);
+		v.u = cs_get_u8(in);
 		break;
 	case CS_WIRE_u32:
-		v->u = cs_get_u32(in);
+		v.u = cs_get_u32(in);
 		break;
 	case CS_WIRE_u64:
-		v->u = cs_get_u64(in);
+		v.u = cs_get_u64(in);
 		break;
 	case CS_WIRE_varint:
 	case CS_WIRE_count:
-		v->u = cs_get_varint(in);
+		v.u = cs_get_varint(in);
 		break;
 	case CS_WIRE_v32:
-		v->u = cs_get_varint(in);
-		if (v->u > UINT32_MAX)
+		v.u = cs_get_varint(in);
+		if (v.u > UINT32_MAX)
 			in->bad = true;
 		break;
 	case CS_WIRE_str:
-		v->s.len = cs_get_str(in, &v->s.p);
+		v.s.len = cs_get_str(in, &v.s.p);
 		break;
 	}
 	if (in->bad)
 		return false;
-	if (visit)
-		visit(ctx, v);
+	if (w->visit)
+		w->visit(w->ctx, &v);
+	/* a count's EACH fields come right after it, that many times */
+	if (f->wire != CS_WIRE_count)
+		return true;
+	const struct cs_field_info *first = f + 1, *end = first;
+	while (end->name && end->presence == CS_EACH)
+		end++;
+	/* each value takes a byte at least: a larger count is damage */
+	if (end > first && v.u > cs_in_left(in) / (size_t)(end - first))
+		return false;
+	for (uint64_t k = 0; k < v.u; k++)
+		for (const struct cs_field_info *e = first; e < end; e++)
+			if (!read_value(w, e, entry))
+				return false;
 	return true;
 }
 
-/* The fields of one layout; a count's EACH fields come right after it. */
-static bool walk_layout(struct cs_in *in, const struct cs_layout_info *l, long entry, visit_fn *visit, void *ctx)
+static bool walk_layout(struct walk *w, const struct cs_layout_info *l, long entry)
 {
 	bool present = true;
 	for (size_t i = 0; i < l->nfields; i++) {
 		const struct cs_field_info *f = &l->fields[i];
 		if (f->presence == CS_OPTIONAL)
-			present = !in->bad && cs_in_left(in) > 0;
+			present = !w->in.bad && cs_in_left(&w->in) > 0;
 		if (f->presence == CS_EACH || (f->presence != CS_ALWAYS && !present))
 			continue;
-		struct cs_field_value v = {f, entry, 0, {"", 0}};
-		if (!read_value(in, visit, ctx, &v))
+		if (!read_value(w, f, entry))
 			return false;
-		if (f->wire != CS_WIRE_count)
-			continue;
-		size_t first = i + 1, end = first;
-		while (end < l->nfields && l->fields[end].presence == CS_EACH)
-			end++;
-		/* each value takes a byte at least: a larger count is damage */
-		if (end > first && v.u > cs_in_left(in) / (end - first))
-			return false;
-		for (uint64_t k = 0; k < v.u; k++)
-			for (size_t j = first; j < end; j++) {
-				struct cs_field_value e = {&l->fields[j], entry, 0, {"", 0}};
-				if (!read_value(in, visit, ctx, &e))
-					return false;
-			}
 	}
-	return !in->bad;
+	return !w->in.bad;
 }
 
 bool cs_record_walk(uint16_t type, const uint8_t *p, size_t n, visit_fn *visit, void *ctx, size_t *trailing)
@@ -111,17 +117,17 @@ bool cs_record_walk(uint16_t type, const uint8_t *p, size_t n, visit_fn *visit, 
 		*trailing = 0;
 	if (!k)
 		return false;
-	struct cs_in in;
-	cs_in_init(&in, p, n);
-	if (!walk_layout(&in, k->head, -1, visit, ctx))
+	struct walk w = {.payload = p, .visit = visit, .ctx = ctx};
+	cs_in_init(&w.in, p, n);
+	if (!walk_layout(&w, k->head, -1))
 		return false;
 	if (!k->entry->nfields) {
 		if (trailing)
-			*trailing = cs_in_left(&in);
+			*trailing = cs_in_left(&w.in);
 		return true;
 	}
-	for (long e = 0; cs_in_left(&in) > 0; e++)
-		if (!walk_layout(&in, k->entry, e, visit, ctx))
+	for (long e = 0; cs_in_left(&w.in) > 0; e++)
+		if (!walk_layout(&w, k->entry, e))
 			return false;
 	return true;
 }

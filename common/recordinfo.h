@@ -49,8 +49,9 @@ const char *cs_wire_doc_name(enum cs_wire wire);
 struct cs_field_value {
 	const struct cs_field_info *field;
 	long entry;
-	uint64_t u;       /* integers */
-	struct cs_str s;  /* strings */
+	size_t offset;   /* where the value starts in the payload */
+	uint64_t u;      /* integers */
+	struct cs_str s; /* strings */
 };
 
 /* Reads a payload of the given type as the table describes it, calling
