@@ -7,7 +7,8 @@
  * allocate.  Decoders are bounds-checked: a short or garbled payload makes
  * them return false (a list's cs_list_bad says so), never read past it.
  * Readers ignore record types they do not know and payload bytes after the
- * fields they know; a field a payload ends before reads as 0 or empty. */
+ * fields they know; an optional field a payload ends before reads as 0 or
+ * empty. */
 #ifndef CLRSCOPE_RECORDS_H
 #define CLRSCOPE_RECORDS_H
 
