@@ -48,8 +48,9 @@
  *   doc      one line; the manual page says the rest
  *
  * The format only grows: a new kind takes a new number; a new field goes
- * at the end of its layout as OPTIONAL (or WITH); a reader ignores kinds
- * and trailing bytes it does not know. */
+ * at the end of a head layout as OPTIONAL (or WITH); a reader ignores kinds
+ * and trailing bytes it does not know.  A list's entry layout cannot grow
+ * (the next entry follows it): that takes a new kind. */
 #ifndef CLRSCOPE_SCHEMA_H
 #define CLRSCOPE_SCHEMA_H
 
