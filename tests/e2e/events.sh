@@ -1,7 +1,8 @@
 # Runtime events: a program that throws and catches exactly N exceptions of
 # its own type shows exactly N, with their N messages (from the runtime's
 # event stream); one that induces K gen-2 collections shows at least K
-# induced gen-2 GCs with a type and promoted bytes; modules, JIT and threads
+# induced gen-2 GCs with a type, promoted bytes, a pause that holds the
+# collection, and the objects the program pinned; modules, JIT and threads
 # are counted.
 source "$CLRSCOPE_TESTLIB"
 
@@ -41,20 +42,34 @@ check "n == 1" "callbacks: the long message cut and cleaned too" \
 expect_contains "$(json "[m['text'] for m in $p['messages']]" "$WORK/ti.json")" "--instrument" "the agent says why the event stream is off"
 expect_contains "$(clrscope report "$WORK/t")" "exception Clrscope.TestApps.ThrowerException: 25 thrown, 25 caught in Clrscope.TestApps.Program.Main" \
 	"the text report lists the exception type and where it was caught"
-expect_contains "$(json "[t['name'] for t in $p['threads']]" "$WORK/t.json")" "" "threads are listed"
+check "n == 1" "the main thread is listed (its id the pid), with the CPU time it used" \
+	n="$(json "len([t for t in $p['threads'] if t['os_tid'] == $p['pid'] and t['cpu_ms'] > 0])" "$WORK/t.json")"
+check "n == c" "every thread the runtime announced is listed once" \
+	n="$(json "len(set(t['os_tid'] for t in $p['threads'] if t['os_tid']))" "$WORK/t.json")" \
+	c="$(json "$p['events']['threads_created']" "$WORK/t.json")"
 
-expect_status 0 "record GcInducer 7" -- clrscope record -o "$WORK/g" -- dotnet "$(app GcInducer)" 7
+# GcInducer 7 5 pins 5 objects through its 7 collections; GcInducer 7, the
+# control, pins none: the runtime's own pins are the same in both
+expect_status 0 "record GcInducer 7 5" -- clrscope record -o "$WORK/g" -- dotnet "$(app GcInducer)" 7 5
 clrscope report --format json "$WORK/g" >"$WORK/g.json"
 check "n >= 7" "at least 7 induced gen-2 GCs" \
 	n="$(json "len([g for g in $p['gcs'] if g['gen']==2 and g['reason']=='induced'])" "$WORK/g.json")"
-check "x >= 0" "pause times are there" x="$(json "min(g['pause_ms'] for g in $p['gcs'])" "$WORK/g.json")"
+# a blocking collection runs inside the runtime's suspension for it
+check "n >= 7 and bad == 0" "every blocking GC pauses the program, for at least the GC's own time" \
+	n="$(json "len([g for g in $p['gcs'] if g['type'] == 'blocking'])" "$WORK/g.json")" \
+	bad="$(json "len([g for g in $p['gcs'] if g['type'] == 'blocking' and not 0 < g['duration_ms'] <= g['pause_ms']])" "$WORK/g.json")"
 check "n >= 7" "the induced gen-2 GCs are blocking (type from the event stream)" \
 	n="$(json "len([g for g in $p['gcs'] if g['gen']==2 and g['reason']=='induced' and g['type']=='blocking'])" "$WORK/g.json")"
 check "n == 0" "every GC has a reason and a type" \
 	n="$(json "len([g for g in $p['gcs'] if g['reason'] in ('other', 'unknown') or g['type'] is None])" "$WORK/g.json")"
 check "x > 0" "induced GCs promote the live objects" \
 	x="$(json "min(g['promoted_bytes'] for g in $p['gcs'] if g['reason']=='induced')" "$WORK/g.json")"
-check "n >= 0" "pinned objects are counted" n="$(json "min(g['pinned_objects'] for g in $p['gcs'])" "$WORK/g.json")"
+expect_status 0 "record GcInducer 7 (no pins)" -- clrscope record -o "$WORK/g0" -- dotnet "$(app GcInducer)" 7
+clrscope report --format json "$WORK/g0" >"$WORK/g0.json"
+pins="sorted(set(g['pinned_objects'] for g in $p['gcs'] if g['reason'] == 'induced'))"
+check "n == 1" "without pins of its own: one pinned-object count on every induced GC" n="$(json "len($pins)" "$WORK/g0.json")"
+check "p == b + 5" "with 5 pinned: every induced GC counts those 5 more" \
+	p="$(json "$pins[-1] if len($pins) == 1 else -1" "$WORK/g.json")" b="$(json "$pins[0]" "$WORK/g0.json")"
 check "x > 0" "heap sizes after each GC" x="$(json "sum($p['gcs'][-1]['heap_bytes'])" "$WORK/g.json")"
 expect_contains "$(clrscope report "$WORK/g")" "induced" "the text report summarises the GCs"
 

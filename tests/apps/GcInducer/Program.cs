@@ -1,11 +1,14 @@
-// GcInducer K
+// GcInducer K [P]
 //
-// K times: allocates some garbage, then GC.Collect(2, GCCollectionMode.Forced, blocking: true).
-// Then prints the gen2 collection count, sleeps 300 ms and exits 0.
+// Pins P objects of its own (pinned GC handles; none when P is not given), then K times:
+// allocates some garbage, then GC.Collect(2, GCCollectionMode.Forced, blocking: true), so
+// each of these collections finds the P objects pinned. Then frees the handles, prints the
+// gen2 collection count, sleeps 300 ms and exits 0.
 //
 // stdout: "pid <N>", then "gc2 <GC.CollectionCount(2)>".
 using System.Globalization;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 
 namespace Clrscope.TestApps;
 
@@ -16,19 +19,31 @@ internal static class Program
 
     private static int Main(string[] args)
     {
-        if (args.Length != 1
-            || !int.TryParse(args[0], NumberStyles.None, CultureInfo.InvariantCulture, out int k))
+        int pinned = 0;
+        if (args.Length is < 1 or > 2
+            || !int.TryParse(args[0], NumberStyles.None, CultureInfo.InvariantCulture, out int k)
+            || (args.Length == 2
+                && !int.TryParse(args[1], NumberStyles.None, CultureInfo.InvariantCulture, out pinned)))
         {
-            Console.Error.WriteLine("usage: GcInducer K");
+            Console.Error.WriteLine("usage: GcInducer K [P]");
             return 2;
         }
 
         Say("pid " + Environment.ProcessId.ToString(CultureInfo.InvariantCulture));
 
+        var pins = new GCHandle[pinned];
+        for (int i = 0; i < pinned; i++)
+        {
+            pins[i] = GCHandle.Alloc(new byte[64], GCHandleType.Pinned);
+        }
         for (int i = 0; i < k; i++)
         {
             MakeGarbage(i);
             Collect();
+        }
+        foreach (GCHandle pin in pins)
+        {
+            pin.Free();
         }
         s_slot = null;
 
