@@ -120,22 +120,41 @@ static void read_command_line(char *out, size_t cap)
 	out[n] = 0;
 }
 
-static void runtime_version(char *out, size_t cap)
+struct runtime_version_ask {
+	char *out;
+	size_t cap;
+};
+
+static void *ask_runtime_version(void *arg)
 {
+	struct runtime_version_ask *ask = arg;
 	ICorProfilerInfo10 *info = g_agent.info;
 	USHORT id = 0, major = 0, minor = 0, build = 0, qfe = 0;
 	COR_PRF_RUNTIME_TYPE type = 0;
 	WCHAR wide[128];
 	ULONG len = 0;
-	snprintf(out, cap, "unknown");
 	if (FAILED(info->vtbl->GetRuntimeInformation(info, &id, &type, &major, &minor, &build, &qfe, 128, &len, wide)))
-		return;
+		return NULL;
 	char text[128];
 	cs_utf16_to_utf8((const uint16_t *)wide, len, text, sizeof text);
 	if (text[0])
-		snprintf(out, cap, "CoreCLR %s", text);
+		snprintf(ask->out, ask->cap, "CoreCLR %s", text);
 	else
-		snprintf(out, cap, "CoreCLR %u.%u.%u.%u", major, minor, build, qfe);
+		snprintf(ask->out, ask->cap, "CoreCLR %u.%u.%u.%u", major, minor, build, qfe);
+	return NULL;
+}
+
+/* The runtime refuses GetRuntimeInformation on its own threads outside a
+ * callback (CORPROF_E_UNSUPPORTED_CALL_SEQUENCE), as on the thread that runs
+ * a first attach's InitializeForAttach; a thread of the agent's is never
+ * refused, so the agent asks on one. */
+static void runtime_version(char *out, size_t cap)
+{
+	struct runtime_version_ask ask = {out, cap};
+	pthread_t t;
+	snprintf(out, cap, "unknown");
+	if (pthread_create(&t, NULL, ask_runtime_version, &ask) == 0)
+		pthread_join(t, NULL);
 }
 
 static void write_hello(void)
