@@ -35,6 +35,8 @@ if [[ $(id -u) == 0 ]]; then
 	mkdir -m 0700 "$WORK/foreign" && chown 4321:4321 "$WORK/foreign"
 	expect_status 1 "a foreign-owned -o directory" -- clrscope record -o "$WORK/foreign" -- dotnet "$dll" 0.1
 	expect_contains "$ERR" "belongs to another user" "refuses it"
+else
+	skip_part "a foreign-owned -o directory: needs root (to give it away)"
 fi
 
 expect_status 2 "report without a directory" -- clrscope report

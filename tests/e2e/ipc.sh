@@ -122,7 +122,7 @@ if unshare -m --propagation private true 2>/dev/null; then
 	expect_contains "$out" "hr=0x8007007E" "a profiler path missing in the target's namespace: ERROR_MOD_NOT_FOUND"
 	kill "$nspid"
 else
-	pass "(no mount namespaces here: skipped)"
+	skip_part "another mount namespace: unshare -m fails here"
 fi
 if unshare -p -f --mount-proc true 2>/dev/null; then
 	unshare -p -f --mount-proc sh -c 'exec "$@"' sh dotnet "$dll" >"$WORK/pidns.out" 2>&1 &
@@ -139,6 +139,6 @@ if unshare -p -f --mount-proc true 2>/dev/null; then
 	expect_contains "$OUT" "dotnet-diagnostic-1-" "the socket is named with the inner pid"
 	kill "$inner"
 else
-	pass "(no pid namespaces here: skipped)"
+	skip_part "another pid namespace: unshare -p fails here"
 fi
 finish

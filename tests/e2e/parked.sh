@@ -129,7 +129,7 @@ read -r total parked bursting exact <<<"$(shape wall "$(burster "$WORK/sparse.js
 check "total >= 200 and exact >= 0.97 * total" "sparse bursts: the burster's samples have their exact frames" \
 	total="$total" exact="$exact" parked="$parked"
 
-if (($(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 3) <= 2)) || [[ $(id -u) == 0 ]]; then
+if kernel_samples_here; then
 	expect_status 0 "kernel sampler: record Bursts at 1 kHz" -- \
 		clrscope record -o "$WORK/kernel" --rate 1000 --sampler kernel -- dotnet "$(app Bursts)" 3 150 500
 	clrscope report --format json --time wall "$WORK/kernel" >"$WORK/kernel.json"
@@ -161,6 +161,6 @@ if (($(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 3) <= 2)) ||
 	read -r total parked bursting exact <<<"$(shape cpu "$tid" "$WORK/kernel")"
 	check "b >= 0.75 * total" "kernel sampler: the burster's CPU samples are Burst's" b="$bursting" total="$total"
 else
-	pass "kernel sampler: skipped (kernel.perf_event_paranoid above 2: the kernel does not sample user threads here)"
+	skip_part "kernel sampler: $KERNEL_SAMPLES_WHY"
 fi
 finish

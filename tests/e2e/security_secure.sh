@@ -5,7 +5,7 @@
 # the capability is profiled (the control).  Needs root: a throwaway user
 # runs both.
 source "$CLRSCOPE_TESTLIB"
-[[ $(id -u) == 0 ]] || { echo "security_secure: needs root (setcap, a throwaway user); skipped"; exit 0; }
+[[ $(id -u) == 0 ]] || skip "needs root (setcap, a throwaway user)"
 command -v setcap >/dev/null || { fail "setcap is needed (libcap2-bin)"; finish; }
 user=clrscope-s$$
 useradd --system --no-create-home --shell /usr/sbin/nologin "$user"

@@ -3,7 +3,7 @@
 # notices and says that dials cannot reach it any more.  Needs root (a
 # throwaway user owns the impostor).
 source "$CLRSCOPE_TESTLIB"
-[[ $(id -u) == 0 ]] || { echo "security_semaphore: needs root; skipped"; exit 0; }
+[[ $(id -u) == 0 ]] || skip "needs root (a throwaway user owns the impostor)"
 user=clrscope-m$$
 useradd --system --no-create-home --shell /usr/sbin/nologin "$user"
 trap 'rm -f /dev/shm/.clrscope-impostor-$$; userdel "$user" 2>/dev/null || true; cleanup' EXIT

@@ -7,7 +7,7 @@
 # program writes about itself into its session, is masked before printing.
 source "$CLRSCOPE_TESTLIB"
 fake=$(dirname "$CLRSCOPE_TESTLIB")/fakeruntime.py
-[[ $(id -u) == 0 ]] || { echo "security_sockets: needs root (to make a throwaway user); skipped"; exit 0; }
+[[ $(id -u) == 0 ]] || skip "needs root (to make a throwaway user)"
 user=clrscope-t$$
 useradd --system --no-create-home --shell /usr/sbin/nologin "$user"
 PLANTED=()

@@ -74,7 +74,7 @@ expect_status 2 "an unknown sampler" -- clrscope record --sampler magic -- true
 
 # the kernel sampler, switched off live: the threads' perf events close
 # (each is a descriptor of the program's, shown by /proc as perf_event)
-if (($(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 3) <= 2)) || [[ $(id -u) == 0 ]]; then
+if kernel_samples_here; then
 	"$CLRSCOPE_BIN" record -o "$WORK/kernel" --sampler kernel --rate 500 -- dotnet "$(app Spin)" 5 >"$WORK/spin.out" 2>"$WORK/spin.err" &
 	rec=$!
 	CHILDREN+=($rec)
@@ -92,5 +92,7 @@ if (($(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 3) <= 2)) ||
 	expect_whole_log "$WORK/k.json" "kernel sampler, switched"
 	check "k > 100" "kernel sampler: the kernel sampled before the switch" \
 		k="$(json "d['processes'][0]['agent']['kernel_samples']" "$WORK/k.json")"
+else
+	skip_part "kernel sampler switched off live: $KERNEL_SAMPLES_WHY"
 fi
 finish

@@ -1,5 +1,7 @@
 /* A minimal test harness: CHECK records a failure and carries on, so one
- * run shows every broken assertion; a test binary exits 1 if any failed. */
+ * run shows every broken assertion; a test binary exits 1 if any failed.
+ * SKIP_PART says why a part of the test cannot run here: the binary then
+ * exits 77, which ctest counts as skipped (SKIP_RETURN_CODE). */
 #ifndef CLRSCOPE_CHECK_H
 #define CLRSCOPE_CHECK_H
 
@@ -7,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int check_failures;
+static int check_failures, check_skips;
 
 #define CHECK(cond)                                                                    \
 	do {                                                                           \
@@ -37,6 +39,14 @@ static int check_failures;
 		}                                                                               \
 	} while (0)
 
+#define SKIP_PART(...)                         \
+	do {                                   \
+		printf("skip - ");             \
+		printf(__VA_ARGS__);           \
+		printf("\n");                  \
+		check_skips++;                 \
+	} while (0)
+
 #define RUN(test)                                  \
 	do {                                       \
 		int before_ = check_failures;      \
@@ -44,6 +54,9 @@ static int check_failures;
 		printf("%s %s\n", check_failures == before_ ? "ok" : "FAIL", #test); \
 	} while (0)
 
-#define CHECK_DONE() (check_failures ? (fprintf(stderr, "%d check(s) failed\n", check_failures), 1) : 0)
+#define CHECK_DONE()                                                                   \
+	(check_failures ? (fprintf(stderr, "%d check(s) failed\n", check_failures), 1)     \
+	 : check_skips	? (printf("%d part(s) skipped\n", check_skips), 77)                 \
+			: 0)
 
 #endif

@@ -40,6 +40,8 @@ static void post_and_ownership(void)
 		CHECK(cs_namedevent_post(name, err, sizeof err) == -1);
 		CHECK(strstr(err, "owner uid 65534") != NULL);
 		CHECK(chown(path, 0, 0) == 0);
+	} else {
+		SKIP_PART("a semaphore of another user: needs root (chown)");
 	}
 	CHECK(sem_trywait(sem) == -1 && errno == EAGAIN); /* nothing was posted meanwhile */
 	sem_close(sem);

@@ -178,7 +178,7 @@ static void against_zydis(const char *path)
 	size_t n = 0;
 	uint8_t *text = read_text(path, &n);
 	if (!text) {
-		printf("# %s: not here, skipped\n", path);
+		SKIP_PART("%s against Zydis: not here", path);
 		return;
 	}
 	ZydisDecoder zd;
@@ -257,7 +257,7 @@ static void real_libraries(void)
 		}
 		globfree(&g);
 	}
-	printf("# no .NET runtime found: its libraries skipped\n");
+	SKIP_PART("the .NET runtime's libraries against Zydis: no runtime found");
 }
 
 int main(void)
