@@ -8,10 +8,18 @@
 # producing OUTDIR/<Name>/<Name>.dll (run with `dotnet OUTDIR/<Name>/<Name>.dll`)
 # and the apphost OUTDIR/<Name>/<Name>.
 #
-# obj/ and bin/ go to OUTDIR/.obj/<Name>/ (see Directory.Build.props), never into
-# the source tree. An app whose outputs are newer than all of its inputs is skipped
+# Then, for each other .NET runtime the tests cover (RUNTIMES below), publishes
+# the apps its tests run (RUNTIME_APPS) self-contained, with that runtime inside:
+#   dotnet publish -r linux-x64 --self-contained -f TFM -o OUTDIR/TFM/<Name> ...
+# producing OUTDIR/TFM/<Name>/<Name> (run it directly).  The runtime comes from
+# its NuGet pack; where that cannot be fetched, the build goes on and
+# OUTDIR/TFM/unavailable says why (the tests of that runtime report a skip).
+# It is tried again once an input changes, or with CLRSCOPE_APPS_FORCE=1.
+#
+# obj/ and bin/ go to OUTDIR/.obj/ (see Directory.Build.props), never into the
+# source tree. An app whose outputs are newer than all of its inputs is skipped
 # without starting dotnet, so a rebuild with nothing changed takes well under a second.
-# Set CLRSCOPE_APPS_FORCE=1 to always invoke dotnet build (MSBuild's own incremental
+# Set CLRSCOPE_APPS_FORCE=1 to always invoke dotnet (MSBuild's own incremental
 # build still applies).
 #
 # Prints one line per app. Fails (non-zero exit) on the first error.
@@ -37,16 +45,44 @@ export DOTNET_CLI_USE_MSBUILD_SERVER=0
 
 # Inputs shared by every app.
 shared=("$here/Directory.Build.props" "$here/build.sh")
+RUNTIMES=(net8.0 net9.0)
+RUNTIME_APPS=(Shapes Spin)
 
-# up_to_date NAME: true when both outputs exist and are newer than every input.
-up_to_date() {
-    local name="$1" dll="$out/$1/$1.dll" host="$out/$1/$1" f
-    [[ -f "$dll" && -x "$host" && -f "$out/$1/$1.runtimeconfig.json" ]] || return 1
+# newer_than_inputs NAME FILE...: true when every FILE exists and is newer
+# than every input of app NAME.
+newer_than_inputs() {
+    local name="$1" f o
+    shift
+    for o in "$@"; do
+        [[ -e "$o" ]] || return 1
+    done
     for f in "${shared[@]}" "$here/$name/$name.csproj" "$here/$name"/*.cs; do
         [[ -e "$f" ]] || continue
-        [[ "$f" -nt "$dll" || "$f" -nt "$host" ]] && return 1
+        for o in "$@"; do
+            [[ "$f" -nt "$o" ]] && return 1
+        done
     done
     return 0
+}
+
+# up_to_date NAME DIR: true when the app's outputs in DIR are newer than its inputs.
+up_to_date() {
+    [[ "${CLRSCOPE_APPS_FORCE:-0}" != 1 && -x "$2/$1" && -f "$2/$1.runtimeconfig.json" ]] &&
+        newer_than_inputs "$1" "$2/$1.dll" "$2/$1"
+}
+
+# built NAME DIR: checks that dotnet made the app's outputs in DIR, and
+# touches them (MSBuild keeps a dll's timestamp when it did not need to
+# recompile) so that up_to_date holds next time.
+built() {
+    local f
+    for f in "$2/$1.dll" "$2/$1"; do
+        if [[ ! -f "$f" ]]; then
+            echo "$1: build succeeded but $f is missing" >&2
+            exit 1
+        fi
+    done
+    touch "$2/$1.dll" "$2/$1"
 }
 
 shopt -s nullglob
@@ -61,30 +97,60 @@ if [[ ${#apps[@]} -eq 0 ]]; then
     exit 1
 fi
 
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
 for name in "${apps[@]}"; do
-    if [[ "${CLRSCOPE_APPS_FORCE:-0}" != 1 ]] && up_to_date "$name"; then
+    if up_to_date "$name" "$out/$name"; then
         echo "$name: up to date ($out/$name/$name.dll)"
         continue
     fi
-    log="$(mktemp)"
     if ! dotnet build -nologo -v q -c Release \
             -o "$out/$name" \
             "-p:ClrscopeObjRoot=$objroot" \
             "$here/$name/$name.csproj" >"$log" 2>&1; then
         echo "$name: BUILD FAILED" >&2
         cat "$log" >&2
-        rm -f "$log"
         exit 1
     fi
-    rm -f "$log"
-    for f in "$out/$name/$name.dll" "$out/$name/$name"; do
-        if [[ ! -f "$f" ]]; then
-            echo "$name: build succeeded but $f is missing" >&2
-            exit 1
-        fi
-    done
-    # MSBuild keeps the dll's timestamp when it did not need to recompile; touch
-    # the outputs so the up-to-date check above holds next time.
-    touch "$out/$name/$name.dll" "$out/$name/$name"
+    built "$name" "$out/$name"
     echo "$name: built $out/$name/$name.dll"
+done
+
+# A runtime pack that cannot be fetched fails the restore with one of these.
+unfetchable='error (NU1[0-9]{3}|NETSDK1112|NETSDK1094):'
+for tfm in "${RUNTIMES[@]}"; do
+    unavailable="$out/$tfm/unavailable"
+    if [[ -f "$unavailable" && "${CLRSCOPE_APPS_FORCE:-0}" != 1 ]] &&
+            newer_than_inputs "${RUNTIME_APPS[0]}" "$unavailable"; then
+        echo "$tfm: unavailable ($unavailable)"
+        continue
+    fi
+    rm -f "$unavailable"
+    for name in "${RUNTIME_APPS[@]}"; do
+        dir="$out/$tfm/$name"
+        if up_to_date "$name" "$dir"; then
+            echo "$tfm/$name: up to date ($dir/$name)"
+            continue
+        fi
+        if ! dotnet publish -nologo -v q -c Release -r linux-x64 --self-contained \
+                -f "$tfm" "-p:TargetFrameworks=$tfm" -o "$dir" \
+                "-p:ClrscopeObjRoot=$objroot$tfm/" \
+                "$here/$name/$name.csproj" >"$log" 2>&1; then
+            if ! grep -qE "$unfetchable" "$log"; then
+                echo "$tfm/$name: BUILD FAILED" >&2
+                cat "$log" >&2
+                exit 1
+            fi
+            mkdir -p "$out/$tfm"
+            {
+                echo "the $tfm runtime could not be fetched: dotnet publish of $name said"
+                grep -oE "$unfetchable.*" "$log" | sort -u | head -5
+                echo "(build.sh tries again once an input changes, or with CLRSCOPE_APPS_FORCE=1)"
+            } >"$unavailable"
+            echo "$tfm: unavailable, its tests will be skipped ($unavailable)"
+            break
+        fi
+        built "$name" "$dir"
+        echo "$tfm/$name: built $dir/$name"
+    done
 done

@@ -17,6 +17,8 @@ for round in 1 2; do
 	p='d["processes"][0]'
 	check "s > 300" "round $round has samples" s="$(json "$p['samples']" "$WORK/r$round.json")"
 	expect_contains "$(json "$p['loaded']" "$WORK/r$round.json")" "attach" "round $round loaded by attach"
+	[[ $(json "$p['runtime']" "$WORK/r$round.json") =~ ^CoreCLR\ 10\.[0-9]+\.[0-9]+ ]] &&
+		pass "round $round names the runtime" || fail "round $round: runtime $(json "$p['runtime']" "$WORK/r$round.json")"
 	expect_contains "$(json "$p['detached']" "$WORK/r$round.json")" "True" "round $round ended detached"
 	# the busy thread's loop (samples land at safe points, so the leaf
 	# varies between SpinInner and its callers)
