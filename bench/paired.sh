@@ -30,8 +30,8 @@
 # from when its session began, its output file appears, so that neither
 # its start-up nor its rundown is in the figure; off at the same offset),
 # and a turn's figures are wrk's requests/s and p99 latency: a profiler's
-# cost as a loss of throughput (the measure the goals were first given
-# in), with the server and dotnet-trace sharing CPU 0.  A loss is 1 - the
+# cost as a loss of throughput (the measure of the throughput goal), with
+# the server and dotnet-trace sharing CPU 0.  A loss is 1 - the
 # turn's requests/s / the round's off turn's.
 # With -l the process is the CPU loop instead (tests/apps/Workload --stream,
 # one thread, no load generator, nothing pinned, as in bench/overhead.sh),

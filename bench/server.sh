@@ -32,12 +32,11 @@
 # the sampler thread's time by task per tick and per signal).  With two
 # CPUs or more the server (and the profiler's own processes) is pinned to
 # CPU 0 and the load to CPU 1: unpinned, the
-# scheduler's placement moved the unprofiled server's throughput by +-20 %
+# scheduler's placement moves the unprofiled server's throughput by +-20 %
 # from run to run.  The thread pool's spin-waiting is off in every
 # configuration (DOTNET_ThreadPool_UnfairSemaphoreSpinLimit=0): a worker
 # that spins burns whatever CPU is idle, so with it the server's CPU at a
-# fixed load followed the machine's idle time, not the work (unprofiled:
-# 2.2-2.5 s per 6 s with spinning, 2.0-2.1 s without).  Last, for scale,
+# fixed load follows the machine's idle time, not the work.  Last, for scale,
 # what a thread that only sleeps a tick and wakes costs on this machine
 # (bench/wakecost.c): every sampler that wakes each tick pays it, EventPipe's
 # too.  Not a test: nothing is asserted.

@@ -37,9 +37,9 @@ expect_contains "$env_of_child" "CORECLR_ENABLE_PROFILING=1" "the child inherite
 wait "$rec" && pass "record --pause with a child ends" || fail "record --pause: $(cat "$WORK/q.out")"
 
 # A shell (not .NET: it keeps the port in its environment) that starts 66
-# runtimes one after the other: each dials in paused and is resumed (the
-# list of resumed runtimes once stopped at 64, and the 65th dialed again
-# and again); all 66 run and are recorded, none hangs.
+# runtimes one after the other: each dials in paused and is resumed (more
+# than 64, so that a list of resumed runtimes that stopped at 64 would leave
+# the 65th dialing again and again); all 66 run and are recorded, none hangs.
 runs=66
 expect_status 0 "record --pause of a shell starting $runs runtimes" -- timeout 90 \
 	"$CLRSCOPE_BIN" record --pause -o "$WORK/many" -- bash -c \

@@ -25,7 +25,7 @@ fi
 
 # The same split in step with the wall clock: 2.5 ms slots, the rate's own
 # period. Ticks on an exact grid would land on one phase of every slot
-# (1193:5 was measured so); the sampler spaces its ticks at random.
+# (a split of hundreds to one); the sampler spaces its ticks at random.
 expect_status 0 "record CpuRatio clocked at 400 Hz" -- clrscope record -o "$WORK/c" --rate 400 -- dotnet "$dll" 6 clocked
 clrscope report --format collapsed "$WORK/c" >"$WORK/clocked"
 heavy=$(awk '/Program\+Worker\.HeavyUntil;Clrscope\.TestApps\.Program\+Worker\.BurnUntil( |;)/ {n += $NF} END {print n+0}' "$WORK/clocked")

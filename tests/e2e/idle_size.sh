@@ -1,8 +1,8 @@
 # An idle program does not fill the session: threads that do not run keep
 # their stacks, and their samples are written as runs (HOLDS) instead of one
 # per tick, every sample still counted.  Twenty parked threads at 1 kHz:
-# the log stays under 200 KiB for 15 s (about 13.6 KB a second); before the
-# runs it took 708 KiB.
+# the log stays under 200 KiB for 15 s (about 13.6 KB a second; a sample
+# per thread and tick would take some 700 KiB).
 source "$CLRSCOPE_TESTLIB"
 
 expect_status 0 "record 20 parked threads for 6 s at 1 kHz" -- \

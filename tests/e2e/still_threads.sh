@@ -8,7 +8,7 @@
 # wait site gets its own second, at full depth.  The second round goes from
 # wait to wait on a few microseconds of CPU, and WaitD's first call has two
 # threads waiting for its compilation: a sampler that judged by CPU time
-# alone gave their WaitD time to Descend, or ReadF's to ReadE.
+# alone would give their WaitD time to Descend, or ReadF's to ReadE.
 source "$CLRSCOPE_TESTLIB"
 
 threads=3 depth=30 rate=200 seconds=0.5 rounds=2

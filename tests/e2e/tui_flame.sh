@@ -46,7 +46,7 @@ tm send-keys -t ui /
 sleep 0.3
 tm send-keys -t ui "Worker.Heavy" Enter
 # (exactly one block: a sample of the runtime's background compiler at work
-# on Heavy once showed it as a second one, called from native code)
+# on Heavy does not show it as a second one, called from native code)
 expect_screen "1 frame match 'Worker.Heavy'" 5 "/ finds Heavy, once"
 expect_screen "Clrscope.TestApps.Program+Worker.Heavy: " 5 "and selects it"
 tm send-keys -t ui Enter

@@ -1,6 +1,6 @@
 # The mouse in the terminal UI, in tmux: a click selects the row under it in
-# every view (the session screen once indexed a table of six lists with any
-# view's number), and Enter then acts on that row.
+# every view (each view's own list, never another's by its number), and
+# Enter then acts on that row.
 source "$CLRSCOPE_TESTLIB"
 source "$(dirname "$CLRSCOPE_TESTLIB")/tuilib.sh"
 

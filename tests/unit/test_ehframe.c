@@ -94,8 +94,9 @@ static void inside_a_frame(void)
 /* C++ code with exception handling: its CIEs name a personality routine
  * through an indirect pointer (augmentation "zPLR", encoding 0x9b).  The
  * runtime (libcoreclr, libclrjit) is such code; every function's first
- * instruction must have its rule (the personality pointer was once taken
- * for a code address and refused: most of libcoreclr had no rule). */
+ * instruction must have its rule (a reader that takes the personality
+ * pointer for a code address refuses these CIEs, and then most of
+ * libcoreclr has no rule). */
 static int each_fde_start(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
