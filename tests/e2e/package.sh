@@ -12,6 +12,7 @@ if ! command -v dpkg-shlibdeps >/dev/null; then
 fi
 
 version=$(clrscope --version | awk '{print $2}')
+[[ $version =~ ^[0-9]+\.[0-9]+ ]] || fail "clrscope --version names no version: $(clrscope --version)"
 arch=$(dpkg --print-architecture)
 expect_status 0 "cpack -G DEB in the build directory" -- \
 	bash -c 'cd "$1" && cpack -G DEB -B "$2"' cpack "$build" "$WORK/pkg"

@@ -3,14 +3,24 @@
 # CLRSCOPE_AGENT_FAIL_AT=STEP fails its start right after STEP.  Attached
 # to a running program, each step that stops the agent before it profiles
 # fails five attaches in a row with the program's descriptors and threads
-# unchanged, and a normal attach works afterwards; launched, every step
-# leaves the program running to its normal end, the steps after the log
-# says why in the session, and no semaphore is left in /dev/shm.
+# unchanged; launched, every step leaves the program running to its normal
+# end, the steps after the log says why in the session, and no semaphore is
+# left in /dev/shm (where a session that starts has one).
 source "$CLRSCOPE_TESTLIB"
 
 fds() { find "/proc/$1/fd" -mindepth 1 2>/dev/null | wc -l; }
 threads() { find "/proc/$1/task" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l; }
 semaphores() { find /dev/shm -maxdepth 1 -name "sem.clrscope.*.$1.*" 2>/dev/null | wc -l; }
+
+# a start that works makes the control semaphore the checks below look for
+"$CLRSCOPE_BIN" record -o "$WORK/good" -- dotnet "$(app Spin)" 3 >"$WORK/good.out" 2>"$WORK/good.err" &
+rec=$!
+CHILDREN+=($rec)
+wait_line "$WORK/good.out" '^tick 1' 30 || fail "Spin did not start: $(cat "$WORK/good.err")"
+pid=$(awk '/^pid / {print $2; exit}' "$WORK/good.out")
+check "n == 1" "a session that starts has its control semaphore" n="$(semaphores "$pid")"
+wait "$rec" || fail "record failed: $(cat "$WORK/good.err")"
+check "n == 0" "and removes it at the program's end" n="$(semaphores "$pid")"
 
 # attached: steps before the agent profiles
 for step in session lock log symbols; do

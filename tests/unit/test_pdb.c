@@ -235,7 +235,7 @@ static void large_metadata(void)
 {
 	char corelib[8192], err[512];
 	if (!find_corelib(corelib, sizeof corelib)) {
-		printf("note: no System.Private.CoreLib.dll beside a dotnet on PATH; skipped\n");
+		SKIP_PART("System.Private.CoreLib's metadata: no System.Private.CoreLib.dll beside a dotnet on PATH");
 		return;
 	}
 	uint8_t *image;
