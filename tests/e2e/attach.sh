@@ -11,20 +11,7 @@ for _ in $(seq 100); do grep -q '^tick 3' "$WORK/spin.out" 2>/dev/null && break;
 pid=$(awk '/^pid / {print $2; exit}' "$WORK/spin.out")
 
 for round in 1 2; do
-	expect_status 0 "attach round $round" -- clrscope record --pid "$pid" -o "$WORK/s$round" --duration 1.5 --rate 300
-	expect_contains "$ERR" "detached from pid $pid; it keeps running" "round $round detached"
-	clrscope report --format json "$WORK/s$round" >"$WORK/r$round.json"
-	p='d["processes"][0]'
-	check "s > 300" "round $round has samples" s="$(json "$p['samples']" "$WORK/r$round.json")"
-	expect_contains "$(json "$p['loaded']" "$WORK/r$round.json")" "attach" "round $round loaded by attach"
-	[[ $(json "$p['runtime']" "$WORK/r$round.json") =~ ^CoreCLR\ 10\.[0-9]+\.[0-9]+ ]] &&
-		pass "round $round names the runtime" || fail "round $round: runtime $(json "$p['runtime']" "$WORK/r$round.json")"
-	expect_contains "$(json "$p['detached']" "$WORK/r$round.json")" "True" "round $round ended detached"
-	# the busy thread's loop (samples land at safe points, so the leaf
-	# varies between SpinInner and its callers)
-	expect_contains "$(json "[f['name'] for f in $p['functions'] if f['total'] > 0.3 * $p['samples']]" "$WORK/r$round.json")" \
-		"Clrscope.TestApps.Program.Loop" "round $round sees the busy loop"
-	kill -0 "$spin" 2>/dev/null && pass "the program is alive after round $round" || fail "the program died in round $round"
+	expect_attach_round "$pid" "$WORK/s$round" "round $round" '^CoreCLR 10\.[0-9]+\.[0-9]+' 300
 done
 
 # a live session of a process we attached to can be dialed too, while attached

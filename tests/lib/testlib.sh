@@ -173,6 +173,30 @@ expect_spin_output() {
 	fi
 }
 
+# expect_attach_round PID SESSION WHAT RUNTIME MIN: attaches to Spin (PID)
+# for 1.5 s at 300 Hz, recording into SESSION, and detaches: the session
+# was loaded by attach and ended detached, every record read, with more
+# than MIN samples, the busy loop among its hottest functions and a runtime
+# that matches the regex RUNTIME; the program runs on.  WHAT starts each
+# check's description.
+expect_attach_round() {
+	local pid=$1 session=$2 what=$3 runtime=$4 min=$5 p='d["processes"][0]' named
+	expect_status 0 "$what: attach" -- clrscope record --pid "$pid" -o "$session" --duration 1.5 --rate 300
+	expect_contains "$ERR" "detached from pid $pid; it keeps running" "$what: detached"
+	clrscope report --format json "$session" >"$session.json"
+	check "s > $min" "$what: has samples" s="$(json "$p['samples']" "$session.json")"
+	expect_whole_log "$session.json" "$what"
+	expect_eq "$(json "$p['loaded'] + ' ' + str($p['detached'])" "$session.json")" "attach True" \
+		"$what: loaded by attach, ended detached"
+	named=$(json "$p['runtime']" "$session.json")
+	[[ $named =~ $runtime ]] && pass "$what: names the runtime ($named)" || fail "$what: runtime '$named', wanted $runtime"
+	# (samples land at safe points too, so the leaf varies between
+	# SpinInner and its callers)
+	expect_contains "$(json "[f['name'] for f in $p['functions'] if f['total'] > 0.3 * $p['samples']]" "$session.json")" \
+		"Clrscope.TestApps.Program.Loop" "$what: sees the busy loop"
+	kill -0 "$pid" 2>/dev/null && pass "$what: the program runs on" || fail "$what: the program died"
+}
+
 # fails_when_killed CLIENT TARGET ERRFILE WHAT MESSAGE: CLIENT (a pid) waits
 # on the stopped TARGET; once TARGET is killed, CLIENT must end within 3 s
 # with status 1 and MESSAGE in ERRFILE.  WHAT names CLIENT in the results.
