@@ -31,9 +31,9 @@
  * object for Callback11 down to Callback3 and calls only the slots of the
  * version it obtained.
  *
- * IIDs: declared extern here.  Exactly one .c file of a program must
- * `#define CORPROF_DEFINE_GUIDS` before `#include "corprof.h"` to emit the
- * definitions.
+ * IIDs: declared extern here.  Exactly one .c file of a program (the
+ * agent's corprof.c) must `#define CORPROF_DEFINE_GUIDS` before
+ * `#include "corprof.h"` to emit the definitions.
  *
  * C only (uses _Static_assert); no Windows or PAL headers are involved.
  */

@@ -12,7 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CORPROF_DEFINE_GUIDS
 #include "agent/activity.h"
 #include "agent/agent.h"
 #include "agent/allocs.h"
