@@ -53,8 +53,6 @@ static inline uint64_t agent_period_ns(uint32_t rate_hz)
 /* Microseconds since the agent started: the time axis of the log. */
 uint64_t agent_now_us(void) AGENT_HIDDEN;
 
-/* A line for the session log (MESSAGE record) and the debug log. */
-void agent_message(int level, const char *fmt, ...) AGENT_HIDDEN __attribute__((format(printf, 2, 3)));
 /* A line for the optional debug log only ($CLRSCOPE_AGENT_LOG). */
 void agent_debug(const char *fmt, ...) AGENT_HIDDEN __attribute__((format(printf, 1, 2)));
 /* Whether the process runs with privileges its user does not have (setuid,

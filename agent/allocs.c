@@ -157,6 +157,6 @@ void allocs_drain(bool force)
 		finish(&w);
 	uint64_t dropped = atomic_exchange(&a.table.dropped, 0);
 	if (dropped)
-		agent_message(CS_LEVEL_WARNING, "allocation counting: table full, %llu allocations of new types not counted",
-			      (unsigned long long)dropped);
+		lw_message(CS_LEVEL_WARNING, "allocation counting: table full, %llu allocations of new types not counted",
+			   (unsigned long long)dropped);
 }

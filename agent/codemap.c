@@ -1,5 +1,6 @@
 #include "agent/codemap.h"
 
+#include "agent/logwriter.h"
 #include "agent/memread.h"
 #include "agent/nativeframe.h"
 #include "agent/r2r.h"
@@ -1027,10 +1028,10 @@ void codemap_call_cfa_refuted(uint64_t addr)
 	if (call_refutations++ < 3) {
 		struct native_function fn;
 		bool named = codemap_native_function(addr, &fn);
-		agent_message(CS_LEVEL_WARNING,
-			      "the frame decoded at a native call (%s+0x%llx) disagreed with its frame pointer: "
-			      "placed by rbp from now on",
-			      named ? fn.name : "?", named ? (unsigned long long)(addr - fn.start) : 0ull);
+		lw_message(CS_LEVEL_WARNING,
+			   "the frame decoded at a native call (%s+0x%llx) disagreed with its frame pointer: "
+			   "placed by rbp from now on",
+			   named ? fn.name : "?", named ? (unsigned long long)(addr - fn.start) : 0ull);
 	}
 }
 

@@ -250,10 +250,10 @@ static void check_semaphore(void)
 		snprintf(path, sizeof path, "/dev/shm/sem.%s", g_agent.control_name + 1);
 		if (!said && stat(path, &st) == 0 && st.st_uid != geteuid()) {
 			said = true;
-			agent_message(CS_LEVEL_WARNING,
-				      "the control semaphore %s was removed and made again by uid %u: dials cannot reach "
-				      "this process any more",
-				      g_agent.control_name, (unsigned)st.st_uid);
+			lw_message(CS_LEVEL_WARNING,
+				   "the control semaphore %s was removed and made again by uid %u: dials cannot reach "
+				   "this process any more",
+				   g_agent.control_name, (unsigned)st.st_uid);
 		}
 		return;
 	}
@@ -265,7 +265,7 @@ static void check_semaphore(void)
 	if (c.sem)
 		sem_close(c.sem);
 	c.sem = fresh;
-	agent_message(CS_LEVEL_WARNING, "the control semaphore %s was removed; made a new one", g_agent.control_name);
+	lw_message(CS_LEVEL_WARNING, "the control semaphore %s was removed; made a new one", g_agent.control_name);
 }
 
 static void *control_main(void *arg)

@@ -450,21 +450,21 @@ static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct age
 		control_abandon(); /* no semaphore: no thread either, so nothing may stay open */
 	write_hello();
 	if (why[0])
-		agent_message(CS_LEVEL_WARNING, "%s", why);
+		lw_message(CS_LEVEL_WARNING, "%s", why);
 	if (feature_why[0])
-		agent_message(CS_LEVEL_WARNING, "%s", feature_why);
+		lw_message(CS_LEVEL_WARNING, "%s", feature_why);
 	if (mode_why[0])
-		agent_message(CS_LEVEL_WARNING, "signal sampling is not available (%s): suspending instead", mode_why);
+		lw_message(CS_LEVEL_WARNING, "signal sampling is not available (%s): suspending instead", mode_why);
 	if (!control)
-		agent_message(CS_LEVEL_WARNING, "no control semaphore: dials cannot reach this process");
+		lw_message(CS_LEVEL_WARNING, "no control semaphore: dials cannot reach this process");
 	sampler_set_validate(cfg->dials.validate);
 	if (fail_after("sampler") || sampler_start(cfg->dials.rate_hz, cfg->dials.sampling) < 0)
-		agent_message(CS_LEVEL_ERROR, "the sampler could not start (out of memory?)");
+		lw_message(CS_LEVEL_ERROR, "the sampler could not start (out of memory?)");
 	bool thread_failed = control && fail_after("control-thread");
 	if (thread_failed)
 		control_abandon(); /* what control_start does when its thread cannot start */
 	if (control && (thread_failed || control_start() < 0))
-		agent_message(CS_LEVEL_WARNING, "the control thread could not start: dials cannot reach this process");
+		lw_message(CS_LEVEL_WARNING, "the control thread could not start: dials cannot reach this process");
 	pthread_mutex_lock(&life_mu);
 	running = true;
 	pthread_mutex_unlock(&life_mu);

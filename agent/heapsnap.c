@@ -130,9 +130,9 @@ static void reset_counts(void)
 static void warn_dropped(uint64_t seq)
 {
 	if (atomic_load(&h.table.dropped))
-		agent_message(CS_LEVEL_WARNING, "heap snapshot %llu: more than %u types, %llu objects not counted",
-			      (unsigned long long)seq, cc_capacity(&h.table) / 4,
-			      (unsigned long long)atomic_load(&h.table.dropped));
+		lw_message(CS_LEVEL_WARNING, "heap snapshot %llu: more than %u types, %llu objects not counted",
+			   (unsigned long long)seq, cc_capacity(&h.table) / 4,
+			   (unsigned long long)atomic_load(&h.table.dropped));
 }
 
 static BOOL count_object(ObjectID obj, void *state)
@@ -165,16 +165,16 @@ static void take_suspended(uint64_t seq)
 		hr = info->vtbl->SuspendRuntime(info);
 	}
 	if (FAILED(hr)) {
-		agent_message(CS_LEVEL_WARNING, "heap snapshot %llu failed: the runtime could not be suspended (0x%08x)",
-			      (unsigned long long)seq, (unsigned)hr);
+		lw_message(CS_LEVEL_WARNING, "heap snapshot %llu failed: the runtime could not be suspended (0x%08x)",
+			   (unsigned long long)seq, (unsigned)hr);
 		return;
 	}
 	hr = info->vtbl->EnumerateGCHeapObjects(info, count_object, NULL);
 	info->vtbl->ResumeRuntime(info);
 	uint64_t t1 = agent_mono_ns();
 	if (FAILED(hr)) {
-		agent_message(CS_LEVEL_WARNING, "heap snapshot %llu failed: the runtime refused the heap walk (0x%08x)",
-			      (unsigned long long)seq, (unsigned)hr);
+		lw_message(CS_LEVEL_WARNING, "heap snapshot %llu failed: the runtime refused the heap walk (0x%08x)",
+			   (unsigned long long)seq, (unsigned)hr);
 		return;
 	}
 	h.seq = seq;
@@ -188,7 +188,7 @@ static void take_one(uint64_t seq)
 {
 	ICorProfilerInfo10 *info = g_agent.info;
 	if (!h.table.slots && cc_init(&h.table, TABLE_SLOTS) < 0) {
-		agent_message(CS_LEVEL_WARNING, "heap snapshot %llu skipped: out of memory", (unsigned long long)seq);
+		lw_message(CS_LEVEL_WARNING, "heap snapshot %llu skipped: out of memory", (unsigned long long)seq);
 		return;
 	}
 	reset_counts();
@@ -198,12 +198,12 @@ static void take_one(uint64_t seq)
 	}
 	HRESULT hr = events_set_heap_walk(true);
 	if (FAILED(hr)) {
-		agent_message(CS_LEVEL_WARNING,
-			      "heap snapshot %llu failed: the runtime refused heap walks (0x%08x)%s",
-			      (unsigned long long)seq, (unsigned)hr,
-			      hr == CORPROF_E_CONCURRENT_GC_NOT_PROFILABLE
-				      ? "; concurrent GC is on (start the program with DOTNET_gcConcurrent=0)"
-				      : "");
+		lw_message(CS_LEVEL_WARNING,
+			   "heap snapshot %llu failed: the runtime refused heap walks (0x%08x)%s",
+			   (unsigned long long)seq, (unsigned)hr,
+			   hr == CORPROF_E_CONCURRENT_GC_NOT_PROFILABLE
+				   ? "; concurrent GC is on (start the program with DOTNET_gcConcurrent=0)"
+				   : "");
 		return;
 	}
 	atomic_store(&h.phase, ARMED);
@@ -215,9 +215,9 @@ static void take_one(uint64_t seq)
 	events_set_heap_walk(false);
 	if (atomic_load(&h.phase) != CAPTURED) {
 		atomic_store(&h.phase, IDLE);
-		agent_message(CS_LEVEL_WARNING, "heap snapshot %llu failed: %s (0x%08x)", (unsigned long long)seq,
-			      FAILED(hr) ? "the runtime refused to collect" : "the forced collection was not seen",
-			      (unsigned)hr);
+		lw_message(CS_LEVEL_WARNING, "heap snapshot %llu failed: %s (0x%08x)", (unsigned long long)seq,
+			   FAILED(hr) ? "the runtime refused to collect" : "the forced collection was not seen",
+			   (unsigned)hr);
 		return;
 	}
 	h.seq = seq;
@@ -269,7 +269,7 @@ int heapsnap_request(uint32_t seq, char *why, size_t whylen)
 			h.started = true;
 			pthread_setname_np(h.thread, "clrscope-heap");
 		} else {
-			agent_message(CS_LEVEL_WARNING, "heap snapshots unavailable: no thread for them");
+			lw_message(CS_LEVEL_WARNING, "heap snapshots unavailable: no thread for them");
 		}
 	}
 	pthread_cond_broadcast(&h.cv);
@@ -388,7 +388,7 @@ void heapsnap_drain(void)
 	if (ok)
 		write_parts(&w);
 	else
-		agent_message(CS_LEVEL_WARNING, "heap snapshot %llu lost: out of memory", (unsigned long long)h.seq);
+		lw_message(CS_LEVEL_WARNING, "heap snapshot %llu lost: out of memory", (unsigned long long)h.seq);
 	free(w.entries);
 	free(w.ends);
 	atomic_store(&h.phase, IDLE);

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +108,23 @@ bool lw_append_record(uint16_t type, const void *payload, size_t len)
 	return ok;
 }
 
+void lw_message(int level, const char *fmt, ...)
+{
+	char text[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	agent_debug("%s", text);
+
+	uint8_t payload[600];
+	struct cs_out o;
+	cs_out_init(&o, payload, sizeof payload);
+	struct cs_message m = {agent_now_us(), (uint8_t)level, {text, strlen(text)}};
+	cs_message_encode(&o, &m);
+	lw_append_record(CS_REC_MESSAGE, o.buf, o.len);
+}
+
 void lw_set_sampler_stats(const struct cs_status *s)
 {
 	pthread_mutex_lock(&lw.stats_mu);
@@ -145,10 +163,10 @@ static int open_segment(void)
 		snprintf(name, sizeof name, CS_SEG_NAME_FMT, lw.seq);
 		int fd = cs_open_file_at(lw.dirfd, name, O_WRONLY | O_CREAT | O_EXCL, 0600, why, sizeof why);
 		if (fd < 0 && errno == EEXIST) {
-			agent_message(CS_LEVEL_WARNING,
-				      "%s already existed (%s), made by someone else: left alone, the log goes on in "
-				      "segment %u",
-				      name, cs_entry_kind(lw.dirfd, name), lw.seq + 1);
+			lw_message(CS_LEVEL_WARNING,
+				   "%s already existed (%s), made by someone else: left alone, the log goes on in "
+				   "segment %u",
+				   name, cs_entry_kind(lw.dirfd, name), lw.seq + 1);
 			lw.seq++;
 			continue;
 		}

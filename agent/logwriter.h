@@ -22,6 +22,9 @@ void lw_stop(uint8_t end_reason, const char *why) AGENT_HIDDEN;
 bool lw_append(const void *records, size_t len, uint32_t nrecords) AGENT_HIDDEN;
 /* Frames one record of the given type from a payload and appends it. */
 bool lw_append_record(uint16_t type, const void *payload, size_t len) AGENT_HIDDEN;
+/* A line for the session log (a MESSAGE record of level CS_LEVEL_*) and
+ * the debug log. */
+void lw_message(int level, const char *fmt, ...) AGENT_HIDDEN __attribute__((format(printf, 2, 3)));
 
 void lw_set_flush_ms(uint32_t ms) AGENT_HIDDEN;
 /* Wakes the writer now (an acknowledgement someone waits for). */

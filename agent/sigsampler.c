@@ -30,6 +30,7 @@
 
 #include "agent/codemap.h"
 #include "agent/kernelsamples.h"
+#include "agent/logwriter.h"
 #include "agent/memread.h"
 #include "agent/stillthreads.h"
 #include "agent/unwind.h"
@@ -1122,10 +1123,10 @@ enum kernel_capture sigsampler_kernel_capture(uint32_t os_tid, ThreadID thread, 
 			kernel_anchor(sl);
 		} else if (!g.ks_said) {
 			g.ks_said = true;
-			agent_message(CS_LEVEL_WARNING,
-				      "the kernel does not sample this process's threads (%s; kernel.perf_event_paranoid "
-				      "must be 2 or less): they are signalled instead",
-				      why);
+			lw_message(CS_LEVEL_WARNING,
+				   "the kernel does not sample this process's threads (%s; kernel.perf_event_paranoid "
+				   "must be 2 or less): they are signalled instead",
+				   why);
 		}
 		return KERNEL_OFF; /* its samples start now */
 	}

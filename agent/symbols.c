@@ -154,7 +154,7 @@ static void new_id_space(const char *which)
 	sym.nnatives = 0;
 	if (!idmap_init(&sym.functions, 4096) || !idmap_init(&sym.stacks, 16384) || !idmap_init(&sym.sites, 4096) ||
 	    !idmap_init(&sym.classes, 64) || !idmap_init(&sym.dynamic_names, 64) || !idmap_init(&sym.dynamic_epochs, 64))
-		agent_message(CS_LEVEL_ERROR, "out of memory starting a new id space");
+		lw_message(CS_LEVEL_ERROR, "out of memory starting a new id space");
 	epochs_restart(&sym.frame_written, sym.next_frame);
 	epochs_restart(&sym.stack_written, sym.next_stack);
 	still_reset(); /* their stacks are of the old space: walk them again */
@@ -165,10 +165,10 @@ static void new_id_space(const char *which)
 	while (n % 10 == 0)
 		n /= 10;
 	if (n == 1)
-		agent_message(CS_LEVEL_WARNING,
-			      "the agent's %s table reached %u entries: it starts a new id space (%u so far); frames "
-			      "and stacks are defined again as they recur",
-			      which, sym.cap, sym.id_spaces);
+		lw_message(CS_LEVEL_WARNING,
+			   "the agent's %s table reached %u entries: it starts a new id space (%u so far); frames "
+			   "and stacks are defined again as they recur",
+			   which, sym.cap, sym.id_spaces);
 }
 
 /* Before a new entry: room for it, or a new id space. */

@@ -1,4 +1,4 @@
-/* Time, the optional debug log and MESSAGE records. */
+/* Time and the optional debug log. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,8 +8,6 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
-#include "agent/logwriter.h"
-#include "common/records.h"
 #include "common/session.h"
 
 struct agent g_agent = {.lock_fd = -1};
@@ -84,21 +82,4 @@ void agent_debug(const char *fmt, ...)
 	va_start(ap, fmt);
 	debug_line(fmt, ap);
 	va_end(ap);
-}
-
-void agent_message(int level, const char *fmt, ...)
-{
-	char text[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
-	va_end(ap);
-	agent_debug("%s", text);
-
-	uint8_t payload[600];
-	struct cs_out o;
-	cs_out_init(&o, payload, sizeof payload);
-	struct cs_message m = {agent_now_us(), (uint8_t)level, {text, strlen(text)}};
-	cs_message_encode(&o, &m);
-	lw_append_record(CS_REC_MESSAGE, o.buf, o.len);
 }
