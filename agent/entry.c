@@ -613,8 +613,16 @@ static HRESULT profiler_detach_succeeded(ICorProfilerCallback11 *self)
 
 static struct profiler the_profiler = {&callback_vtbl, 0};
 
+/* The hooks by which lower modules reach modules above them, set once
+ * before any thread of ours starts (CreateInstance, before Initialize). */
+static void connect_hooks(void)
+{
+	lw_set_drop_counter(evq_dropped);
+}
+
 static void install_callbacks(void)
 {
+	connect_hooks();
 	callback_vtbl.QueryInterface = profiler_query_interface;
 	callback_vtbl.AddRef = profiler_add_ref;
 	callback_vtbl.Release = profiler_release;

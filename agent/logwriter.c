@@ -12,7 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent/evqueue.h"
 #include "agent/sizecap.h"
 #include "common/logfmt.h"
 #include "common/session.h"
@@ -44,6 +43,7 @@ struct logwriter {
 
 	pthread_mutex_t stats_mu;
 	struct cs_status stats; /* the sampler's fields of the next STATUS */
+	uint64_t (*other_drops)(void); /* lw_set_drop_counter's */
 };
 
 static struct logwriter lw = {
@@ -130,6 +130,11 @@ void lw_set_sampler_stats(const struct cs_status *s)
 	pthread_mutex_lock(&lw.stats_mu);
 	lw.stats = *s;
 	pthread_mutex_unlock(&lw.stats_mu);
+}
+
+void lw_set_drop_counter(uint64_t (*count)(void))
+{
+	lw.other_drops = count;
 }
 
 void lw_set_flush_ms(uint32_t ms)
@@ -304,7 +309,7 @@ static void append_status(void)
 	if (pthread_getcpuclockid(lw.thread, &clock) == 0)
 		st.writer_cpu_ns = agent_clock_ns(clock);
 	st.time_us = agent_now_us();
-	st.dropped_records = atomic_load(&lw.dropped_records) + evq_dropped();
+	st.dropped_records = atomic_load(&lw.dropped_records) + (lw.other_drops ? lw.other_drops() : 0);
 	st.dropped_bytes = atomic_load(&lw.dropped_bytes);
 	st.write_errors = atomic_load(&lw.write_errors);
 	uint8_t payload[8 + 32 * 10]; /* its time, and room for 32 varints of 10 bytes */

@@ -38,5 +38,9 @@ uint32_t lw_drop_epoch(void) AGENT_HIDDEN;
  * records that are not the writer's own (the time, the drops and write
  * errors, the writer's CPU time, which it fills in itself). */
 void lw_set_sampler_stats(const struct cs_status *s) AGENT_HIDDEN;
+/* Records dropped before they reached the writer (the event queue's),
+ * added to the writer's own drops in STATUS.  Set by its owner before the
+ * first lw_start; NULL: none. */
+void lw_set_drop_counter(uint64_t (*count)(void)) AGENT_HIDDEN;
 
 #endif
