@@ -14,7 +14,7 @@
 #include "agent/heapsnap.h"
 #include "agent/logwriter.h"
 #include "agent/stackwalk.h"
-#include "agent/stillthreads.h"
+#include "agent/threadlist.h"
 #include "common/dials.h"
 #include "common/logfmt.h"
 #include "common/records.h"
@@ -471,7 +471,7 @@ static HRESULT on_assembly_loaded(ICorProfilerCallback11 *self, AssemblyID asm_i
 static HRESULT on_thread_created(ICorProfilerCallback11 *self, ThreadID tid)
 {
 	(void)self;
-	still_list_changed();
+	threadlist_changed();
 	if (recording(CS_EV_THREADS))
 		push(CS_REC_THREAD_EVENT, CS_THREAD_CREATED, tid, 0, 0, NULL, 0, NULL);
 	return S_OK;
@@ -480,7 +480,7 @@ static HRESULT on_thread_created(ICorProfilerCallback11 *self, ThreadID tid)
 static HRESULT on_thread_destroyed(ICorProfilerCallback11 *self, ThreadID tid)
 {
 	(void)self;
-	still_list_changed();
+	threadlist_changed();
 	if (recording(CS_EV_THREADS))
 		push(CS_REC_THREAD_EVENT, CS_THREAD_DESTROYED, tid, 0, 0, NULL, 0, NULL);
 	return S_OK;
@@ -498,7 +498,7 @@ static HRESULT on_thread_named(ICorProfilerCallback11 *self, ThreadID tid, ULONG
 static HRESULT on_thread_assigned(ICorProfilerCallback11 *self, ThreadID tid, DWORD os_tid)
 {
 	(void)self;
-	still_list_changed();
+	threadlist_changed();
 	push(CS_REC_THREAD_EVENT, 0, tid, os_tid, 0, NULL, 0, NULL);
 	return S_OK;
 }

@@ -32,7 +32,7 @@
 #include "agent/kernelsamples.h"
 #include "agent/logwriter.h"
 #include "agent/memread.h"
-#include "agent/stillthreads.h"
+#include "agent/threadlist.h"
 #include "agent/unwind.h"
 #include "common/records.h"
 
@@ -138,8 +138,8 @@ static struct {
 	uid_t uid;
 	bool installed;
 	uint64_t last_refresh_ns;
-	struct still_listing listing; /* the last refresh of the thread list */
-	uint64_t alive_changes;       /* still_list_changes at the last check for ended threads */
+	struct threadlist_asked listing; /* the last refresh of the thread list */
+	uint64_t alive_changes;          /* threadlist_changes at the last check for ended threads */
 	uint64_t deadline_ns; /* the next tick: signals land before it, at instants drawn at random */
 	uint64_t random;      /* agent_random_below's state (sampler thread) */
 	bool armed;           /* a timer was armed since the last tick */
@@ -786,7 +786,7 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 	 * list sigsampler_tick has just refreshed does it first): looked for
 	 * when the runtime's thread list changed, else every ALIVE_CHECK_NS (a
 	 * clock read per slot) */
-	uint64_t changes = still_list_changes();
+	uint64_t changes = threadlist_changes();
 	if (now - g.last_refresh_ns >= REFRESH_EVERY_NS &&
 	    (changes != g.alive_changes || now - g.last_refresh_ns >= ALIVE_CHECK_NS)) {
 		g.last_refresh_ns = now;
@@ -1246,9 +1246,9 @@ uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint64_t *addrs, ui
 	/* the runtime's list only when threads came or went (asking takes the
 	 * lock a GC holds for its whole length), never during a GC */
 	if (now - g.last_refresh_ns >= REFRESH_EVERY_NS && !activity_in_gc_suspension() &&
-	    (!g.nslots || still_list_due(&g.listing, now))) {
+	    (!g.nslots || threadlist_due(&g.listing, now))) {
 		g.last_refresh_ns = now;
-		still_list_taken(&g.listing, still_list_changes(), now);
+		threadlist_taken(&g.listing, threadlist_changes(), now);
 		refresh_threads();
 	}
 	/* 1. what the handlers caught since the last tick */

@@ -1,11 +1,11 @@
 #include "agent/stillthreads.h"
 
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "agent/activity.h"
+#include "agent/threadlist.h"
 
 #define STILL_MAX 2048
 
@@ -42,36 +42,7 @@ static struct {
 	struct still_stats stats;
 } st = {.cur = st.a, .next = st.b};
 
-/* The runtime's thread list is asked for again when a thread started,
- * got its OS thread or ended (the thread callbacks say so), and at least
- * this often (in case they are not delivered): asking takes the lock a GC
- * holds for its whole length, and costs a runtime call per thread. */
-#define LIST_REFRESH_NS 1000000000ull
-
-static _Atomic uint64_t list_changes;
-static struct still_listing survey_listing;
-
-void still_list_changed(void)
-{
-	atomic_fetch_add_explicit(&list_changes, 1, memory_order_relaxed);
-}
-
-bool still_list_due(const struct still_listing *l, uint64_t now_ns)
-{
-	return atomic_load_explicit(&list_changes, memory_order_relaxed) != l->changes ||
-	       now_ns - l->at_ns >= LIST_REFRESH_NS;
-}
-
-void still_list_taken(struct still_listing *l, uint64_t changes, uint64_t now_ns)
-{
-	l->changes = changes;
-	l->at_ns = now_ns;
-}
-
-uint64_t still_list_changes(void)
-{
-	return atomic_load_explicit(&list_changes, memory_order_relaxed);
-}
+static struct threadlist_asked survey_asked;
 
 void still_reset(void)
 {
@@ -142,10 +113,10 @@ int still_survey(uint32_t check_every)
 	/* the threads of the last survey unless the list changed; and during a
 	 * GC, which holds the runtime's list (asking would wait for the GC's
 	 * end, and the ticks meanwhile would be lost), in any case */
-	uint64_t changes = still_list_changes(), now = agent_mono_ns();
+	uint64_t changes = threadlist_changes(), now = agent_mono_ns();
 	st.little_cpu_ns = st.surveyed_ns && now > st.surveyed_ns ? (now - st.surveyed_ns) / PROOF_CPU_SHARE : 0;
 	st.surveyed_ns = now;
-	bool same_threads = st.n && (activity_in_gc_suspension() || !still_list_due(&survey_listing, now));
+	bool same_threads = st.n && (activity_in_gc_suspension() || !threadlist_due(&survey_asked, now));
 	uint32_t n = 0;
 	if (same_threads) {
 		for (; n < st.n; n++)
@@ -163,7 +134,7 @@ int still_survey(uint32_t check_every)
 			st.next[n++] = (struct still_thread){.thread = tid};
 		threads->vtbl->Release(threads);
 		qsort(st.next, n, sizeof *st.next, by_thread);
-		still_list_taken(&survey_listing, changes, now);
+		threadlist_taken(&survey_asked, changes, now);
 	}
 
 	int moved = 0;

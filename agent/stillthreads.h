@@ -42,20 +42,6 @@ struct still_thread {
 	bool paying;            /* ... and a signal was sent for a period of CPU time they missed */
 };
 
-/* A managed thread started, got its OS thread or ended (any thread: the
- * runtime's thread callbacks): the next survey asks for the list again. */
-void still_list_changed(void) AGENT_HIDDEN;
-/* How many such changes so far. */
-uint64_t still_list_changes(void) AGENT_HIDDEN;
-/* When a caller last asked the runtime for its thread list: whether to ask
- * again (threads came or went since, or a second passed: asking takes the
- * lock a GC holds, so not during one either, which is the caller's to
- * check), and noting an ask with the change count read before it. */
-struct still_listing {
-	uint64_t changes, at_ns;
-};
-bool still_list_due(const struct still_listing *l, uint64_t now_ns) AGENT_HIDDEN;
-void still_list_taken(struct still_listing *l, uint64_t changes, uint64_t now_ns) AGENT_HIDDEN;
 /* Forgets every thread (a new attach: the interned stacks are gone). */
 void still_reset(void) AGENT_HIDDEN;
 /* Lists the managed threads with the runtime running, carrying over what
