@@ -7,7 +7,6 @@
 
 #include "agent/gcstream.h"
 #include "agent/instrument.h"
-#include "agent/runtimeevents.h"
 #include "common/dials.h"
 
 /* Microsoft-Windows-DotNETRuntime keywords (ClrEtwAll.man) */
@@ -138,19 +137,4 @@ uint32_t eventpipe_apply(uint32_t kinds, bool labels, char *why, size_t whylen)
 	atomic_fetch_and(&covered, kinds);
 	pthread_mutex_unlock(&ep.mu);
 	return atomic_load(&covered);
-}
-
-static HRESULT on_event(ICorProfilerCallback11 *self, EVENTPIPE_PROVIDER provider, DWORD id, DWORD version,
-			ULONG meta_len, LPCBYTE meta, ULONG len, LPCBYTE data, LPCGUID activity, LPCGUID related,
-			ThreadID thread, ULONG nframes, UINT_PTR *frames)
-{
-	(void)self, (void)provider, (void)version, (void)meta_len, (void)meta, (void)activity, (void)related,
-		(void)thread, (void)nframes, (void)frames;
-	rte_deliver(id, data, data ? len : 0);
-	return S_OK;
-}
-
-void eventpipe_install(struct ICorProfilerCallback11Vtbl *vtbl)
-{
-	vtbl->EventPipeEventDelivered = on_event;
 }

@@ -1,7 +1,7 @@
 /* The runtime's own event stream, in process: EventPipe sessions on
  * Microsoft-Windows-DotNETRuntime (ICorProfilerInfo12) whose keywords follow
- * the event kinds, delivered to EventPipeEventDelivered (ICorProfilerCallback10)
- * on the thread that fired each event, which hands them to runtimeevents.c. */
+ * the event kinds.  The events arrive at EventPipeEventDelivered
+ * (ICorProfilerCallback10, runtimeevents.c's) on the thread that fired each. */
 #ifndef CLRSCOPE_AGENT_EVENTPIPE_H
 #define CLRSCOPE_AGENT_EVENTPIPE_H
 
@@ -21,7 +21,5 @@ bool eventpipe_available(void) AGENT_HIDDEN;
 uint32_t eventpipe_apply(uint32_t kinds, bool labels, char *why, size_t whylen) AGENT_HIDDEN;
 /* Whether the stream delivers this kind now (CS_EV_* bit). */
 bool eventpipe_covers(uint32_t kind) AGENT_HIDDEN;
-
-void eventpipe_install(struct ICorProfilerCallback11Vtbl *vtbl) AGENT_HIDDEN;
 
 #endif

@@ -13,6 +13,7 @@
 #include "agent/excmessage.h"
 #include "agent/heapsnap.h"
 #include "agent/logwriter.h"
+#include "agent/runtimeevents.h"
 #include "agent/stackwalk.h"
 #include "agent/threadlist.h"
 #include "common/dials.h"
@@ -505,7 +506,7 @@ static HRESULT on_thread_assigned(ICorProfilerCallback11 *self, ThreadID tid, DW
 
 void events_install(struct ICorProfilerCallback11Vtbl *vtbl)
 {
-	eventpipe_install(vtbl);
+	rte_install(vtbl);
 	vtbl->RuntimeSuspendStarted = on_runtime_suspend_started;
 	vtbl->RuntimeSuspendAborted = on_runtime_suspend_aborted;
 	vtbl->RuntimeResumeFinished = on_runtime_resume_finished;

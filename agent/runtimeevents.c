@@ -311,7 +311,7 @@ static void on_pool_adjustment(struct cs_in *in)
 		write_pool(CS_POOL_ADJUSTED, count, (uint8_t)(reason < 255 ? reason : 255));
 }
 
-void rte_deliver(uint32_t id, const uint8_t *data, size_t len)
+static void deliver(uint32_t id, const uint8_t *data, size_t len)
 {
 	struct cs_in in;
 	cs_in_init(&in, data, len);
@@ -382,4 +382,19 @@ void rte_deliver(uint32_t id, const uint8_t *data, size_t len)
 	default:
 		break;
 	}
+}
+
+static HRESULT on_event(ICorProfilerCallback11 *self, EVENTPIPE_PROVIDER provider, DWORD id, DWORD version,
+			ULONG meta_len, LPCBYTE meta, ULONG len, LPCBYTE data, LPCGUID activity, LPCGUID related,
+			ThreadID thread, ULONG nframes, UINT_PTR *frames)
+{
+	(void)self, (void)provider, (void)version, (void)meta_len, (void)meta, (void)activity, (void)related,
+		(void)thread, (void)nframes, (void)frames;
+	deliver(id, data, data ? len : 0);
+	return S_OK;
+}
+
+void rte_install(struct ICorProfilerCallback11Vtbl *vtbl)
+{
+	vtbl->EventPipeEventDelivered = on_event;
 }

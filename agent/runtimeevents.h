@@ -12,8 +12,9 @@
 
 #include "agent/agent.h"
 
-/* One event of Microsoft-Windows-DotNETRuntime, by id; the kinds not
- * delivered now (eventpipe_covers) are ignored. */
-void rte_deliver(uint32_t id, const uint8_t *data, size_t len) AGENT_HIDDEN;
+/* Installs EventPipeEventDelivered, which takes each event of
+ * Microsoft-Windows-DotNETRuntime by id; the kinds the session does not
+ * deliver now (eventpipe_covers) are ignored. */
+void rte_install(struct ICorProfilerCallback11Vtbl *vtbl) AGENT_HIDDEN;
 
 #endif
