@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "agent/allocs.h"
-#include "agent/events.h"
+#include "agent/eventmask.h"
 #include "agent/heapsnap.h"
 #include "agent/instrument.h"
 #include "agent/logwriter.h"
@@ -170,9 +170,9 @@ int control_apply(const struct cs_dials *want, char *error, size_t errlen)
 		else
 			status = CS_DIALS_PARTIAL;
 	}
-	uint32_t events = events_enabled();
+	uint32_t events = evmask_enabled();
 	if (want->events != events) {
-		events = events_apply(want->events, error, errlen);
+		events = evmask_apply(want->events, error, errlen);
 		if (events != want->events)
 			status = CS_DIALS_PARTIAL;
 	}

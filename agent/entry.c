@@ -16,6 +16,7 @@
 #include "agent/agent.h"
 #include "agent/allocs.h"
 #include "agent/control.h"
+#include "agent/eventmask.h"
 #include "agent/events.h"
 #include "agent/evqueue.h"
 #include "agent/heapsnap.h"
@@ -171,7 +172,7 @@ static void write_hello(void)
 		.runtime_version = {runtime, strlen(runtime)},
 		.command_line = {cmdline, strlen(cmdline)},
 		.control = {g_agent.control_name, strlen(g_agent.control_name)},
-		.events = events_enabled(),
+		.events = evmask_enabled(),
 		.features = (instr_configured() ? CS_FEATURE_INSTRUMENT : 0u) |
 			    (allocs_configured() ? CS_FEATURE_ALLOCATIONS : 0u) |
 			    (heapsnap_gc_walk() ? CS_FEATURE_HEAP_SNAPSHOTS : 0u),
@@ -431,9 +432,9 @@ static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct age
 	    allocs_configure(cfg->allocations, feature_why, sizeof feature_why) < 0)
 		instr_configure(NULL, NULL, 0);
 	bool background_gc_off = heapsnap_configure(cfg->heap_snapshots, load_mode == CS_LOAD_ATTACH);
-	events_set_fixed(instr_mask_bits() | allocs_mask_bits(), background_gc_off);
+	evmask_set_fixed(instr_mask_bits() | allocs_mask_bits(), background_gc_off);
 	char why[300];
-	uint32_t kinds = events_apply(cfg->dials.events, why, sizeof why);
+	uint32_t kinds = evmask_apply(cfg->dials.events, why, sizeof why);
 	cfg->dials.events = kinds;
 	if (instr_install(feature_why, sizeof feature_why) < 0)
 		instr_configure(NULL, NULL, 0);
@@ -485,7 +486,7 @@ void agent_stop_all(uint8_t reason, const char *why)
 	heapsnap_stop();
 	sampler_stop(500);
 	if (reason == CS_END_FATAL || reason == CS_END_SIZE_CAP) /* no more callbacks for a log that takes nothing */
-		events_stop();
+		evmask_stop();
 	lw_stop(reason, why);
 	if (g_agent.lock_fd >= 0)
 		close(g_agent.lock_fd);
@@ -507,13 +508,13 @@ static int detach_locked(uint64_t generation, uint32_t rate_hz, bool sampling, c
 			 instr_configured() ? "instrument" : "allocations");
 		return -1;
 	}
-	uint32_t kinds = events_enabled();
+	uint32_t kinds = evmask_enabled();
 	char ignored[64];
 	heapsnap_stop();
-	events_stop();
+	evmask_stop();
 	if (sampler_stop(2000) < 0) {
 		snprintf(why, whylen, "cannot detach: the sampler did not stop in time");
-		events_apply(kinds, ignored, sizeof ignored);
+		evmask_apply(kinds, ignored, sizeof ignored);
 		return -1;
 	}
 	/* our threads are stopped: the runtime may check for the unload soon
@@ -522,7 +523,7 @@ static int detach_locked(uint64_t generation, uint32_t rate_hz, bool sampling, c
 	if (FAILED(hr)) {
 		snprintf(why, whylen, "the runtime refused to detach (0x%08x%s); profiling goes on", (unsigned)hr,
 			 hr == CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT ? ": instrumentation cannot be undone" : "");
-		events_apply(kinds, ignored, sizeof ignored);
+		evmask_apply(kinds, ignored, sizeof ignored);
 		sampler_start(rate_hz, sampling);
 		return -1;
 	}
@@ -568,7 +569,7 @@ static HRESULT profiler_initialize(ICorProfilerCallback11 *self, IUnknown *info_
 	if (FAILED(hr))
 		atomic_store(&g_active, false);
 	else
-		events_initialized();
+		evmask_initialized();
 	return hr;
 }
 
@@ -585,7 +586,7 @@ static HRESULT profiler_initialize_for_attach(ICorProfilerCallback11 *self, IUnk
 	if (FAILED(hr))
 		atomic_store(&g_active, false);
 	else
-		events_initialized();
+		evmask_initialized();
 	return hr;
 }
 

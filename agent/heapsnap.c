@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "agent/classcount.h"
-#include "agent/events.h"
+#include "agent/eventmask.h"
 #include "agent/logwriter.h"
 #include "agent/symbols.h"
 #include "common/logfmt.h"
@@ -196,7 +196,7 @@ static void take_one(uint64_t seq)
 		take_suspended(seq);
 		return;
 	}
-	HRESULT hr = events_set_heap_walk(true);
+	HRESULT hr = evmask_set_heap_walk(true);
 	if (FAILED(hr)) {
 		lw_message(CS_LEVEL_WARNING,
 			   "heap snapshot %llu failed: the runtime refused heap walks (0x%08x)%s",
@@ -212,7 +212,7 @@ static void take_one(uint64_t seq)
 	uint64_t t1 = agent_mono_ns();
 	int expected = ARMED;
 	atomic_compare_exchange_strong(&h.phase, &expected, IDLE); /* the GC never came */
-	events_set_heap_walk(false);
+	evmask_set_heap_walk(false);
 	if (atomic_load(&h.phase) != CAPTURED) {
 		atomic_store(&h.phase, IDLE);
 		lw_message(CS_LEVEL_WARNING, "heap snapshot %llu failed: %s (0x%08x)", (unsigned long long)seq,

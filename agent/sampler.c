@@ -14,6 +14,7 @@
 #include "agent/activity.h"
 #include "agent/allocs.h"
 #include "agent/codemap.h"
+#include "agent/eventmask.h"
 #include "agent/events.h"
 #include "agent/heapsnap.h"
 #include "agent/instrument.h"
@@ -1110,7 +1111,7 @@ static void write_thread_cpu(uint64_t now_ns)
 static void drain_events(bool final)
 {
 	struct sym_defs *defs = sym_defs();
-	events_settle();
+	evmask_settle();
 	events_drain(defs);
 	instr_drain(defs, final);
 	allocs_drain(final);
