@@ -61,16 +61,4 @@ void agent_debug(const char *fmt, ...) AGENT_HIDDEN __attribute__((format(printf
 bool agent_secure(void) AGENT_HIDDEN;
 void agent_debug_open(void) AGENT_HIDDEN;
 
-/* Stops sampling, events and the log (writing END with reason and why),
- * and releases the process lock; the runtime keeps the agent loaded. */
-void agent_stop_all(uint8_t reason, const char *why) AGENT_HIDDEN;
-/* The detach sequence (control thread only): 0 when the runtime accepted
- * it, else -1 with why, and profiling goes on. */
-int agent_detach(uint64_t generation, uint32_t rate_hz, bool sampling, char *why, size_t whylen) AGENT_HIDDEN;
-/* Holds the lock that start, stop and detach take, if the agent runs:
- * dials are applied under it, so that they never touch a sampler that
- * Shutdown is stopping.  false (and nothing held) when it has stopped. */
-bool agent_hold_running(void) AGENT_HIDDEN;
-void agent_release(void) AGENT_HIDDEN;
-
 #endif

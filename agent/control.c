@@ -16,6 +16,7 @@
 #include "agent/eventmask.h"
 #include "agent/heapsnap.h"
 #include "agent/instrument.h"
+#include "agent/lifecycle.h"
 #include "agent/logwriter.h"
 #include "agent/sampler.h"
 #include "agent/sizecap.h"
@@ -218,10 +219,10 @@ static bool handle_post(void)
 		c.current.generation = want.generation;
 		return true;
 	}
-	if (!agent_hold_running())
+	if (!life_hold_running())
 		return false; /* stopping: nothing to apply to */
 	int status = control_apply(&want, error, sizeof error);
-	agent_release();
+	life_release();
 	acknowledge(want.generation, status, error);
 	return false;
 }
@@ -300,9 +301,9 @@ static void *control_main(void *arg)
 				break;
 			if (handle_post()) {
 				char why[300];
-				if (agent_detach(c.current.generation, c.current.rate_hz, c.current.sampling, why, sizeof why) == 0) {
+				if (life_detach(c.current.generation, c.current.rate_hz, c.current.sampling, why, sizeof why) == 0) {
 					acknowledge(c.current.generation, CS_DIALS_APPLIED, "detaching");
-					agent_stop_all(CS_END_DETACH, "detached on request");
+					life_stop(CS_END_DETACH, "detached on request");
 					outcome = DETACHED;
 					break;
 				}
@@ -324,9 +325,9 @@ static void *control_main(void *arg)
 		}
 	}
 	if (outcome == VANISHED)
-		agent_stop_all(CS_END_FATAL, "the session directory was removed");
+		life_stop(CS_END_FATAL, "the session directory was removed");
 	if (outcome == FULL) /* the writer has written END and drops the rest */
-		agent_stop_all(CS_END_SIZE_CAP, "the session reached its size cap");
+		life_stop(CS_END_SIZE_CAP, "the session reached its size cap");
 	release(true); /* a stopped session's name must not linger either */
 	pthread_mutex_lock(&c.mu);
 	c.alive = false;
