@@ -529,11 +529,24 @@ static HRESULT profiler_detach_succeeded(ICorProfilerCallback11 *self)
 
 static struct profiler the_profiler = {&callback_vtbl, 0};
 
+/* Names and logs what other threads left for the sampler thread: runtime
+ * events, call totals, allocation counts, a finished heap snapshot. */
+static void drain_events(bool final)
+{
+	struct sym_defs *defs = sym_defs();
+	evmask_settle();
+	events_drain(defs);
+	instr_drain(defs, final);
+	allocs_drain(final);
+	heapsnap_drain();
+}
+
 /* The hooks by which lower modules reach modules above them, set once
  * before any thread of ours starts (CreateInstance, before Initialize). */
 static void connect_hooks(void)
 {
 	lw_set_drop_counter(evq_dropped);
+	sampler_set_drain(drain_events);
 }
 
 static void install_callbacks(void)

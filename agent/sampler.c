@@ -12,12 +12,7 @@
 #include <time.h>
 
 #include "agent/activity.h"
-#include "agent/allocs.h"
 #include "agent/codemap.h"
-#include "agent/eventmask.h"
-#include "agent/events.h"
-#include "agent/heapsnap.h"
-#include "agent/instrument.h"
 #include "agent/logwriter.h"
 #include "agent/memread.h"
 #include "agent/sigsampler.h"
@@ -96,6 +91,7 @@ static struct {
 	atomic_bool sampling;
 	_Atomic int mode; /* enum sampler_mode */
 	_Atomic uint32_t validate; /* fast walks per exact check, 0: none */
+	void (*drain)(bool final);  /* sampler_set_drain's */
 
 	/* sampler-thread only */
 	FunctionID *pool;
@@ -1106,16 +1102,10 @@ static void write_thread_cpu(uint64_t now_ns)
 		lw_append_record(CS_REC_THREAD_CPU, o.buf, o.len);
 }
 
-/* Names and logs what other threads left for us: runtime events, call
- * totals, allocation counts, a finished heap snapshot. */
 static void drain_events(bool final)
 {
-	struct sym_defs *defs = sym_defs();
-	evmask_settle();
-	events_drain(defs);
-	instr_drain(defs, final);
-	allocs_drain(final);
-	heapsnap_drain();
+	if (s.drain)
+		s.drain(final);
 }
 
 /* The gap to the next tick: the period drawn uniformly from [P/2, 3P/2).
@@ -1224,6 +1214,11 @@ static void *sampler_main(void *arg)
 	pthread_cond_broadcast(&s.cv);
 	pthread_mutex_unlock(&s.mu);
 	return NULL;
+}
+
+void sampler_set_drain(void (*drain)(bool final))
+{
+	s.drain = drain;
 }
 
 void sampler_set_rate(uint32_t rate_hz)

@@ -10,8 +10,14 @@
 
 #include "agent/agent.h"
 
-/* Starts the sampler thread; with sampling off it only passes runtime
- * events on (events.c) until sampling is switched on. */
+/* The sampler thread's work for the other threads: after a tick (or an
+ * idle wake-up while sampling is off) at most every 5 ms, and once more
+ * with final as it ends, it calls drain, which names and logs what they
+ * left for it (symbols.h is the sampler thread's only).  Set before
+ * sampler_start. */
+void sampler_set_drain(void (*drain)(bool final)) AGENT_HIDDEN;
+/* Starts the sampler thread; with sampling off it only calls the drain
+ * until sampling is switched on. */
 int sampler_start(uint32_t rate_hz, bool sampling) AGENT_HIDDEN;
 /* Asks the sampler to stop and waits for it at most wait_ms; returns 0 when
  * it stopped (then its state may be reused), -1 when it is still stuck
