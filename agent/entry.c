@@ -26,6 +26,7 @@
 #include "agent/sampler.h"
 #include "agent/sizecap.h"
 #include "agent/symbols.h"
+#include "agent/threadlist.h"
 #include "common/dials.h"
 #include "common/records.h"
 #include "common/session.h"
@@ -547,6 +548,7 @@ static void connect_hooks(void)
 {
 	lw_set_drop_counter(evq_dropped);
 	sampler_set_drain(drain_events);
+	events_set_thread_hook(threadlist_changed);
 }
 
 static void install_callbacks(void)

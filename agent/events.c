@@ -16,7 +16,6 @@
 #include "agent/logwriter.h"
 #include "agent/runtimeevents.h"
 #include "agent/stackwalk.h"
-#include "agent/threadlist.h"
 #include "common/dials.h"
 #include "common/logfmt.h"
 #include "common/records.h"
@@ -290,10 +289,18 @@ static HRESULT on_assembly_loaded(ICorProfilerCallback11 *self, AssemblyID asm_i
 	return S_OK;
 }
 
+static void (*thread_list_changed)(void); /* events_set_thread_hook's */
+
+void events_set_thread_hook(void (*changed)(void))
+{
+	thread_list_changed = changed;
+}
+
 static HRESULT on_thread_created(ICorProfilerCallback11 *self, ThreadID tid)
 {
 	(void)self;
-	threadlist_changed();
+	if (thread_list_changed)
+		thread_list_changed();
 	if (evmask_recording(CS_EV_THREADS))
 		push(CS_REC_THREAD_EVENT, CS_THREAD_CREATED, tid, 0, 0, NULL, 0, NULL);
 	return S_OK;
@@ -302,7 +309,8 @@ static HRESULT on_thread_created(ICorProfilerCallback11 *self, ThreadID tid)
 static HRESULT on_thread_destroyed(ICorProfilerCallback11 *self, ThreadID tid)
 {
 	(void)self;
-	threadlist_changed();
+	if (thread_list_changed)
+		thread_list_changed();
 	if (evmask_recording(CS_EV_THREADS))
 		push(CS_REC_THREAD_EVENT, CS_THREAD_DESTROYED, tid, 0, 0, NULL, 0, NULL);
 	return S_OK;
@@ -320,7 +328,8 @@ static HRESULT on_thread_named(ICorProfilerCallback11 *self, ThreadID tid, ULONG
 static HRESULT on_thread_assigned(ICorProfilerCallback11 *self, ThreadID tid, DWORD os_tid)
 {
 	(void)self;
-	threadlist_changed();
+	if (thread_list_changed)
+		thread_list_changed();
 	push(CS_REC_THREAD_EVENT, 0, tid, os_tid, 0, NULL, 0, NULL);
 	return S_OK;
 }

@@ -18,6 +18,10 @@ uint64_t events_gc_count(void) AGENT_HIDDEN;
 /* Sampler thread: names and logs what the callbacks queued. */
 void events_drain(struct sym_defs *defs) AGENT_HIDDEN;
 
+/* Called on the runtime's thread callbacks whenever a managed thread
+ * started, got its OS thread or ended (the sampler's cue to list the
+ * threads again).  Set before events_install. */
+void events_set_thread_hook(void (*changed)(void)) AGENT_HIDDEN;
 /* Installs the event callbacks into the vtable. */
 void events_install(struct ICorProfilerCallback11Vtbl *vtbl) AGENT_HIDDEN;
 
