@@ -25,6 +25,7 @@
 #include "agent/logwriter.h"
 #include "agent/sampler.h"
 #include "agent/sizecap.h"
+#include "agent/stillthreads.h"
 #include "agent/symbols.h"
 #include "agent/threadlist.h"
 #include "common/dials.h"
@@ -549,6 +550,7 @@ static void connect_hooks(void)
 	lw_set_drop_counter(evq_dropped);
 	sampler_set_drain(drain_events);
 	events_set_thread_hook(threadlist_changed);
+	sym_set_id_space_hook(still_reset); /* the still threads' stacks: walked again */
 }
 
 static void install_callbacks(void)

@@ -9,7 +9,6 @@
 #include "agent/idmap.h"
 #include "agent/ilmap.h"
 #include "agent/logwriter.h"
-#include "agent/stillthreads.h"
 #include "common/records.h"
 #include "common/utf16.h"
 
@@ -135,6 +134,13 @@ static void epochs_restart(struct epochs *e, uint64_t base)
 	e->base = base;
 }
 
+static void (*id_space_hook)(void); /* sym_set_id_space_hook's */
+
+void sym_set_id_space_hook(void (*hook)(void))
+{
+	id_space_hook = hook;
+}
+
 /* The frame or stack table is full: forget both (a stack names its frames)
  * and go on with ids after every one given so far, so that the reader never
  * sees an id mean two things.  What recurs is defined again.  The classes'
@@ -157,7 +163,8 @@ static void new_id_space(const char *which)
 		lw_message(CS_LEVEL_ERROR, "out of memory starting a new id space");
 	epochs_restart(&sym.frame_written, sym.next_frame);
 	epochs_restart(&sym.stack_written, sym.next_stack);
-	still_reset(); /* their stacks are of the old space: walk them again */
+	if (id_space_hook)
+		id_space_hook(); /* stacks kept elsewhere are of the old space */
 	/* said at the 1st, 10th, 100th ...: a cap below what the program
 	 * needs makes one every tick */
 	ids_stamp++;

@@ -26,6 +26,9 @@
 int sym_init(void) AGENT_HIDDEN;
 /* Entries a table may hold (CLRSCOPE_TABLE_CAP; at least SYM_TABLE_CAP_MIN). */
 void sym_set_table_cap(uint32_t cap) AGENT_HIDDEN;
+/* Called (sampler thread) as a new id space begins: the stack ids kept
+ * outside these tables are of the old space.  Set before sym_init. */
+void sym_set_id_space_hook(void (*hook)(void)) AGENT_HIDDEN;
 /* Releases what the runtime gave us (metadata interfaces). */
 void sym_fini(void) AGENT_HIDDEN;
 
