@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common/logfmt.h"
+#include "common/newsession.h"
 #include "common/records.h"
 #include "common/session.h"
 

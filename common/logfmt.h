@@ -31,8 +31,6 @@
 #define CS_RESYNC_BUDGET_MAX (2ull * CS_REC_MAX_PAYLOAD + 4096u)
 /* The writer starts a new segment once the current one passes this size. */
 #define CS_SEG_TARGET_BYTES (8u << 20)
-#define CS_SEG_NAME_FMT "seg-%06u.clog"
-#define CS_SEG_NAME_MAX 32
 
 uint32_t cs_crc32c(uint32_t crc, const void *data, size_t len);
 

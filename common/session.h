@@ -37,6 +37,9 @@
 
 #define CS_SESSION_MARKER "clrscope.session"
 #define CS_SESSION_MARKER_MAGIC "clrscope-session 1"
+/* A process directory's log segments, numbered from 1. */
+#define CS_SEG_NAME_FMT "seg-%06u.clog"
+#define CS_SEG_NAME_MAX 32
 
 /* Makes path a private directory (0700) or checks that an existing one is
  * acceptable: a real directory (not a symlink), owned by this user, not
@@ -68,11 +71,6 @@ const char *cs_entry_kind(int dirfd, const char *name);
 /* Where sessions go by default: $XDG_RUNTIME_DIR/clrscope, else
  * ${TMPDIR:-/tmp}/clrscope-UID.  Created private if missing. */
 int cs_session_root(char *out, size_t n, char *err, size_t errlen);
-
-/* Creates a new session: dir (if given) or ROOT/YYYYmmdd-HHMMSS-NAME-PID.
- * Writes the marker file describing command. */
-int cs_session_create(const char *dir, const char *name, const char *command, char *out,
-		      size_t n, char *err, size_t errlen);
 
 /* Whether path looks like a session (has the marker) or a process directory
  * (has a segment); 0 = neither. */

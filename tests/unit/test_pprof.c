@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "check.h"
+#include "common/newsession.h"
 #include "common/session.h"
 #include "profile.pb-c.h"
 #include "profile/pprof.h"

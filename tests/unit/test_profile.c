@@ -2,6 +2,7 @@
 #include <sys/stat.h>
 
 #include "check.h"
+#include "common/newsession.h"
 #include "common/session.h"
 #include "profile/export.h"
 #include "profile/lines.h"

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include "check.h"
+#include "common/newsession.h"
 #include "common/session.h"
 #include "common/sessionlimits.h"
 #include "testutil.h"

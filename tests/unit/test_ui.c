@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "common/newsession.h"
 #include "common/session.h"
 #include "profile/merge.h"
 #include "testutil.h"

@@ -11,6 +11,7 @@
 
 #include "common/logfmt.h"
 #include "common/records.h"
+#include "common/session.h"
 
 static inline char *make_temp_dir(void)
 {

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/newsession.h"
 #include "common/session.h"
 #include "common/sessionlimits.h"
 #include "live/agentpath.h"
