@@ -2,7 +2,7 @@
 # Where a walk's time goes in the sampler thread: memory it waits for, or
 # work.  One WebHash (ASP.NET Core) server pinned to CPU 0 at a fixed load
 # (hey on CPU 1), recorded at 1 kHz with the measuring build of the agent
-# (build/bench/libclrscope-agent-walkprobe.so, agent/walkprobe.h).  Four
+# (build/bench/libclrscope-agent-walkprobe.so, agent/unwind/walkprobe.h).  Four
 # times a second that agent repeats the capture it has just walked, on the
 # same copy and trail: at once (every line it touches warm), after one kind
 # of memory it touches was flushed from every cache (the rest warm), and

@@ -57,7 +57,7 @@ const char *cs_event_name(uint32_t kind);
 /* Writes "gc,exceptions" (or "none") into out. */
 void cs_events_format(uint32_t kinds, char *out, size_t n);
 
-/* How the agent takes a tick (see agent/sampler.h). */
+/* How the agent takes a tick (see agent/sampling/sampler.h). */
 enum cs_sampler { CS_SAMPLER_SUSPEND = 0, CS_SAMPLER_SIGNAL = 1, CS_SAMPLER_MIXED = 2, CS_SAMPLER_KERNEL = 3 };
 /* "suspend", "signal", "mixed", "kernel"; -1 from the parser for anything else. */
 const char *cs_sampler_name(uint8_t sampler);

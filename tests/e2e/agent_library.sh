@@ -23,7 +23,7 @@ imports=$(nm -D --undefined-only "$lib" | awk '{sub(/@.*/, "", $2); print $2}')
 runners=$(grep -xE 'exec[lv]p?e?|execvpe|execveat|fexecve|system|popen|posix_spawnp?|fork|vfork|_Fork|clone3?|dlopen|dlmopen|dlsym|dlvsym' <<<"$imports" || true)
 [[ -z "$runners" ]] && pass "imports nothing that runs programs or loads code" || fail "imports: $(echo $runners)"
 src=$(cd "$(dirname "$CLRSCOPE_TESTLIB")/../.." && pwd)
-raw=$(grep -ho 'syscall(SYS_[a-z_0-9]*' "$src"/agent/*.c "$src"/common/*.c | sort -u | tr '\n' ' ')
+raw=$(grep -ho 'syscall(SYS_[a-z_0-9]*' "$src"/agent/*.c "$src"/agent/*/*.c "$src"/common/*.c | sort -u | tr '\n' ' ')
 [[ "$raw" == "syscall(SYS_gettid syscall(SYS_perf_event_open syscall(SYS_process_vm_readv syscall(SYS_rt_tgsigqueueinfo syscall(SYS_sched_getattr syscall(SYS_sched_setattr " ]] &&
 	pass "raw system calls: only gettid, perf_event_open, process_vm_readv (its own stack), rt_tgsigqueueinfo and the sampler thread's sched_getattr/sched_setattr" ||
 	fail "raw system calls: $raw"

@@ -8,7 +8,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "agent/ehframe.h"
+#include "agent/unwind/ehframe.h"
 #include "check.h"
 
 static int read_self(uint64_t addr, void *buf, uint32_t n)

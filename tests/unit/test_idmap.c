@@ -3,7 +3,7 @@
  * ClassID 0; an empty slot must not answer for it). */
 #include <stdlib.h>
 
-#include "agent/idmap.h"
+#include "agent/symbols/idmap.h"
 #include "check.h"
 
 static void keys_and_zero(void)

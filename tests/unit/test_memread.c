@@ -6,7 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "agent/memread.h"
+#include "agent/unwind/memread.h"
 #include "check.h"
 
 #define PAGE 4096u

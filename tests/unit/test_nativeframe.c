@@ -10,7 +10,7 @@
 
 #include <Zydis/Zydis.h>
 
-#include "agent/nativeframe.h"
+#include "agent/unwind/nativeframe.h"
 #include "check.h"
 
 /* libSystem.Native.so, SystemNative_WaitForSocketEvents from its start to

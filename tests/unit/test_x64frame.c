@@ -2,7 +2,7 @@
  * writes (taken from DOTNET_JitDisasm listings of the test apps). */
 #include <stdint.h>
 
-#include "agent/x64frame.h"
+#include "agent/unwind/x64frame.h"
 #include "check.h"
 
 /* Tier0: push rbp; sub rsp, 112; lea rbp, [rsp+0x70]; vxorps ... */

@@ -1,0 +1,396 @@
+#include "agent/events/heapsnap.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agent/events/classcount.h"
+#include "agent/events/eventmask.h"
+#include "agent/log/logwriter.h"
+#include "agent/symbols/symbols.h"
+#include "common/logfmt.h"
+#include "common/records.h"
+
+#define TABLE_SLOTS (64u * 1024u)
+#define OBJECT_ALIGN 8u /* the GC's allocation alignment on 64-bit */
+#define PART_BYTES (32u << 10)
+
+enum phase { IDLE, ARMED, CAPTURING, CAPTURED, WRITING };
+enum walk { WALK_NONE, WALK_SUSPENDED, WALK_GC };
+
+#define SUSPEND_TRIES 200 /* 2 ms apart: the sampler's suspensions come and go */
+
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_t thread;
+	bool started, stop;
+	uint32_t asked, done; /* snapshots asked for / taken or failed */
+	_Atomic int phase;
+	struct cc_table table;
+	_Atomic uint64_t roots[CS_ROOT_KINDS]; /* (objects and bytes are the table's sums) */
+	uint64_t time_us, pause_us, seq;
+	int walk;      /* enum walk, chosen at startup */
+	bool attached; /* an older runtime after attach: the gc walk, on demand */
+} h = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+static bool runtime_has_info15(void)
+{
+	ICorProfilerInfo10 *info = g_agent.info;
+	void *info15 = NULL;
+	if (FAILED(info->vtbl->QueryInterface(info, &IID_ICorProfilerInfo15, &info15)) || !info15)
+		return false;
+	info->vtbl->Release(info);
+	return true;
+}
+
+bool heapsnap_configure(bool gc_walk, bool attached)
+{
+	h.attached = attached;
+	if (gc_walk)
+		h.walk = WALK_GC;
+	else if (runtime_has_info15())
+		h.walk = WALK_SUSPENDED;
+	else
+		h.walk = attached ? WALK_GC : WALK_NONE;
+	return h.walk == WALK_GC && !attached;
+}
+
+bool heapsnap_gc_walk(void)
+{
+	return h.walk == WALK_GC && !h.attached;
+}
+
+/* ---- GC threads ---- */
+
+void heapsnap_gc_started(int generations, const BOOL *collected)
+{
+	/* only the full GC we forced: a younger one walks objects that may be dead */
+	int expected = ARMED;
+	if (generations > 2 && collected[2])
+		atomic_compare_exchange_strong(&h.phase, &expected, CAPTURING);
+}
+
+void heapsnap_gc_finished(void)
+{
+	int expected = CAPTURING;
+	atomic_compare_exchange_strong(&h.phase, &expected, CAPTURED);
+}
+
+static HRESULT on_object_references(ICorProfilerCallback11 *self, ObjectID obj, ClassID cls, ULONG nrefs,
+				    ObjectID refs[])
+{
+	(void)self, (void)nrefs, (void)refs;
+	if (atomic_load_explicit(&h.phase, memory_order_relaxed) != CAPTURING)
+		return E_FAIL; /* not ours: the runtime stops this walk */
+	SIZE_T size = 0;
+	ICorProfilerInfo10 *info = g_agent.info;
+	if (FAILED(info->vtbl->GetObjectSize2(info, obj, &size)))
+		size = 0;
+	uint64_t aligned = ((uint64_t)size + OBJECT_ALIGN - 1) & ~(uint64_t)(OBJECT_ALIGN - 1);
+	cc_add(&h.table, cls, aligned);
+	return S_OK;
+}
+
+static HRESULT on_root_references2(ICorProfilerCallback11 *self, ULONG n, ObjectID ids[],
+				   COR_PRF_GC_ROOT_KIND kinds[], COR_PRF_GC_ROOT_FLAGS flags[], UINT_PTR root_ids[])
+{
+	(void)self, (void)ids, (void)flags, (void)root_ids;
+	if (atomic_load_explicit(&h.phase, memory_order_relaxed) != CAPTURING)
+		return S_OK;
+	for (ULONG i = 0; i < n; i++) {
+		int k = kinds[i] == COR_PRF_GC_ROOT_STACK       ? CS_ROOT_STACK
+			: kinds[i] == COR_PRF_GC_ROOT_FINALIZER ? CS_ROOT_FINALIZER
+			: kinds[i] == COR_PRF_GC_ROOT_HANDLE    ? CS_ROOT_HANDLE
+								: CS_ROOT_OTHER;
+		atomic_fetch_add_explicit(&h.roots[k], 1, memory_order_relaxed);
+	}
+	return S_OK;
+}
+
+void heapsnap_install_callbacks(struct ICorProfilerCallback11Vtbl *vtbl)
+{
+	vtbl->ObjectReferences = on_object_references;
+	vtbl->RootReferences2 = on_root_references2;
+}
+
+/* ---- the snapshot thread ---- */
+
+static void reset_counts(void)
+{
+	cc_clear(&h.table);
+	for (int i = 0; i < CS_ROOT_KINDS; i++)
+		atomic_store(&h.roots[i], 0);
+}
+
+static void warn_dropped(uint64_t seq)
+{
+	if (atomic_load(&h.table.dropped))
+		lw_message(CS_LEVEL_WARNING, "heap snapshot %llu: more than %u types, %llu objects not counted",
+			   (unsigned long long)seq, cc_capacity(&h.table) / 4,
+			   (unsigned long long)atomic_load(&h.table.dropped));
+}
+
+static BOOL count_object(ObjectID obj, void *state)
+{
+	(void)state;
+	ICorProfilerInfo10 *info = g_agent.info;
+	ClassID cls = 0;
+	SIZE_T size = 0;
+	if (FAILED(info->vtbl->GetClassFromObject(info, obj, &cls)) || !cls)
+		return TRUE;
+	if (FAILED(info->vtbl->GetObjectSize2(info, obj, &size)))
+		size = 0;
+	cc_add(&h.table, cls, ((uint64_t)size + OBJECT_ALIGN - 1) & ~(uint64_t)(OBJECT_ALIGN - 1));
+	return TRUE;
+}
+
+/* Every object in the heap, counted while the runtime stands still: no
+ * collection and no GC event mask, so background GC stays on. */
+static void take_suspended(uint64_t seq)
+{
+	ICorProfilerInfo10 *info = g_agent.info;
+	HRESULT hr = CORPROF_E_SUSPENSION_IN_PROGRESS;
+	uint64_t t0 = 0;
+	for (int i = 0; i < SUSPEND_TRIES && hr == CORPROF_E_SUSPENSION_IN_PROGRESS; i++) {
+		if (i) {
+			struct timespec pause = {0, 2 * 1000000L};
+			nanosleep(&pause, NULL);
+		}
+		t0 = agent_mono_ns();
+		hr = info->vtbl->SuspendRuntime(info);
+	}
+	if (FAILED(hr)) {
+		lw_message(CS_LEVEL_WARNING, "heap snapshot %llu failed: the runtime could not be suspended (0x%08x)",
+			   (unsigned long long)seq, (unsigned)hr);
+		return;
+	}
+	hr = info->vtbl->EnumerateGCHeapObjects(info, count_object, NULL);
+	info->vtbl->ResumeRuntime(info);
+	uint64_t t1 = agent_mono_ns();
+	if (FAILED(hr)) {
+		lw_message(CS_LEVEL_WARNING, "heap snapshot %llu failed: the runtime refused the heap walk (0x%08x)",
+			   (unsigned long long)seq, (unsigned)hr);
+		return;
+	}
+	h.seq = seq;
+	h.time_us = (t0 - g_agent.start_mono_ns) / 1000;
+	h.pause_us = (t1 - t0) / 1000;
+	warn_dropped(seq);
+	atomic_store(&h.phase, WRITING); /* the sampler thread's turn */
+}
+
+static void take_one(uint64_t seq)
+{
+	ICorProfilerInfo10 *info = g_agent.info;
+	if (!h.table.slots && cc_init(&h.table, TABLE_SLOTS) < 0) {
+		lw_message(CS_LEVEL_WARNING, "heap snapshot %llu skipped: out of memory", (unsigned long long)seq);
+		return;
+	}
+	reset_counts();
+	if (h.walk == WALK_SUSPENDED) {
+		take_suspended(seq);
+		return;
+	}
+	HRESULT hr = evmask_set_heap_walk(true);
+	if (FAILED(hr)) {
+		lw_message(CS_LEVEL_WARNING,
+			   "heap snapshot %llu failed: the runtime refused heap walks (0x%08x)%s",
+			   (unsigned long long)seq, (unsigned)hr,
+			   hr == CORPROF_E_CONCURRENT_GC_NOT_PROFILABLE
+				   ? "; concurrent GC is on (start the program with DOTNET_gcConcurrent=0)"
+				   : "");
+		return;
+	}
+	atomic_store(&h.phase, ARMED);
+	uint64_t t0 = agent_mono_ns();
+	hr = info->vtbl->ForceGC(info);
+	uint64_t t1 = agent_mono_ns();
+	int expected = ARMED;
+	atomic_compare_exchange_strong(&h.phase, &expected, IDLE); /* the GC never came */
+	evmask_set_heap_walk(false);
+	if (atomic_load(&h.phase) != CAPTURED) {
+		atomic_store(&h.phase, IDLE);
+		lw_message(CS_LEVEL_WARNING, "heap snapshot %llu failed: %s (0x%08x)", (unsigned long long)seq,
+			   FAILED(hr) ? "the runtime refused to collect" : "the forced collection was not seen",
+			   (unsigned)hr);
+		return;
+	}
+	h.seq = seq;
+	h.time_us = (t0 - g_agent.start_mono_ns) / 1000;
+	h.pause_us = (t1 - t0) / 1000;
+	warn_dropped(seq);
+	atomic_store(&h.phase, WRITING); /* the sampler thread's turn */
+}
+
+static void *snapshot_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&h.mu);
+	while (!h.stop) {
+		if (h.done >= h.asked || atomic_load(&h.phase) != IDLE) {
+			struct timespec until;
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_nsec += 50 * 1000000L;
+			if (until.tv_nsec >= 1000000000L)
+				until.tv_sec++, until.tv_nsec -= 1000000000L;
+			pthread_cond_timedwait(&h.cv, &h.mu, &until);
+			continue;
+		}
+		/* every request pending now is answered by one snapshot: a huge
+		 * count must not force collections back to back */
+		uint64_t seq = h.done = h.asked;
+		pthread_mutex_unlock(&h.mu);
+		take_one(seq);
+		pthread_mutex_lock(&h.mu);
+	}
+	pthread_mutex_unlock(&h.mu);
+	return NULL;
+}
+
+int heapsnap_request(uint32_t seq, char *why, size_t whylen)
+{
+	if (h.walk == WALK_NONE) {
+		snprintf(why, whylen, "no heap snapshots: this runtime (before .NET 10) can walk the heap only during a "
+				      "GC with background GC off, which must be chosen when the program starts "
+				      "(clrscope record --heap-snapshots -- PROGRAM)");
+		return -1;
+	}
+	pthread_mutex_lock(&h.mu);
+	if (seq > h.asked)
+		h.asked = seq;
+	if (!h.started && h.asked > h.done) {
+		h.stop = false;
+		if (pthread_create(&h.thread, NULL, snapshot_main, NULL) == 0) {
+			h.started = true;
+			pthread_setname_np(h.thread, "clrscope-heap");
+		} else {
+			lw_message(CS_LEVEL_WARNING, "heap snapshots unavailable: no thread for them");
+		}
+	}
+	pthread_cond_broadcast(&h.cv);
+	pthread_mutex_unlock(&h.mu);
+	return 0;
+}
+
+void heapsnap_stop(void)
+{
+	pthread_mutex_lock(&h.mu);
+	bool started = h.started;
+	h.stop = true;
+	h.started = false;
+	pthread_cond_broadcast(&h.cv);
+	pthread_mutex_unlock(&h.mu);
+	if (started)
+		pthread_join(h.thread, NULL);
+	atomic_store(&h.phase, IDLE);
+}
+
+/* ---- the sampler thread: names and records ---- */
+
+struct part_writer {
+	struct cs_heap_head head;
+	uint8_t *entries; /* every entry, encoded back to back */
+	size_t len, cap;
+	size_t *ends; /* where each part's entries end */
+	size_t nparts, parts_cap;
+	size_t part_start;
+};
+
+static bool grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return true;
+	size_t ncap = *cap ? *cap * 2 : 64;
+	while (ncap < need)
+		ncap *= 2;
+	void *n = realloc(*p, ncap * size);
+	if (!n)
+		return false;
+	*p = n;
+	*cap = ncap;
+	return true;
+}
+
+static bool add_entry(struct part_writer *w, const char *type, uint64_t count, uint64_t bytes)
+{
+	uint8_t tmp[1200];
+	struct cs_out o;
+	cs_out_init(&o, tmp, sizeof tmp);
+	struct cs_type_count e = {0, {type, strlen(type)}, count, bytes};
+	cs_heap_entry_encode(&o, &e);
+	if (o.overflow || !grow((void **)&w->entries, &w->cap, w->len + o.len, 1))
+		return false;
+	if (w->len + o.len - w->part_start > PART_BYTES) {
+		if (!grow((void **)&w->ends, &w->parts_cap, w->nparts + 1, sizeof *w->ends))
+			return false;
+		w->ends[w->nparts++] = w->len;
+		w->part_start = w->len;
+	}
+	memcpy(w->entries + w->len, tmp, o.len);
+	w->len += o.len;
+	w->head.types++;
+	return true;
+}
+
+static void write_parts(struct part_writer *w)
+{
+	if (grow((void **)&w->ends, &w->parts_cap, w->nparts + 1, sizeof *w->ends))
+		w->ends[w->nparts++] = w->len;
+	else
+		return;
+	w->head.parts = w->nparts;
+	static uint8_t record[PART_BYTES + 1024];
+	size_t from = 0;
+	for (size_t i = 0; i < w->nparts; i++) {
+		struct cs_out o;
+		cs_out_init(&o, record, sizeof record);
+		size_t at = cs_record_begin(&o);
+		w->head.part = i;
+		cs_heap_head_encode(&o, &w->head);
+		cs_put_bytes(&o, w->entries + from, w->ends[i] - from);
+		if (cs_record_end(&o, at, CS_REC_HEAP))
+			lw_append(o.buf, o.len, 1);
+		from = w->ends[i];
+	}
+	lw_flush_soon();
+}
+
+void heapsnap_drain(void)
+{
+	if (atomic_load(&h.phase) != WRITING)
+		return;
+	struct part_writer w = {.head = {
+		.time_us = h.time_us,
+		.seq = h.seq,
+		.pause_us = h.pause_us,
+		.walk = h.walk == WALK_SUSPENDED ? CS_HEAP_WALK_SUSPENDED : CS_HEAP_WALK_GC,
+	}};
+	for (int i = 0; i < CS_ROOT_KINDS; i++)
+		w.head.roots[i] = atomic_load(&h.roots[i]);
+	bool ok = true;
+	for (uint32_t i = 0; i < cc_capacity(&h.table) && ok; i++) {
+		struct cc_slot *s = &h.table.slots[i];
+		ClassID cls = atomic_load_explicit(&s->cls, memory_order_relaxed);
+		if (!cls)
+			continue;
+		char name[1024];
+		sym_class_name(cls, name, sizeof name);
+		uint64_t count = atomic_load(&s->count), bytes = atomic_load(&s->bytes);
+		w.head.objects += count;
+		w.head.bytes += bytes;
+		ok = add_entry(&w, name, count, bytes);
+	}
+	if (ok)
+		write_parts(&w);
+	else
+		lw_message(CS_LEVEL_WARNING, "heap snapshot %llu lost: out of memory", (unsigned long long)h.seq);
+	free(w.entries);
+	free(w.ends);
+	atomic_store(&h.phase, IDLE);
+	pthread_cond_broadcast(&h.cv);
+}
