@@ -1,4 +1,4 @@
-/* Time and the optional debug log. */
+/* The shared state, time and the optional debug log (agent.h). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,9 +1,15 @@
-/* The agent's shared state and the few calls its modules make of each other.
+/* The base every folder of the agent may include (README.md): the shared
+ * state, set by runtime/ before any thread of the agent starts, clocks,
+ * random draws and the optional debug log.
  *
  * Threads of the agent:
- *   - runtime threads calling our ICorProfilerCallback methods (entry.c)
- *   - the sampler (sampler.c): suspends the runtime, walks stacks, interns
- *   - the writer (logwriter.c): moves buffered records to segment files
+ *   - runtime threads calling our ICorProfilerCallback methods (installed
+ *     by runtime/entry.c and the folders it asks)
+ *   - the sampler (sampling/sampler.c): takes ticks, walks stacks, interns,
+ *     and names and logs what the other threads queued
+ *   - the writer (log/logwriter.c): moves buffered records to segment files
+ *   - the control thread (runtime/control.c): dials, the session's health
+ *   - the heap snapshot thread (events/heapsnap.c), once one is asked for
  * None of them ever runs managed code, and no application thread ever waits
  * on disk I/O. */
 #ifndef CLRSCOPE_AGENT_H
