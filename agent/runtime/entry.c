@@ -1,6 +1,8 @@
 /* The COM surface the runtime sees: DllGetClassObject, a class factory, and
  * one profiler object whose vtable answers every ICorProfilerCallback
- * version up to 11.  Only a few callbacks do anything; the rest return S_OK. */
+ * version up to 11.  Only the callbacks the folders install do anything;
+ * the rest return S_OK.  Initialize and InitializeForAttach start the
+ * agent; the hooks of the lower folders are set before either can run. */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
