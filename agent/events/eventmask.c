@@ -53,7 +53,7 @@ static void compute_mask(uint32_t kinds, DWORD *low, DWORD *high)
 	 * allocation view counts GCs even when GC events are not recorded */
 	/* not COR_PRF_HIGH_MONITOR_EVENT_PIPE: it only adds the
 	 * EventPipeProviderCreated callbacks; delivery to EventPipeEventDelivered
-	 * does not check it (and leaving it out did not cure the abort below) */
+	 * does not check it (nor does it bear on the abort below) */
 	*high = COR_PRF_HIGH_BASIC_GC;
 	/* what activity.c needs to say a sample is compiling or collecting:
 	 * callbacks that cost little beside the work they bracket (the class
@@ -70,9 +70,9 @@ static void compute_mask(uint32_t kinds, DWORD *low, DWORD *high)
 	if (mask.heap_walk || mask.gc_at_start)
 		*low |= COR_PRF_MONITOR_GC;
 	/* exceptions come from the event stream when it carries them: the
-	 * exception callbacks beside any session of it made the runtime
-	 * (10.0.12) abort on a corrupted mutex in about one run in four of
-	 * tests/apps/Server (neither alone did) */
+	 * exception callbacks beside any session of it make the runtime
+	 * (10.0.12) abort on a corrupted mutex, in about one run in four of
+	 * tests/apps/Server recorded with exceptions (neither alone does) */
 	if ((kinds & CS_EV_EXCEPTIONS) && !eventpipe_covers(CS_EV_EXCEPTIONS))
 		*low |= COR_PRF_MONITOR_EXCEPTIONS;
 	if (kinds & CS_EV_MODULES)

@@ -121,7 +121,7 @@ uint32_t eventpipe_apply(uint32_t kinds, bool labels, char *why, size_t whylen)
 		return 0;
 	if (instr_configured()) {
 		/* instrumentation keeps the exception callbacks on, which beside a
-		 * session made the runtime abort (see compute_mask in events.c) */
+		 * session make the runtime abort (see compute_mask in eventmask.c) */
 		if (why && kinds & STREAM_KINDS & ~CS_EV_EXCEPTIONS)
 			snprintf(why, whylen, "is off in a process started with --instrument");
 		return 0;

@@ -113,7 +113,7 @@ static ThreadID current_thread(void)
 
 /* A throw, on the throwing thread: its type and message from the payload,
  * the thread's stack walked here (the callback is not asked for: see
- * compute_mask in events.c). */
+ * compute_mask in eventmask.c). */
 static void on_exception(struct cs_in *in)
 {
 	char text[EVQ_MAX_TEXT];
