@@ -56,9 +56,9 @@ bool activity_of(uint32_t tid, struct activity *out) AGENT_HIDDEN;
 void activity_gc_suspension(bool on) AGENT_HIDDEN;
 bool activity_in_gc_suspension(void) AGENT_HIDDEN;
 
-/* Installs the callbacks only this module needs (dynamic methods); JIT
- * and suspension callbacks are events.c's, type loads runtimeevents.c's,
- * and they call in. */
+/* Installs the callbacks only this module needs (dynamic methods); the
+ * JIT and suspension callbacks (events/events.c) and the type load events
+ * (events/runtimeevents.c) call in. */
 void activity_install(struct ICorProfilerCallback11Vtbl *vtbl) AGENT_HIDDEN;
 
 #endif

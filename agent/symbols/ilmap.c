@@ -18,7 +18,7 @@ struct entry {
 };
 
 /* An address's answer, kept: a walk asks again for every return address
- * of every sample, and each answer took a code-map lookup, the body's map
+ * of every sample, and each answer costs a code-map lookup, the body's map
  * and a search of it. */
 #define ANSWERS 4096 /* power of two */
 struct answer {
