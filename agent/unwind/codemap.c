@@ -130,8 +130,7 @@ static _Atomic uint32_t code_unloads;
 /* The address and body tables are 10 MiB of zero pages of which a program
  * uses a few hundred KiB: mapped on their own, so that forgetting gives
  * the used pages back (MADV_DONTNEED: they read as zeros again) instead of
- * a memset making all of them resident (the agent held 20 MiB where it
- * needed 2). */
+ * a memset making all of them resident. */
 static void *zero_pages(size_t len)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -205,8 +204,9 @@ static uint32_t hash(uint64_t v)
 /* What the instruction bytes around an address say, read once per address:
  * code does not change while it lives, and the addresses asked about are
  * code a thread ran or returns to (forgotten with the rest of the map).
- * Samples land on the same few system calls and call sites again and again:
- * a system call per capture was most of the sampler thread's reads. */
+ * Samples land on the same few system calls and call sites again and
+ * again, so a read per capture would be most of the sampler thread's
+ * reads. */
 struct code_fact {
 	uint64_t addr;
 	uint32_t generation; /* the map's, plus one (0: an empty slot) */
@@ -305,9 +305,9 @@ static int32_t indexed_body(uint64_t ip)
 /* The body that starts at start, asked of the runtime on first sight
  * (or, for ReadyToRun code, known to end at known_end).  Probed to the
  * first empty slot, however far: a body not kept is a method whose frames
- * no walk can place until the map is forgotten (with 16 probes, on the C#
- * compiler at half full, some of its hottest methods were, and every sample
- * through them suspended the runtime). */
+ * no walk can place until the map is forgotten, and every sample through
+ * it suspends the runtime; a short probe leaves out some of the hottest
+ * methods of a large program (the C# compiler's) at half full. */
 static int32_t body_at_start(uint64_t start, FunctionID fn, uint64_t known_end, uint32_t dynamic_epoch)
 {
 	uint32_t h = hash(start);
@@ -352,9 +352,10 @@ static int32_t body_at_start(uint64_t start, FunctionID fn, uint64_t known_end, 
 
 /* Lines of the modules' tables (unwind tables, ReadyToRun headers), kept
  * as read: they are file mappings that do not change while their module
- * is loaded, and a new native leaf asked for its unwind rule read some
- * twenty words of them one system call at a time (a binary search of the
- * table, then its entry), on every sample of a hot native loop. */
+ * is loaded, and the unwind rule of a new native leaf takes some twenty
+ * words of them (a binary search of the table, then its entry), which
+ * read one system call at a time would cost that many calls on every
+ * sample of a hot native loop. */
 struct line {
 	uint64_t base;
 	uint32_t stamp; /* m.lines_stamp + 1 when read (0: empty) */
@@ -502,9 +503,9 @@ static uint8_t module_build_id(const struct dl_phdr_info *info, uint8_t *out)
 }
 
 /* The kernel's answer about the mapping at one address (PROCMAP_QUERY,
- * Linux 6.11 and later: struct and numbers from include/uapi/linux/fs.h).
- * A reread of the maps takes a millisecond in a large program; the query
- * a few microseconds. */
+ * Linux 6.11 and later: struct and numbers from include/uapi/linux/fs.h):
+ * one system call, where a reread of the maps reads and parses the whole
+ * list (hundreds of lines in a large program). */
 struct procmap_query {
 	uint64_t size, query_flags, query_addr;
 	uint64_t vma_start, vma_end, vma_flags, vma_page_size, vma_offset, inode;
@@ -716,7 +717,7 @@ static void read_maps(void)
 	if (!f)
 		return;
 	/* read again as new code appears (a page at a time while the JIT is
-	 * busy), on a server some 800 lines: parsed by hand, in large reads */
+	 * busy), hundreds of lines on a server: parsed by hand, in large reads */
 	static char buf[1 << 16];
 	setvbuf(f, buf, _IOFBF, sizeof buf);
 	char line[512];
@@ -811,7 +812,7 @@ static int executable(uint64_t ip, bool executed)
 	 * read them again now (new code regions are rare); so may be a return
 	 * address that memory holds (the runtime commits its code heap a page
 	 * at a time as it compiles: in a burst of compilations most callers'
-	 * code was newer than the maps), a little later */
+	 * code is newer than the maps), a little later */
 	uint8_t probe;
 	bool now = executed || (agent_mono_ns() - m.maps_ns >= MAPS_RECHECK_NS && memread(ip, &probe, 1) == 0);
 	if (!reread_maps(now))

@@ -2,8 +2,9 @@
  * to (GetFunctionFromIP), which of its native bodies (Tier0, OSR, Tier1,
  * ReadyToRun: GetNativeCodeStartAddresses + GetCodeInfo4) holds it, and
  * that body's decoded prolog.  Native code: the unwind rule its module's
- * .eh_frame gives for the instruction (modules listed by dl_iterate_phdr).  Everything is cached by address, so the
- * runtime is asked once per distinct address.  Sampler thread only. */
+ * .eh_frame gives for the instruction (modules listed by dl_iterate_phdr).
+ * Everything is cached by address, so the runtime is asked once per
+ * distinct address.  Sampler thread only. */
 #ifndef CLRSCOPE_AGENT_CODEMAP_H
 #define CLRSCOPE_AGENT_CODEMAP_H
 

@@ -25,8 +25,9 @@ size_t memread_prefix(uint64_t addr, void *buf, size_t n)
 	return got > 0 ? (size_t)got : 0;
 }
 
-/* One range per word pinned a page per word: a tenth of the sampler
- * thread's time at 1 kHz on a server went to the parked proofs' reads. */
+/* Words close together are read as one range: the kernel pins a page per
+ * range, and the parked proofs read many words a tick, so one range per
+ * word would pin a page per word. */
 #define WORDS_GAP 512     /* a gap this small is read through, not split at */
 #define WORDS_SPAN 16384  /* bytes read in all, at most */
 #define WORDS_MAX 1024    /* IOV_MAX */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #define PROBE_GAP_NS 250000000ull /* a replay at most this often: reading 64 MiB takes milliseconds */
-#define EVICT_BYTES (64u << 20) /* twice the L3 of the machines measured, and 16384 pages */
+#define EVICT_BYTES (64u << 20) /* twice a 32 MiB L3, and 16384 pages: more than the TLB holds */
 
 #define KEPT 512 /* replays kept for the medians (a replay the sampler thread was
 		    preempted in, or that met a page not yet mapped, weighs little there) */
