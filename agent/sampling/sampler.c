@@ -34,8 +34,10 @@
 #define STAGE_COMMIT_BYTES (24u << 10)
 #define STAGE_COMMIT_NS (50u * 1000000u)
 /* Other threads' events (runtime events, call totals, allocation counts)
- * are passed on at most this often: every tick at 1 kHz cost 3 % of the
- * sampler thread's time, and the samples are staged longer than this. */
+ * are passed on at most this often, not at every tick: a drain per tick at
+ * 1 kHz is some 3 % of the sampler thread's time ("naming and logging" in
+ * the cost lines of clrscope report), and the samples are staged longer
+ * than this anyway. */
 #define DRAIN_EVERY_NS 5000000ull
 #define IDLE_WAKE_NS (50u * 1000000u)
 #define HOLD_SLOTS 4096             /* threads whose unchanged stack is held as a run */
@@ -487,10 +489,9 @@ static void check_parked(struct still_thread *known, const struct sig_walk *capt
  * works in bursts shorter than a tick is mostly found back in its wait,
  * and the captures that do find it running are no less fair a sample of
  * where it runs (their instants are drawn at random), so they stand for
- * the time the others missed (counting one each, with the credit capped
- * at two periods, the pool's workers on WebHash under a fixed load had
- * 0.86-0.89 of their CPU time in on-CPU samples, the socket engine 0.72;
- * now 1.00-1.02 and 0.94-1.00).  Its other samples are off the CPU: a
+ * the time the others missed (counted as one each, a bursty thread's
+ * on-CPU samples fall short of its CPU time; e2e.cpu_wall checks that they
+ * add up to it).  Its other samples are off the CPU: a
  * capture that found it waiting in a system call (waiting), or just back
  * from one that waits (woke: the signal came as it waited, or as it waited
  * for a CPU), unless it has used the most credit kept with no capture
@@ -553,8 +554,8 @@ static uint32_t on_cpu_samples(struct still_thread *known, uint64_t period_ns, b
 		return 0;
 	/* up to two periods are kept for the ticks to come: a thread that runs
 	 * all the time is on the CPU at each of them, however they are spaced
-	 * (paying all at a late tick left the next one, early, with too little:
-	 * off the CPU where it ran) */
+	 * (paying all at a late tick would leave the next one, early, with too
+	 * little: off the CPU where it ran) */
 	uint64_t whole = (uint64_t)known->cpu_credit / period_ns;
 	uint32_t n = whole > 2 ? (uint32_t)(whole - 1) : 1;
 	known->cpu_credit -= (int64_t)(n * period_ns);
@@ -728,18 +729,15 @@ static bool suspension_allowed(void)
 /* A short time slice for the sampler thread (EEVDF's own slice, Linux 6.12
  * and later; older kernels ignore it): woken when every CPU is busy, it
  * preempts a running thread at once instead of waiting for one to stop or
- * park.  Waiting, its ticks came as a worker parked and freed a CPU, and
- * the signals drawn from then on found the worker's bursts over.  Bursts
- * at 1 kHz: a third of the ticks began over 20 us late, a tenth over
- * 400 us, now 3 % over 20 us; Burst's share of the worker's samples went
- * from 0.89-0.97 of its wall share to 0.97-1.03 (five interleaved pairs;
- * beside a busy loop 0.87-0.98 both).  Not while it suspends the runtime:
- * its waits for the threads to reach safe points are 16 us sleeps, and
- * each wake would take a CPU from a thread that needs one to get there
- * (three threads spinning on two CPUs, sampled by suspension, had 52-299
- * samples in a second where a wait phase had 600; 226-369 without it).
- * Its CPU share is not raised; the thread's nice value and policy stay.
- * Sampler thread only. */
+ * park.  Were it to wait, its ticks would come as a worker parks and frees
+ * a CPU, and the signals drawn from then on would find the worker's bursts
+ * over: a bursty thread's work would be undersampled (e2e.parked measures
+ * Burst's share of the worker's samples).  Not while it suspends the
+ * runtime: its waits for the threads to reach safe points are 16 us
+ * sleeps, and each wake would take a CPU from a thread that needs one to
+ * get there (threads spinning on fewer CPUs, sampled by suspension, would
+ * lose a good part of their samples).  Its CPU share is not raised; the
+ * thread's nice value and policy stay.  Sampler thread only. */
 #define SAMPLER_SLICE_NS 100000ull /* the shortest the kernel allows */
 struct sched_attr_v0 { /* the first 48 bytes of the uapi's struct sched_attr (its header clashes with sched.h) */
 	uint32_t size, sched_policy;
@@ -832,9 +830,9 @@ static void take_tick_suspend(void)
  * finds it there adds none, unless a period of its CPU time has no sample
  * (it was in the kernel, which they leave out): then a signal, whose
  * capture on the CPU stands for it.
- * The kernel's sample in place of the tick's moment counted a bursty
- * thread's work twice (Bursts at 1 kHz: Burst had 1.1-1.4 of its wall
- * share).  The thread is on a CPU if its clock moved since the survey read
+ * The kernel's sample in place of the tick's moment would count a bursty
+ * thread's work twice (e2e.parked measures Burst's share under the kernel
+ * sampler).  The thread is on a CPU if its clock moved since the survey read
  * it (tens of microseconds before: one that parks in between counts as on
  * a CPU once), or if the sampler thread took its CPU (sigsampler_instant).
  * False: walk it. */
@@ -853,8 +851,9 @@ static bool take_kernel_instant(struct still_thread *t, uint32_t check_every)
 		/* waiting for a CPU: a capture just back from its wait stands
 		 * for the kernel's time there if the thread has used the most
 		 * credit kept with no sample (its CPU time mostly the kernel's as
-		 * its wait returns: WebHash's socket engine, 0.23-0.29 of whose
-		 * CPU time had CPU samples when only captures on a CPU paid) */
+		 * its wait returns, as WebHash's socket engine's: were only
+		 * captures on a CPU to pay, most of that time would have no CPU
+		 * sample) */
 		if (!sigsampler_signal(t->os_tid, t->thread))
 			return false;
 		t->paying = sigsampler_kernel_unsampled(t->os_tid, t->thread, t->cpu_now) >=
@@ -884,23 +883,22 @@ static bool take_capture(struct still_thread *t, bool kernel, uint32_t check_eve
  * are signalled, their captures arriving by the next tick; still threads
  * keep their stacks; the others (new threads, threads that stopped after a
  * signal, and the walks that are checks) are walked in a suspension, which
- * a tick without them does not need.  A signal is cheaper than a suspension
- * even for a thread that ran briefly and is parked again: the suspension
- * stops every thread.  A capture tells where its thread stays until it
+ * a tick without them does not need.  Every thread that ran is signalled,
+ * however briefly it ran: a signal is cheaper than a suspension even for a
+ * thread that ran briefly and is parked again, since the suspension stops
+ * every thread (the runtime's suspended time is in the cost lines of
+ * clrscope report).  A capture tells where its thread stays until it
  * runs again: a thread caught in a wait that is in that wait again, with
  * the stack words its walk read unchanged, is still however long it ran
- * in between (see CAPTURE_SLACK_NS), and one whose signal is still pending has
- * not run since it was sent, so its capture stands for this tick too, up
- * to the instant it is taken (sigsampler_extend)
- * (walking it instead would make it run to a safe point first, where the
- * runtime's walk of an OSR frame loses its caller).  Measured on WebHash
- * under wrk at 1 kHz: signalling only threads that used a tenth of the
- * tick, 4100-4200 of 11400-11600 ticks suspended the runtime (400-475 ms);
- * now 270-350 (43-47 ms).  A capture
- * that gives no sample (a managed frame the unwinder could not place, or
- * native frames it could not follow to the thread's first) has its thread
- * walked exactly in this tick's suspension instead; after a few in a row
- * the thread is walked instead of signalled for a while. */
+ * in between (see CAPTURE_SLACK_NS), and one whose signal is still
+ * pending has not run since it was sent, so its capture stands for this
+ * tick too, up to the instant it is taken (sigsampler_extend) (walking it
+ * instead would make it run to a safe point first, where the runtime's
+ * walk of an OSR frame loses its caller).  A capture that gives no sample
+ * (a managed frame the unwinder could not place, or native frames it
+ * could not follow to the thread's first) has its thread walked exactly in
+ * this tick's suspension instead; after a few in a row the thread is
+ * walked instead of signalled for a while. */
 #define UNMANAGED_RUN_LIMIT 4
 #define WALK_ONLY_SURVEYS 64
 static void take_tick_mixed(void)
@@ -962,8 +960,8 @@ static void take_tick_mixed(void)
 			 * or its signal's instant only just came (a thread waiting for a
 			 * CPU has not taken it yet): the capture to come stands for this
 			 * tick too, if it comes after an instant drawn in the tick (else
-			 * the capture after it); pending long after its instant while it ran: it
-			 * blocks the signal, walk it instead */
+			 * the capture after it); pending long after its instant while
+			 * it ran: it blocks the signal, walk it instead */
 			bool pending = !walk_now && sigsampler_pending(t->os_tid, t->thread);
 			bool not_run = t->cpu_before && t->cpu_now == t->cpu_before;
 			if (pending && (not_run || !sigsampler_overdue(t->os_tid, t->thread)) &&
@@ -987,8 +985,9 @@ static void take_tick_mixed(void)
 			 * was taken as it ran on): where it waits, it is read, with no
 			 * suspension; one that waits for a CPU is signalled (its capture
 			 * comes as it runs again, where it stopped: a suspension would
-			 * wait for it to get a CPU too, with every thread stopped; on the
-			 * C# compiler on two CPUs such threads were half the suspensions) */
+			 * wait for it to get a CPU too, with every thread stopped; such
+			 * threads can make half the suspensions of a busy program, as
+			 * of the C# compiler on two CPUs) */
 			bool parked = not_run && !walk_now && !t->check_now && !pending;
 			t->by_signal = running ? take_capture(t, kernel, every)
 					       : parked && (sigsampler_read_waiting(t->os_tid, t->thread, 0) ||
@@ -998,8 +997,8 @@ static void take_tick_mixed(void)
 	}
 	/* The validate dial's checks: each one an exact walk in a suspension,
 	 * which stops the whole program (on a busy machine for milliseconds:
-	 * on the C# compiler on two CPUs they were half the runtime's suspended
-	 * time).  A thread's check waits for a tick that suspends anyway, for as
+	 * checks can make half the runtime's suspended time, as on the C#
+	 * compiler on two CPUs).  A thread's check waits for a tick that suspends anyway, for as
 	 * many fast walks again at most; then it suspends, for the checks
 	 * waiting among the threads that ran (up to MAX_CHECKS a tick). */
 	uint32_t checking = walks || checks_due ? MAX_CHECKS : 0;
@@ -1112,18 +1111,17 @@ static void drain_events(bool final)
  * Ticks on an exact grid alias with work that repeats in step with it (a
  * frame loop, a timer, a round that takes P/12): the same phase of every
  * round is sampled and a true 3:1 split reads 1193:5. Random gaps keep the
- * mean rate and sample every phase alike. */
+ * mean rate and sample every phase alike (e2e.cpu_ratio checks such a
+ * split). */
 static uint64_t jittered_period(uint64_t period)
 {
 	static uint64_t state; /* the sampler thread is the only user */
 	return period / 2 + agent_random_below(&state, period);
 }
 
-/* The tick's sleep: a plain timed sleep (a semaphore's wait adds the
- * futex's queueing: with the counts published every tick, 1-2 us of the
- * 21 a tick cost a program with a dozen parked threads here), in pieces no
- * longer than STOP_CHECK_NS so that sampler_stop is seen in time at any
- * rate. */
+/* The tick's sleep: a plain timed sleep (a semaphore's wait would add the
+ * futex's queueing to every wake-up), in pieces no longer than
+ * STOP_CHECK_NS so that sampler_stop is seen in time at any rate. */
 #define STOP_CHECK_NS 50000000ull
 static void sleep_until(uint64_t until_ns, uint64_t now_ns)
 {
@@ -1143,7 +1141,8 @@ static void *sampler_main(void *arg)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	/* The runtime's suspension loop sleeps 16 us at a time (nanosleep) on
-	 * this thread; the default 50 us timer slack made each of those ~100 us. */
+	 * this thread; the default 50 us timer slack would make each of those
+	 * ~100 us. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 
 	uint64_t next = agent_mono_ns(), gap = 0;

@@ -1,6 +1,7 @@
-/* The stack sampler: a thread of our own that, at the configured rate,
- * suspends the runtime, copies every managed thread's FunctionIDs, resumes,
- * and only then interns and logs what it saw. */
+/* The stack sampler: a thread of our own that takes a tick at the
+ * configured rate, at random gaps around its period, in one of the modes
+ * below, and only once the program's threads run again interns and logs
+ * what it saw. */
 #ifndef CLRSCOPE_AGENT_SAMPLER_H
 #define CLRSCOPE_AGENT_SAMPLER_H
 

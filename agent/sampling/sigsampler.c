@@ -1,17 +1,19 @@
 /* The signal sampler: instead of suspending the runtime, send a real-time
  * signal to each managed thread that used CPU since the last tick; its
  * handler copies the interrupted registers and a bounded window of the
- * thread's stack (process_vm_readv on our own pid: an unreadable page is an
- * error, never a fault) into a per-thread ring.  On its next tick the
+ * thread's stack (plainly within the stack a glibc thread owns, else by
+ * process_vm_readv on our own pid: an unreadable page is an error, never a
+ * fault) into a per-thread ring.  On its next tick the
  * sampler thread unwinds each copy (unwind.c) the way the runtime's own
  * unwinder would: managed frames by their code's prolog and epilog, so
  * frameless and OSR methods keep their callers.
  *
  * Cheaper than a suspension and without the safe-point bias.  The handler
  * is async-signal-safe: no locks, no allocation, no runtime calls, errno
- * kept, three system calls (the copy, and its own CPU clock before and
- * after it: what it cost).  A thread gets at most one signal in flight,
- * and only while the handler is still ours. */
+ * kept, a few system calls (its thread's id, its own CPU clock before and
+ * after the copy: what it cost, and the copy where it is not plain).  A
+ * thread gets at most one signal in flight, and only while the handler is
+ * still ours. */
 #include "agent/sampling/sigsampler.h"
 
 #include <errno.h>
@@ -83,8 +85,8 @@ struct syscall_call {
 	uint64_t arg1;
 };
 
-/* A read of /proc/self/task/TID/syscall (10-15 us on a VM: a third of a
- * read in place), with the thread's CPU clock read just before it: while
+/* A read of /proc/self/task/TID/syscall (a good part of what a read in
+ * place costs), with the thread's CPU clock read just before it: while
  * the clock reads the same, the thread has not run, and the site stands. */
 struct site_read {
 	struct syscall_site site;
@@ -217,9 +219,10 @@ static void on_signal(int sig, siginfo_t *si, void *context)
 	uint64_t hi = atomic_load_explicit(&sl->hi, memory_order_relaxed);
 	/* A thread that glibc started has its thread block at the top of its
 	 * stack's mapping: from its stack pointer up to there every byte is
-	 * its stack, mapped while it lives, and is copied plainly (the system
-	 * call that pins each page cost the program's threads a quarter of a
-	 * point of a CPU on a server at 1 kHz).  Only with the stack pointer
+	 * its stack, mapped while it lives, and is copied plainly, without the
+	 * system call that pins each page (which every capture would cost the
+	 * program's thread: the signal handler's time in the cost lines of
+	 * clrscope report).  Only with the stack pointer
 	 * inside the mapping that holds the block; elsewhere (the main thread,
 	 * an alternate signal stack, a mapping not learnt yet) the copy goes
 	 * page by page and ends at an unreadable one. */
@@ -481,11 +484,11 @@ static bool handler_is_ours(void)
 /* Where in the time before the next tick the thread's signal lands: at
  * an instant drawn at random, set by a timer of its own.  The sampler
  * thread wakes late when every CPU is busy (it waits for one), most often
- * just as some thread parks and frees one: a signal sent on waking finds
- * short bursts of work over and their threads parked (a worker running
- * 30 % of the time was caught working in 4 % of its samples, with
- * EventPipe's sampler the same).  A timer fires on time whoever runs, and
- * the signal reaches a running thread at once.  0: send it now. */
+ * just as some thread parks and frees one: a signal sent on waking would
+ * find short bursts of work over and their threads parked (a worker busy
+ * a third of the time would seldom be caught working: e2e.parked measures
+ * its share).  A timer fires on time whoever runs, and the signal reaches
+ * a running thread at once.  0: send it now. */
 #define SIGNAL_MARGIN_NS 100000ull /* delivered and handled before the tick */
 static uint64_t signal_delay(void)
 {
@@ -594,7 +597,7 @@ static bool blocked_in(const struct capture *c, struct syscall_site site)
  * came too, or while it waited for a CPU after it: either way it was most
  * likely not running (a thread running its own code is hardly ever on that
  * one instruction).  A busy thread that polls or yields is found there
- * too: its CPU clock settles it (see off_cpu in sampler.c). */
+ * too: its CPU clock settles it (see on_cpu_samples in sampler.c). */
 static bool woke_from_wait(const struct capture *c, struct syscall_site site)
 {
 	if (!site.pc || site.pc != c->ip || (int64_t)c->rax == -EINTR || c->in_place || c->kernel)
@@ -755,13 +758,12 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
  * as it arrives: those whose instant came before it was taken are its (the
  * thread had not run: it was where the capture found it); the others came
  * after the thread ran again, where nothing says it was, and go to its next
- * capture.  Standing for every such tick, the captures of threads woken by
- * their signal and left waiting for a CPU (a crowded machine) gave their
- * wait those ticks whole: a worker busy a quarter of its time in 150 us
- * bursts beside dotnet builds had 0.78-0.86 of its wall share there in its
- * samples.  (Signalling it again at that instant, from the handler, gave
- * 1.03-1.16: the signal itself wakes a parked thread once more.)  A capture
- * that gave no sample (walk: NULL) leaves them all to the next. */
+ * capture.  Were a capture to stand for every such tick, a thread woken by
+ * its signal and left waiting for a CPU (a crowded machine) would give its
+ * wait those ticks whole, and its work too few samples; signalling it
+ * again at that instant, from the handler, would wake a parked thread once
+ * more, and give its work too many.  A capture that gave no sample (walk:
+ * NULL) leaves them all to the next. */
 static void settle_extra(struct slot *sl, const struct capture *c, struct sig_walk *walk)
 {
 	uint32_t before = 0;
@@ -1047,11 +1049,11 @@ bool sigsampler_read_waiting(uint32_t os_tid, ThreadID thread, uint32_t check_ev
 
 /* Whether a thread that is runnable but not on a CPU last ran on the CPU
  * the sampler thread runs on: the sampler thread took it from the thread
- * (on a machine whose every CPU is busy it takes one from some thread;
- * Bursts at 1 kHz: its worker, found so at 46 % of the ticks after it ran,
- * counted as waiting for a CPU there gave it a third more samples than
- * ticks).  /proc/self/task/TID/stat: the state is the field after the name
- * in parentheses, the CPU the 36th after the state. */
+ * (on a machine whose every CPU is busy it takes one from some thread: a
+ * bursty worker is often found so right after it ran, and counted as
+ * waiting for a CPU there it would get more samples than ticks;
+ * e2e.parked).  /proc/self/task/TID/stat: the state is the field after
+ * the name in parentheses, the CPU the 36th after the state. */
 static bool displaced_by_sampler(struct slot *sl)
 {
 	char line[1024];

@@ -18,10 +18,10 @@
  * that used at most this much CPU since its handler (going back into the
  * call takes 2-15 us) keeps them.  Neither its CPU time nor the site alone
  * can tell: a thread woken from a lock's wait may reach its next wait in
- * as little (threads waiting for a method's compilation went on into the
- * method's own wait, which got the caller's stack), and a thread caught in
- * its own code may have sat preempted with the signal pending, past a
- * deadline. */
+ * as little (a thread waiting for a method's compilation goes on into
+ * the method's own wait, which would get the caller's stack), and a
+ * thread caught in its own code may have sat preempted with the signal
+ * pending, past a deadline. */
 #define CAPTURE_SLACK_NS 20000u
 
 /* The proof is asked at the survey, which comes when the sampler thread
