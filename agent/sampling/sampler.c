@@ -479,28 +479,29 @@ static void check_parked(struct still_thread *known, const struct sig_walk *capt
 			    (unsigned long long)kept, (unsigned long long)stack, (unsigned long)capture->wait.pc);
 }
 
-/* How many on-CPU samples a thread's sample of this tick is: 0 when it is
- * off the CPU.  A thread has an on-CPU sample for each period of CPU time
- * it used by its own clock (kernel time in system calls too), so on-CPU
- * samples add up to CPU time, as a CPU-time timer would sample.  The time
- * it used since its last on-CPU sample is its credit.  A capture that
- * finds it running spends the whole credit, in periods: the tick's sample
- * and, past one period, more (CPU_OWED), at the same place.  A thread that
- * works in bursts shorter than a tick is mostly found back in its wait,
- * and the captures that do find it running are no less fair a sample of
- * where it runs (their instants are drawn at random), so they stand for
- * the time the others missed (counted as one each, a bursty thread's
- * on-CPU samples fall short of its CPU time; e2e.cpu_wall checks that they
- * add up to it).  Its other samples are off the CPU: a
- * capture that found it waiting in a system call (waiting), or just back
- * from one that waits (woke: the signal came as it waited, or as it waited
- * for a CPU), unless it has used the most credit kept with no capture
- * that found it running: then that capture stands for all of it (a thread
- * that polls or yields in a loop runs there; one whose CPU time is mostly
- * the kernel's as its wait returns, as the socket engine's in epoll_wait,
- * is hardly ever caught elsewhere); and a thread with less than half a
- * period of credit.  The signal sampler signals only threads that used a
- * period of CPU: on. */
+/* How many on-CPU samples a thread's sample of this tick is (0: off the
+ * CPU).  Each period of CPU time a thread uses by its own clock (kernel
+ * time in system calls too) is one on-CPU sample, so on-CPU samples add up
+ * to CPU time as a CPU-time timer's would (e2e.cpu_wall checks it).  The
+ * time it used since its last on-CPU sample is its credit:
+ *  - a capture that finds it running spends the whole credit, in periods:
+ *    the tick's sample and, past one period, more (CPU_OWED) at the same
+ *    place.  A thread that works in bursts shorter than a tick is mostly
+ *    found back in its wait; the captures that do find it running are no
+ *    less fair a sample of where it runs (their instants are drawn at
+ *    random), so they stand for the time the others missed (counted as one
+ *    each, a bursty thread's on-CPU samples would fall short of its CPU
+ *    time);
+ *  - a capture that found it waiting in a system call (waiting), or just
+ *    back from one that waits (woke: the signal came as it waited, or as
+ *    it waited for a CPU), is off the CPU, unless it woke after using the
+ *    most credit kept with no capture that found it running: then that
+ *    capture stands for all of it (a thread that polls or yields in a loop
+ *    runs there; one whose CPU time is mostly the kernel's as its wait
+ *    returns, as the socket engine's in epoll_wait, is hardly ever caught
+ *    elsewhere);
+ *  - a thread with less than half a period of credit is off the CPU.
+ * The signal sampler signals only threads that used a period of CPU: on. */
 #define CREDIT_MAX_PERIODS 8
 static uint32_t on_cpu_samples(struct still_thread *known, uint64_t period_ns, bool waiting, bool woke,
 			       uint32_t kernel)
@@ -879,26 +880,29 @@ static bool take_capture(struct still_thread *t, bool kernel, uint32_t check_eve
 	return sigsampler_signal(t->os_tid, t->thread);
 }
 
-/* A tick of the mixed sampler: the threads that ran since the last survey
- * are signalled, their captures arriving by the next tick; still threads
- * keep their stacks; the others (new threads, threads that stopped after a
- * signal, and the walks that are checks) are walked in a suspension, which
- * a tick without them does not need.  Every thread that ran is signalled,
- * however briefly it ran: a signal is cheaper than a suspension even for a
- * thread that ran briefly and is parked again, since the suspension stops
- * every thread (the runtime's suspended time is in the cost lines of
- * clrscope report).  A capture tells where its thread stays until it
- * runs again: a thread caught in a wait that is in that wait again, with
- * the stack words its walk read unchanged, is still however long it ran
- * in between (see CAPTURE_SLACK_NS), and one whose signal is still
- * pending has not run since it was sent, so its capture stands for this
- * tick too, up to the instant it is taken (sigsampler_extend) (walking it
- * instead would make it run to a safe point first, where the runtime's
- * walk of an OSR frame loses its caller).  A capture that gives no sample
- * (a managed frame the unwinder could not place, or native frames it
- * could not follow to the thread's first) has its thread walked exactly in
- * this tick's suspension instead; after a few in a row the thread is
- * walked instead of signalled for a while. */
+/* A tick of the mixed sampler:
+ *  - the threads that ran since the last survey are signalled, however
+ *    briefly they ran, and their captures arrive by the next tick: a
+ *    signal is cheaper than a suspension even for a thread that ran
+ *    briefly and is parked again, since the suspension stops every thread
+ *    (the runtime's suspended time is in the cost lines of clrscope
+ *    report);
+ *  - still threads keep their stacks: a capture tells where its thread
+ *    stays until it runs again.  A thread caught in a wait that is in that
+ *    wait again, with the stack words its walk read unchanged, is still
+ *    however long it ran in between (see CAPTURE_SLACK_NS), and one whose
+ *    signal is still pending has not run since it was sent, so its capture
+ *    stands for this tick too, up to the instant it is taken
+ *    (sigsampler_extend; walking it instead would make it run to a safe
+ *    point first, where the runtime's walk of an OSR frame loses its
+ *    caller);
+ *  - the others (new threads, threads that stopped after a signal, and the
+ *    walks that are checks) are walked in a suspension, which a tick
+ *    without them does not need.  A capture that gives no sample (a
+ *    managed frame the unwinder could not place, or native frames it could
+ *    not follow to the thread's first) has its thread walked exactly in
+ *    this tick's suspension instead; after a few in a row the thread is
+ *    walked instead of signalled for a while. */
 #define UNMANAGED_RUN_LIMIT 4
 #define WALK_ONLY_SURVEYS 64
 static void take_tick_mixed(void)
