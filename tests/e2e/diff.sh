@@ -67,7 +67,8 @@ expect_screen "Worker.Light: " 5 "/ selects Light in the differential flame grap
 points=$(screen | sed -n 's/.*Worker\.Light: .*(\([-+][0-9.]*\) points).*/\1/p' | head -1)
 check "abs(p - 50) <= 10" "its footer says Light grew about 50 points" p="${points:-0}"
 tm send-keys -t ui ":flame plain" Enter
-if wait_screen "Worker.Light" 5 && ! screen | grep -q "(against "; then
+# the comparison's "(against" leaves the footer once the plain graph is drawn
+if wait_screen_gone "(against " 5 && wait_screen "Worker.Light" 5; then
 	pass ":flame plain drops the comparison"
 else
 	fail ":flame plain drops the comparison: $(screen)"

@@ -41,6 +41,15 @@ wait_screen() {
 	done
 	return 1
 }
+# wait_screen_gone TEXT SECONDS: until the screen no longer shows TEXT
+wait_screen_gone() {
+	local deadline=$((SECONDS + $2))
+	while ((SECONDS < deadline)); do
+		screen | grep -qF -- "$1" || return 0
+		sleep 0.2
+	done
+	return 1
+}
 expect_screen() { # expect_screen TEXT SECONDS DESCRIPTION
 	if wait_screen "$1" "$2"; then pass "$3"; else fail "$3: '$1' not on screen:"$'\n'"$(screen)"; fi
 }
