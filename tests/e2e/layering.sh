@@ -54,7 +54,6 @@ export KNOWN_CIRCLES='
 tui/util/config tui/util/prune
 tui/profile/fold tui/profile/profile
 tui/live/diagsocket tui/live/ipc tui/live/procs
-tui/ui/app tui/ui/commands
 '
 layers="$src/tests/lib/layers.py"
 build=$(cd "$(dirname "$CLRSCOPE_AGENT_LIB")/../.." && pwd)

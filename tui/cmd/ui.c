@@ -7,7 +7,7 @@
 #include "cmd/cmd.h"
 #include "common/dials.h"
 #include "common/session.h"
-#include "ui/app.h"
+#include "ui/loop.h"
 #include "util/config.h"
 
 void cmd_open_usage(FILE *f)
@@ -53,7 +53,7 @@ void cmd_attach_usage(FILE *f)
 }
 
 /* Options shared by launch and attach; returns -1 after a usage error. */
-static int parse_session_options(const char *name, int argc, char **argv, struct app_options *o, int *status)
+static int parse_session_options(const char *name, int argc, char **argv, struct loop_options *o, int *status)
 {
 	static const struct option options[] = {
 		{"output", required_argument, NULL, 'o'},     {"rate", required_argument, NULL, 'r'},
@@ -112,7 +112,7 @@ static int parse_session_options(const char *name, int argc, char **argv, struct
 
 /* The default rate and events, from the config file (cfg must outlive o;
  * options parsed afterwards override them). */
-static void config_defaults_into(struct app_options *o, struct config *cfg)
+static void config_defaults_into(struct loop_options *o, struct config *cfg)
 {
 	config_load(cfg, stderr);
 	config_free(cfg); /* (only the rate and events are wanted) */
@@ -123,10 +123,10 @@ static void config_defaults_into(struct app_options *o, struct config *cfg)
 int cmd_ui(int argc, char **argv)
 {
 	(void)argc, (void)argv;
-	struct app_options o = {.start = APP_TARGETS};
+	struct loop_options o = {.start = LOOP_TARGETS};
 	struct config cfg;
 	config_defaults_into(&o, &cfg);
-	return app_main(&o);
+	return loop_main(&o);
 }
 
 int cmd_open(int argc, char **argv)
@@ -137,15 +137,15 @@ int cmd_open(int argc, char **argv)
 	}
 	if (argc != 2)
 		return cmd_usage_error("open", "give one session directory");
-	struct app_options o = {.start = APP_OPEN, .dir = argv[1]};
+	struct loop_options o = {.start = LOOP_OPEN, .dir = argv[1]};
 	struct config cfg;
 	config_defaults_into(&o, &cfg);
-	return app_main(&o);
+	return loop_main(&o);
 }
 
 int cmd_launch(int argc, char **argv)
 {
-	struct app_options o = {.start = APP_LAUNCH};
+	struct loop_options o = {.start = LOOP_LAUNCH};
 	struct config cfg;
 	config_defaults_into(&o, &cfg);
 	int status;
@@ -154,12 +154,12 @@ int cmd_launch(int argc, char **argv)
 	if (optind >= argc)
 		return cmd_usage_error("launch", "no command to run: clrscope launch [OPTIONS] -- COMMAND [ARG...]");
 	o.command = argv + optind;
-	return app_main(&o);
+	return loop_main(&o);
 }
 
 int cmd_attach(int argc, char **argv)
 {
-	struct app_options o = {.start = APP_ATTACH};
+	struct loop_options o = {.start = LOOP_ATTACH};
 	struct config cfg;
 	config_defaults_into(&o, &cfg);
 	int status;
@@ -171,5 +171,5 @@ int cmd_attach(int argc, char **argv)
 	if (optind != argc - 1 || parse_u32(argv[optind], 1, 0x7fffffff, &pid) < 0)
 		return cmd_usage_error("attach", "give the pid of one running .NET process");
 	o.pid = (pid_t)pid;
-	return app_main(&o);
+	return loop_main(&o);
 }

@@ -1,5 +1,7 @@
-/* The terminal UI: one event loop over the terminal, the session watcher,
- * signals and child processes; a targets screen and a session screen. */
+/* The terminal UI's state: the targets screen or a session screen, the
+ * threads that discover processes and attach, and the actions that keys
+ * and prompt commands take on it (commands.c).  The event loop that reads
+ * the terminal and draws it is loop.h's. */
 #ifndef CLRSCOPE_APP_H
 #define CLRSCOPE_APP_H
 
@@ -43,24 +45,17 @@ struct app {
 	bool no_color;
 	int watch_fd;
 	unsigned rate;
+	const char *default_events; /* for launches and attaches that name none: the config's or -e */
 	char filter[128]; /* the targets screen's */
 	char message[300];
 	bool message_error;
 	struct canvas canvas;
 };
 
-/* Entry points behind 'clrscope', 'open', 'launch' and 'attach'. */
-enum app_start { APP_TARGETS, APP_OPEN, APP_LAUNCH, APP_ATTACH };
-struct app_options {
-	enum app_start start;
-	const char *dir;     /* open: the session; launch/attach: -o */
-	char **command;      /* launch */
-	pid_t pid;           /* attach */
-	unsigned rate;
-	const char *events;
-	struct startup_features features; /* launch */
-};
-int app_main(const struct app_options *o);
+/* An app on the targets screen, with nothing under way. */
+void app_init(struct app *a, unsigned rate, const char *default_events);
+/* Closes the session and stops the threads. */
+void app_free(struct app *a);
 
 /* Actions shared by keys and prompt commands (commands.c). */
 void app_message(struct app *a, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -71,5 +66,12 @@ int app_launch(struct app *a, char **argv, const char *dir, const char *events, 
 int app_attach(struct app *a, pid_t pid, const char *dir, const char *events);
 void app_send_dials(struct app *a, char *const *assignments, int n);
 void app_refresh_targets(struct app *a);
+
+/* What the loop does when a thread has news: the discovery thread's list
+ * of processes; the attach thread's result (its session opens, and the
+ * agent's hello is awaited there); and, while awaited, the hello itself. */
+void app_take_targets(struct app *a);
+void app_take_attach(struct app *a);
+void app_check_hello(struct app *a);
 
 #endif
