@@ -20,13 +20,20 @@ static const struct view_ops *const views[VIEW_COUNT] = {
 	[VIEW_SOURCE] = &view_source,
 };
 
+static const char *filter_of(const struct session_screen *s)
+{
+	return s->filter;
+}
+
+static const struct view_host host = {ui_current, ui_samples, filter_of, session_screen_message};
+
 void session_screen_init(struct session_screen *s)
 {
 	s->time_cursor = -1;
 	s->focus = UINT32_MAX;
 	s->shown = VIEW_FUNCTIONS;
 	for (int i = 0; i < VIEW_COUNT; i++)
-		view_init(&s->views[i], views[i]);
+		view_init(&s->views[i], views[i], &host);
 }
 
 struct prof_process *ui_current(struct session_screen *s)

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "ui/session_screen.h"
 #include "util/xalloc.h"
 
 static bool is_list(const struct view *v)
@@ -13,12 +12,12 @@ static bool is_list(const struct view *v)
 
 static struct view_ctx context(struct view *v, struct session_screen *s)
 {
-	return (struct view_ctx){v, v->priv, s, v->ops->samples ? ui_samples(s) : ui_current(s)};
+	return (struct view_ctx){v, v->priv, s, v->ops->samples ? v->host->samples(s) : v->host->current(s)};
 }
 
-void view_init(struct view *v, const struct view_ops *ops)
+void view_init(struct view *v, const struct view_ops *ops, const struct view_host *host)
 {
-	*v = (struct view){.ops = ops, .dirty = true};
+	*v = (struct view){.ops = ops, .host = host, .dirty = true};
 	if (ops->private_size)
 		v->priv = xcalloc(1, ops->private_size);
 	v->lv.cols = ops->columns;
@@ -51,7 +50,9 @@ static void choose_rows(struct view_ctx *c)
 	struct view *v = c->v;
 	const struct view_ops *ops = v->ops;
 	size_t items = c->p ? ops->count(c) : 0, n = 0;
-	const char *filter = ops->match && c->s->filter[0] ? c->s->filter : NULL;
+	const char *filter = ops->match ? v->host->filter(c->s) : NULL;
+	if (filter && !filter[0])
+		filter = NULL;
 	xgrow(&v->rows, &v->rows_cap, items + 1, sizeof *v->rows);
 	for (size_t i = 0; i < items; i++)
 		if ((!ops->keep || ops->keep(c, (uint32_t)i)) && (!filter || ops->match(c, (uint32_t)i, filter)))
@@ -122,7 +123,7 @@ static void next_sort(struct view *v, struct session_screen *s)
 		n++;
 	v->sort = (v->sort + 1) % n;
 	view_update(v, s);
-	session_screen_message(s, false, "sorted by %s", v->ops->sorts[v->sort]);
+	v->host->message(s, false, "sorted by %s", v->ops->sorts[v->sort]);
 }
 
 bool view_key(struct view *v, struct session_screen *s, int key)

@@ -43,8 +43,23 @@ enum view_id {
 	VIEW_COUNT
 };
 
+/* What view.c needs of the screen that shows the views: that screen
+ * (session_screen.c) holds them, so view.c, below it, reaches it through
+ * these, given to view_init. */
+struct view_host {
+	/* The shown process: all of it, or its samples that ':thread' and
+	 * ':range' choose; NULL when none is shown. */
+	struct prof_process *(*current)(struct session_screen *s);
+	struct prof_process *(*samples)(struct session_screen *s);
+	/* The text the rows are filtered by ('/'); "" for none. */
+	const char *(*filter)(const struct session_screen *s);
+	/* A line on the status bar. */
+	void (*message)(struct session_screen *s, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+};
+
 struct view {
 	const struct view_ops *ops;
+	const struct view_host *host;
 	bool dirty; /* the model changed since its last update */
 	void *priv; /* ops->private_size bytes, private to the view's file; NULL for 0 */
 	/* a list's rows: the item each row shows, in the order shown */
@@ -117,8 +132,9 @@ struct view_ops {
 extern const struct view_ops view_functions, view_tree, view_callers, view_events, view_threads, view_processes,
 	view_calls, view_heap, view_allocations, view_gc, view_locks, view_flame, view_diff, view_source;
 
-/* Makes v a view of ops (dirty, so built when first shown); frees it. */
-void view_init(struct view *v, const struct view_ops *ops);
+/* Makes v a view of ops on host's screen (dirty, so built when first
+ * shown); frees it. */
+void view_init(struct view *v, const struct view_ops *ops, const struct view_host *host);
 void view_free(struct view *v);
 /* Rebuilds v from the model: its update, then a list's rows. */
 void view_update(struct view *v, struct session_screen *s);
