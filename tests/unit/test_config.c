@@ -7,8 +7,8 @@
 #include "check.h"
 #include "common/session.h"
 #include "testutil.h"
+#include "util/age.h"
 #include "util/config.h"
-#include "util/prune.h"
 
 static char *base; /* XDG_CONFIG_HOME for the tests */
 static char file[600];
@@ -92,18 +92,18 @@ static void paths(void)
 static void prune_ages(void)
 {
 	long s;
-	CHECK(prune_parse_age("90", &s) == 0 && s == 90);
-	CHECK(prune_parse_age("30m", &s) == 0 && s == 1800);
-	CHECK(prune_parse_age("7d", &s) == 0 && s == 7 * 86400);
-	CHECK(prune_parse_age("2w", &s) == 0 && s == 14 * 86400);
-	CHECK(prune_parse_age("7days", &s) < 0 && prune_parse_age("d", &s) < 0 && prune_parse_age("-1h", &s) < 0 &&
-	      prune_parse_age("99999999999w", &s) < 0);
+	CHECK(age_parse("90", &s) == 0 && s == 90);
+	CHECK(age_parse("30m", &s) == 0 && s == 1800);
+	CHECK(age_parse("7d", &s) == 0 && s == 7 * 86400);
+	CHECK(age_parse("2w", &s) == 0 && s == 14 * 86400);
+	CHECK(age_parse("7days", &s) < 0 && age_parse("d", &s) < 0 && age_parse("-1h", &s) < 0 &&
+	      age_parse("99999999999w", &s) < 0);
 	char text[16];
-	prune_format_age(7 * 86400, text, sizeof text);
+	age_format(7 * 86400, text, sizeof text);
 	CHECK_STR(text, "1w");
-	prune_format_age(36 * 3600, text, sizeof text);
+	age_format(36 * 3600, text, sizeof text);
 	CHECK_STR(text, "36h");
-	prune_format_age(61, text, sizeof text);
+	age_format(61, text, sizeof text);
 	CHECK_STR(text, "61s");
 	write_config("prune_after = never\n");
 	struct config c;

@@ -6,6 +6,7 @@
 #include "cmd/cmd.h"
 #include "common/namedevent.h"
 #include "common/session.h"
+#include "util/age.h"
 #include "util/config.h"
 #include "util/prune.h"
 
@@ -44,7 +45,7 @@ int cmd_prune(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "a:nh", options, NULL)) != -1) {
 		switch (c) {
 		case 'a':
-			if (prune_parse_age(optarg, &age) < 0)
+			if (age_parse(optarg, &age) < 0)
 				return cmd_usage_error("prune", "--older-than wants an age such as 90s, 30m, 12h or 7d, "
 								"not '%s'", optarg);
 			break;
@@ -75,7 +76,7 @@ int cmd_prune(int argc, char **argv)
 		fprintf(stderr, "clrscope: removed %d control semaphore%s of processes that are gone\n", sems,
 			sems == 1 ? "" : "s");
 	char text[32];
-	prune_format_age(age, text, sizeof text);
+	age_format(age, text, sizeof text);
 	fprintf(stderr, "clrscope: %s %d session%s older than %s under %s\n", dry_run ? "would remove" : "removed", n,
 		n == 1 ? "" : "s", text, root);
 	return 0;

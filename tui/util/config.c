@@ -12,7 +12,7 @@
 
 #include "common/dials.h"
 #include "common/session.h"
-#include "util/prune.h"
+#include "util/age.h"
 #include "util/xalloc.h"
 
 void config_defaults(struct config *c)
@@ -169,7 +169,7 @@ static int set_prune_after(struct config *c, const char *v, unsigned line, char 
 		return 0;
 	}
 	long age;
-	if (prune_parse_age(v, &age) == 0 && age > 0) {
+	if (age_parse(v, &age) == 0 && age > 0) {
 		c->prune_after_s = age;
 		return 0;
 	}

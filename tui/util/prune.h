@@ -10,12 +10,6 @@
 
 #define PRUNE_DEFAULT_AGE_S (7L * 24 * 3600)
 
-/* "90s", "30m", "12h", "7d", "2w" (a bare number is seconds): -1 if bad. */
-int prune_parse_age(const char *s, long *seconds);
-
-/* The shortest of those for s seconds ("7d"). */
-void prune_format_age(long s, char *out, size_t n);
-
 /* Removes (or with dry_run only names) the sessions under root older than
  * age_s, one line each on out (NULL: silent).  Returns how many, or -1 with
  * err when root cannot be read. */
