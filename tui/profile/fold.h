@@ -1,24 +1,17 @@
-/* Folding helpers shared by profile.c and the files that fold other
- * record kinds (memory.c): not part of the model's interface. */
+/* The folding that the model's two files share, not part of its interface:
+ * profile.c reads each record and folds most kinds; memory.c folds the
+ * instrumentation, heap and allocation records with profile.c's helpers.
+ * The model's types are only named here, so that profile.c includes this
+ * header without it including profile.h back. */
 #ifndef CLRSCOPE_FOLD_H
 #define CLRSCOPE_FOLD_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
-#include "common/logfmt.h"
-#include "profile/profile.h"
-
-/* Ids beyond this are taken as damage, not as data (the agent counts up
- * from small numbers; a real session stays far below). */
-#define ID_LIMIT (1u << 24)
-/* Each id the agent hands out costs a definition of a few bytes in the log
- * (or in data it dropped), so an id far above the bytes read is damage too:
- * a few forged bytes must not make the model allocate gigabytes. */
-#define ID_SLACK (1u << 20)
-static inline bool fold_id_ok(const struct prof_process *p, uint64_t id)
-{
-	return id < ID_LIMIT && id <= 2 * (p->reader.bytes + p->status.dropped_bytes) + ID_SLACK;
-}
+struct cs_record;
+struct prof_frame;
+struct prof_process;
 
 /* How far a definition's id may run ahead of the ids defined so far: the
  * agent numbers frames and stacks in order and defines each before its
@@ -27,10 +20,14 @@ static inline bool fold_id_ok(const struct prof_process *p, uint64_t id)
  * id (tens of megabytes per forged byte, and every update walking them). */
 #define ID_GAP 65536u
 
+/* profile.c's: whether id can be data and not damage (see ID_LIMIT). */
+bool fold_id_ok(const struct prof_process *p, uint64_t id);
 void fold_note_time(struct prof_process *p, uint64_t t);
 /* Frame id's slot, the table grown as needed (id checked with fold_id_ok by
  * the caller); NULL, damage, for an id ID_GAP past the frames so far. */
 struct prof_frame *fold_frame(struct prof_process *p, uint64_t id);
+
+/* memory.c's. */
 void fold_calls(struct prof_process *p, const struct cs_record *rec);
 void fold_heap(struct prof_process *p, const struct cs_record *rec);
 void fold_allocs(struct prof_process *p, const struct cs_record *rec);

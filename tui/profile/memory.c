@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "profile/fold.h"
+#include "profile/profile.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 

@@ -182,6 +182,19 @@ void prof_recording_free(struct prof_recording *s)
 
 /* ---- folding records in ---- */
 
+/* Ids beyond this are taken as damage, not as data (the agent counts up
+ * from small numbers; a real session stays far below). */
+#define ID_LIMIT (1u << 24)
+/* Each id the agent hands out costs a definition of a few bytes in the log
+ * (or in data it dropped), so an id far above the bytes read is damage too:
+ * a few forged bytes must not make the model allocate gigabytes. */
+#define ID_SLACK (1u << 20)
+
+bool fold_id_ok(const struct prof_process *p, uint64_t id)
+{
+	return id < ID_LIMIT && id <= 2 * (p->reader.bytes + p->status.dropped_bytes) + ID_SLACK;
+}
+
 void fold_note_time(struct prof_process *p, uint64_t t)
 {
 	if (t > p->last_time_us)
