@@ -18,7 +18,7 @@
 #include <strings.h>
 
 #include "live/ipc.h"
-#include "live/procs.h"
+#include "live/procfs.h"
 #include "utf8_check.h"
 #include "util/text.h"
 

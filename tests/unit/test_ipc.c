@@ -22,7 +22,7 @@
 
 #include "check.h"
 #include "live/ipc.h"
-#include "live/procs.h"
+#include "live/procfs.h"
 #include "testutil.h"
 
 static const uint8_t magic[14] = {'D', 'O', 'T', 'N', 'E', 'T', '_', 'I', 'P', 'C', '_', 'V', '1', 0};

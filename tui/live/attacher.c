@@ -15,7 +15,7 @@
 #include "live/agentpath.h"
 #include "live/dialer.h"
 #include "live/ipc.h"
-#include "live/procs.h"
+#include "live/procfs.h"
 #include "util/clock.h"
 
 #define ATTACH_TIMEOUT_MS 10000

@@ -1,5 +1,5 @@
 /* Finding a process's diagnostics socket, and whether to trust it (see
- * diagsocket.h): /proc scanning, beside procs.c.  The socket's name is the
+ * diagsocket.h): /proc read through procfs.h.  The socket's name is the
  * PAL's PAL_GetTransportName: ${TMPDIR:-/tmp}/dotnet-diagnostic-PID-KEY-socket. */
 #include "live/diagsocket.h"
 
@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "live/ipccodec.h"
-#include "live/procs.h"
+#include "live/procfs.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
