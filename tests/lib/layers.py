@@ -6,8 +6,7 @@ layers.py SRC [OBJECTS...]: prints one line per breach and exits 1 if any.
   - no include circle: a module is a .c and its .h (agent/log/logwriter);
     the modules of agent/, common/ and tui/ and their "..." includes are a
     graph, and each strongly connected component of more than one module is
-    a circle, unless it is listed in $KNOWN_CIRCLES (lines of its modules),
-    where a listed one that is gone is a breach too
+    a circle
   - no arrow against the agent's layers (the table in $AGENT_LAYERS: lines of
     "FOLDER RANK ..."): a file of agent/ includes files of its own folder and
     of folders of lower rank only, and every folder of agent/ is in the table
@@ -155,11 +154,6 @@ def against_layers(graph, ranks, what):
     return breaches
 
 
-def known_circles():
-    return {" ".join(sorted(line.split())) for line in os.environ.get("KNOWN_CIRCLES", "").splitlines()
-            if line.split()}
-
-
 def main():
     src = sys.argv[1]
     ranks = layer_table()
@@ -168,10 +162,7 @@ def main():
         return 1
     breaches = []
     includes = include_graph(src)
-    found = {" ".join(c) for c in circles(includes)}
-    known = known_circles()
-    breaches += ["include circle: " + c for c in sorted(found - known)]
-    breaches += ["a known circle is gone (take it off the list): " + c for c in sorted(known - found)]
+    breaches += ["include circle: " + " ".join(c) for c in sorted(circles(includes))]
     breaches += against_layers(includes, ranks, "includes")
     for objects in sys.argv[2:]:
         calls = call_graph(src, objects)
