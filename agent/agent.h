@@ -4,7 +4,8 @@
  *
  * Threads of the agent:
  *   - runtime threads calling our ICorProfilerCallback methods (installed
- *     by runtime/entry.c and the folders it asks)
+ *     by runtime/entry.c and the folders it asks); a module's unload waits
+ *     for the sampler's tick under way (symbols/unloads.h)
  *   - the sampler (sampling/sampler.c): takes ticks, walks stacks, interns,
  *     and names and logs what the other threads queued
  *   - the writer (log/logwriter.c): moves buffered records to segment files

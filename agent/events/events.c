@@ -14,7 +14,7 @@
 #include "agent/events/runtimeevents.h"
 #include "agent/log/logwriter.h"
 #include "agent/symbols/activity.h"
-#include "agent/unwind/codemap.h"
+#include "agent/symbols/unloads.h"
 #include "agent/unwind/stackwalk.h"
 #include "common/dials.h"
 #include "common/logfmt.h"
@@ -264,11 +264,18 @@ static HRESULT on_module_loaded(ICorProfilerCallback11 *self, ModuleID mod, HRES
 	return S_OK;
 }
 
+/* What the other threads queued is named now: its FunctionIDs may be this
+ * module's, good only until this callback returns (unloads.h). */
+static void name_queued(void)
+{
+	events_drain(sym_defs());
+}
+
 static HRESULT on_module_unloading(ICorProfilerCallback11 *self, ModuleID mod)
 {
 	(void)self;
 	(void)mod;
-	codemap_code_unloaded();
+	unloads_module(name_queued);
 	return S_OK;
 }
 

@@ -15,7 +15,8 @@
 /* Garbage collections started since the agent started. */
 uint64_t events_gc_count(void) AGENT_HIDDEN;
 
-/* Sampler thread: names and logs what the callbacks queued. */
+/* Sampler thread (or an unload, holding the unload guard): names and logs
+ * what the callbacks queued. */
 void events_drain(struct sym_defs *defs) AGENT_HIDDEN;
 
 /* Called on the runtime's thread callbacks whenever a managed thread

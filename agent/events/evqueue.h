@@ -1,5 +1,6 @@
 /* Runtime events on their way from application threads to the sampler
- * thread, which names them (symbols.c is single-threaded) and logs them.
+ * thread, which names them (symbols.c is single-threaded: a module's unload
+ * names them in its place, holding the unload guard) and logs them.
  * An application thread only copies an item in under a short mutex, and an
  * item that does not fit is dropped and counted. */
 #ifndef CLRSCOPE_AGENT_EVQUEUE_H

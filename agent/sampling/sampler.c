@@ -16,6 +16,7 @@
 #include "agent/sampling/stillthreads.h"
 #include "agent/symbols/activity.h"
 #include "agent/symbols/symbols.h"
+#include "agent/symbols/unloads.h"
 #include "agent/unwind/codemap.h"
 #include "agent/unwind/memread.h"
 #include "agent/unwind/stackwalk.h"
@@ -1150,6 +1151,9 @@ static void *sampler_main(void *arg)
 	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 
 	uint64_t next = agent_mono_ns(), gap = 0;
+	unloads_hold();
+	unloads_sampler_running(true);
+	unloads_release();
 	while (!atomic_load(&s.stop)) {
 		bool sampling = atomic_load(&s.sampling);
 		/* without sampling, still wake to pass events on */
@@ -1162,6 +1166,9 @@ static void *sampler_main(void *arg)
 		sleep_until(next, now);
 		if (atomic_load(&s.stop))
 			break;
+		/* from the walks to the names, and the drain: the runtime's IDs stay
+		 * good until the guard is given back (unloads.h) */
+		unloads_hold();
 		if (sampling) {
 			/* drawn now: this tick's signals land before the next one */
 			gap = jittered_period(period);
@@ -1181,7 +1188,9 @@ static void *sampler_main(void *arg)
 			s.drained_ns = drained;
 			drain_events(false);
 		}
+		unloads_release();
 	}
+	unloads_hold(); /* (given back when the last drain is done) */
 	struct sig_stats ss = sigsampler_stats();
 	agent_debug("signal captures: %llu unwound, %llu through native frames, %llu truncated, %llu broken, "
 		    "%llu ended beyond a copy short of the stack's top, "
@@ -1209,6 +1218,8 @@ static void *sampler_main(void *arg)
 	stage_commit();
 	write_holds(true); /* whatever is still open: the log ends here */
 	drain_events(true);
+	unloads_sampler_running(false);
+	unloads_release();
 	s.cpu_read_ns = 0; /* the last reading of its own clock */
 	publish_stats_now();
 

@@ -33,6 +33,7 @@
 #include "agent/log/logwriter.h"
 #include "agent/sampling/kernelsamples.h"
 #include "agent/sampling/threadlist.h"
+#include "agent/symbols/unloads.h"
 #include "agent/unwind/codemap.h"
 #include "agent/unwind/memread.h"
 #include "agent/unwind/unwind.h"
@@ -781,7 +782,7 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 			    uint32_t max_walks, uint32_t depth_max, ThreadID *retry, uint32_t *nretry,
 			    uint32_t max_retry)
 {
-	uint64_t now = agent_mono_ns();
+	uint64_t now = agent_mono_ns(), unloaded = unloads_last_ns();
 	if (codemap_stale(now))
 		codemap_forget(); /* code may have been unloaded: forget what is where */
 	/* threads that ended give their slots back (in signal mode the thread
@@ -823,7 +824,11 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 		for (; t != h && nwalks < max_walks && used + depth_max <= pool_size; t++) {
 			const struct capture *c = &sl->ring[t % SIG_RING];
 			struct sig_walk *w = &walks[nwalks];
-			bool ok = unwind_capture(c, sl->thread, pool, addrs, depth_max, w, used,
+			/* one taken before the latest unload may hold the freed code's
+			 * addresses and a freed method's activity (unloads.h): its
+			 * thread is walked exactly instead */
+			bool ok = c->at_ns >= unloaded &&
+				  unwind_capture(c, sl->thread, pool, addrs, depth_max, w, used,
 						 nretry && !activity_in_gc_suspension(), &sl->proof, trail_of(sl));
 			if (ok && c->kernel && w->truncated) {
 				/* deeper than the kernel copies: this sample is walked

@@ -40,8 +40,8 @@
 #define MODULE_REFRESH_NS 200000000ull /* an unknown address rescans the modules at most this often */
 #define LIBRARY_REFRESH_NS 5000000ull  /* ... one in a shared object's mapping (one just loaded) */
 #define FORGET_EVERY_NS 60000000000ull /* forgotten at least this often, whatever else happened */
-#define FORGET_UNLOADED_NS 1000000000ull /* ... and at most this often for unloads (a program may
-					      unload collectible assemblies all the time) */
+#define FORGET_UNLOADED_NS 1000000000ull /* ... and at most this often for a crowded table or an
+					      unloaded shared object */
 #define LOADER_CHECK_NS 1000000000ull  /* the loader's count of unloads is asked this often */
 #define FORGET_EVERY_BLIND_NS 10000000000ull /* ... where the loader does not count them */
 
@@ -638,13 +638,16 @@ bool codemap_stale(uint64_t now_ns)
 {
 	if (!m.dirty)
 		return false;
+	/* a managed module went: the FunctionIDs kept for its code are freed
+	 * (the runtime reads freed memory for them), and its code's addresses
+	 * may hold other code soon */
+	if (atomic_load_explicit(&code_unloads, memory_order_relaxed) != m.unloads_seen)
+		return true;
 	uint64_t since = now_ns - m.forgot_ns;
 	if (since >= (m.loader_subs == UINT64_MAX ? FORGET_EVERY_BLIND_NS : FORGET_EVERY_NS))
 		return true;
 	if (since < FORGET_UNLOADED_NS)
 		return false;
-	if (atomic_load_explicit(&code_unloads, memory_order_relaxed) != m.unloads_seen)
-		return true; /* a managed module went: its code's addresses may hold other code soon */
 	if (m.kept_ips >= IP_SLOTS / 2 || m.nbodies >= BODIES_CROWDED)
 		return true; /* crowded: new addresses would go unkept, new bodies probe long */
 	if (now_ns - m.loader_checked_ns < LOADER_CHECK_NS)

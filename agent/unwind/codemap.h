@@ -44,13 +44,15 @@ int codemap_init(void) AGENT_HIDDEN;
 /* Forgets every address and body (code may have been unloaded, or a new
  * attach). */
 void codemap_forget(void) AGENT_HIDDEN;
-/* Whether what is kept should be forgotten now: code was unloaded (a
- * managed module, told by codemap_code_unloaded; a shared object, by the
- * loader's count) and a second passed since the last forgetting, the
- * address table is half full, or a minute passed. */
+/* Whether what is kept should be forgotten now: a managed module was
+ * unloaded (told by codemap_code_unloaded: the FunctionIDs kept for its
+ * code are no longer good to ask about); a shared object was unloaded (the
+ * loader's count) or the address table is half full, and a second passed
+ * since the last forgetting; or a minute passed. */
 bool codemap_stale(uint64_t now_ns) AGENT_HIDDEN;
-/* A managed module is being unloaded (any thread): its code's addresses
- * may hold other code once it is freed. */
+/* A managed module is being unloaded (any thread, before the sampler
+ * thread's next tick): its FunctionIDs are freed, and its code's addresses
+ * may hold other code. */
 void codemap_code_unloaded(void) AGENT_HIDDEN;
 /* A dynamic method was compiled (any thread): its code may sit where a
  * collected one's was, and its FunctionID may be a collected one's. */
