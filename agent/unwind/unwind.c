@@ -2,8 +2,6 @@
 
 #include <string.h>
 
-#include "agent/unwind/codemap.h"
-#include "agent/unwind/memread.h"
 #include "agent/unwind/x64frame.h"
 #ifdef CLRSCOPE_WALK_PROBE
 #include "agent/unwind/walkprobe.h"
@@ -65,13 +63,14 @@ static uint64_t use_fp(struct frame *f, uint64_t fp, bool live)
 }
 
 /* The caller of a frame stopped inside an epilog: run the rest of it. */
-static bool step_epilog(const struct stack_copy *s, const struct code_body *b, struct frame *f)
+static bool step_epilog(const struct unwind_source *src, const struct stack_copy *s, const struct code_body *b,
+			struct frame *f)
 {
 	uint8_t code[EPILOG_BYTES];
 	uint64_t left = b->end - f->ip;
 	size_t len = left < sizeof code ? (size_t)left : sizeof code;
 	struct x64_epilog e;
-	if (!len || memread(f->ip, code, len) != 0 || !x64_decode_epilog(code, len, &e))
+	if (!len || src->read(f->ip, code, len) != 0 || !x64_decode_epilog(code, len, &e))
 		return false;
 	uint64_t sp = f->sp, fp = f->fp;
 	bool live = f->fp_live;
@@ -111,7 +110,8 @@ static bool step_epilog(const struct stack_copy *s, const struct code_body *b, s
  * started (from rbp when the body set it, else from rsp), the return
  * address there, the caller's rbp where the prolog saved it.  An OSR body
  * sits on its method's Tier0 frame, whose caller is the real one. */
-static bool step_managed(const struct stack_copy *s, const struct code_body *b, bool interrupted, struct frame *f)
+static bool step_managed(const struct unwind_source *src, const struct stack_copy *s, const struct code_body *b,
+			 bool interrupted, struct frame *f)
 {
 	uint64_t off = f->ip - b->start;
 	const struct x64_frame_state *body = &b->prolog.step[b->prolog.nsteps - 1];
@@ -130,7 +130,7 @@ static bool step_managed(const struct stack_copy *s, const struct code_body *b, 
 		uint64_t stale;
 		if (!read_word(s, entry, &stale))
 			return false;
-		struct code_at t0 = codemap_at(stale - 1, false);
+		struct code_at t0 = src->at(stale - 1, false);
 		if (t0.fn != b->fn || !t0.body || !t0.body->decoded || t0.body->prolog.osr)
 			return false;
 		const struct x64_frame_state *t0s = &t0.body->prolog.step[t0.body->prolog.nsteps - 1];
@@ -154,8 +154,8 @@ static bool step_managed(const struct stack_copy *s, const struct code_body *b, 
  * frame pointer or not); else, for an interrupted leaf called straight
  * from managed code with nothing pushed yet, the return address at the
  * stack pointer; else its frame pointer. */
-static bool step_native(const struct stack_copy *s, const struct code_at *at, bool interrupted, struct frame *f,
-			bool *guessed)
+static bool step_native(const struct unwind_source *src, const struct stack_copy *s, const struct code_at *at,
+			bool interrupted, struct frame *f, bool *guessed)
 {
 	*guessed = false;
 	if (at->native_known && at->rule.outermost) {
@@ -166,12 +166,12 @@ static bool step_native(const struct stack_copy *s, const struct code_at *at, bo
 		uint64_t cfa;
 		int32_t from_sp;
 		if (at->rule.cfa_reg == EH_REG_RBP && f->fp_live && !interrupted && !at->rule.cfa_deref &&
-		    codemap_call_cfa(f->ip - 1, &at->rule, &from_sp)) {
+		    src->call_cfa(f->ip - 1, &at->rule, &from_sp)) {
 			/* the frame placed by its code, from rsp: the walk does not
 			 * depend on the live rbp here (which it has, to check) */
 			cfa = f->sp + (uint64_t)(int64_t)from_sp;
 			if (!f->fp_unknown && f->fp + (uint64_t)(int64_t)at->rule.cfa_off != cfa) {
-				codemap_call_cfa_refuted(f->ip - 1);
+				src->call_cfa_refuted(f->ip - 1);
 				cfa = use_fp(f, f->fp, true) + (uint64_t)(int64_t)at->rule.cfa_off;
 			}
 		} else {
@@ -214,8 +214,8 @@ static bool step_native(const struct stack_copy *s, const struct code_at *at, bo
 	if (interrupted) {
 		uint64_t ret;
 		if (read_word(s, f->sp, &ret) && ret > 8) {
-			struct code_at caller = codemap_at(ret - 1, false);
-			int code = caller.fn && caller.body ? codemap_code_facts(ret) : -1;
+			struct code_at caller = src->at(ret - 1, false);
+			int code = caller.fn && caller.body ? src->code_facts(ret) : -1;
 			if (code > 0 && (code & CODE_FOLLOWS_CALL)) {
 				f->ip = ret;
 				f->sp += 8;
@@ -345,8 +345,8 @@ static bool rest_from_trail(const struct unwind_trail *t, const struct frame *f,
 }
 
 /* The walk itself; its seams go to w (with trail: grafted where it can). */
-static void walk(const struct unwind_regs *r, bool leaf_interrupted, const struct stack_copy *s,
-		 struct unwind_out *out, const struct unwind_trail *trail, struct seams *w)
+static void walk(const struct unwind_source *src, const struct unwind_regs *r, bool leaf_interrupted,
+		 const struct stack_copy *s, struct unwind_out *out, const struct unwind_trail *trail, struct seams *w)
 {
 	struct frame f = {r->ip, r->sp, r->fp, true, false, r->fp_unknown};
 	bool interrupted = leaf_interrupted, caller_managed = false;
@@ -356,7 +356,7 @@ static void walk(const struct unwind_regs *r, bool leaf_interrupted, const struc
 		uint64_t addr = interrupted ? f.ip : f.ip - 1;
 		if (!interrupted && trail && graft(trail, &f, s, out, w))
 			break;
-		struct code_at at = codemap_at(addr, interrupted);
+		struct code_at at = src->at(addr, interrupted);
 		if (!at.code && (!interrupted || at.unknown)) {
 			/* a return address outside all code: a managed frame was
 			 * placed wrongly, or native frames ended (the root); or one
@@ -385,11 +385,11 @@ static void walk(const struct unwind_regs *r, bool leaf_interrupted, const struc
 			if (!at.body || !at.body->decoded)
 				ok = false;
 			else if (interrupted && at.epilog)
-				ok = step_epilog(s, at.body, &next);
+				ok = step_epilog(src, s, at.body, &next);
 			else
-				ok = step_managed(s, at.body, interrupted, &next);
+				ok = step_managed(src, s, at.body, interrupted, &next);
 		} else {
-			ok = step_native(s, &at, interrupted, &next, &guessed);
+			ok = step_native(src, s, &at, interrupted, &next, &guessed);
 			if (ok && guessed && out->verdict == UNWIND_EXACT)
 				out->verdict = UNWIND_NATIVE;
 		}
@@ -424,7 +424,7 @@ static void walk(const struct unwind_regs *r, bool leaf_interrupted, const struc
 			break;
 		}
 		if (next.sp >= s->base + s->len) {
-			emit(out, codemap_at(next.ip - 1, false).fn, next.ip - 1);
+			emit(out, src->at(next.ip - 1, false).fn, next.ip - 1);
 			out->verdict = UNWIND_TRUNCATED;
 			break;
 		}
@@ -443,14 +443,14 @@ static void walk(const struct unwind_regs *r, bool leaf_interrupted, const struc
 #ifdef CLRSCOPE_WALK_PROBE
 /* Makes one kind of memory the walk touches cold (walkprobe.h): the
  * code map's entries and bodies for every frame it stepped or grafted. */
-static void probe_evict(enum walkprobe_replay kind, const struct stack_copy *s, const struct unwind_trail *trail,
-			const struct seams *w, bool leaf_interrupted)
+static void probe_evict(const struct unwind_source *src, enum walkprobe_replay kind, const struct stack_copy *s,
+			const struct unwind_trail *trail, const struct seams *w, bool leaf_interrupted)
 {
 	switch (kind) {
 	case PROBE_ADDRESSES:
 	case PROBE_BODIES:
-		for (uint32_t k = 0; k < w->n; k++)
-			codemap_probe_flush(k == 0 && leaf_interrupted ? w->at[k].ip : w->at[k].ip - 1, kind == PROBE_BODIES);
+		for (uint32_t k = 0; src->probe_flush && k < w->n; k++)
+			src->probe_flush(k == 0 && leaf_interrupted ? w->at[k].ip : w->at[k].ip - 1, kind == PROBE_BODIES);
 		break;
 	case PROBE_TRAIL:
 		if (trail)
@@ -471,9 +471,9 @@ static void probe_evict(enum walkprobe_replay kind, const struct stack_copy *s, 
 /* The walk just made, made again: warm, then after each kind of memory
  * was made cold (each replay after a warm one); last as it was made, so
  * that what the caller keeps (out, the log, the seams) is its own. */
-static void probe_replays(const struct unwind_regs *r, bool leaf_interrupted, const struct stack_copy *s,
-			  struct unwind_out *out, const struct unwind_out *initial, uint32_t log_n,
-			  const struct unwind_trail *trail, struct seams *w)
+static void probe_replays(const struct unwind_source *src, const struct unwind_regs *r, bool leaf_interrupted,
+			  const struct stack_copy *s, struct unwind_out *out, const struct unwind_out *initial,
+			  uint32_t log_n, const struct unwind_trail *trail, struct seams *w)
 {
 	static FunctionID frames[1024];
 	static uint64_t addrs[1024];
@@ -482,7 +482,7 @@ static void probe_replays(const struct unwind_regs *r, bool leaf_interrupted, co
 		uint64_t ns = 0;
 		for (int run = 0; run < 2; run++) {
 			if (run == 1) /* (by the seams of the warm run) */
-				probe_evict((enum walkprobe_replay)kind, s, trail, w, leaf_interrupted);
+				probe_evict(src, (enum walkprobe_replay)kind, s, trail, w, leaf_interrupted);
 			struct unwind_out o = *initial;
 			o.frames = frames;
 			o.addrs = initial->addrs ? addrs : NULL;
@@ -492,7 +492,7 @@ static void probe_replays(const struct unwind_regs *r, bool leaf_interrupted, co
 			w->n = 0;
 			w->lost = w->past_end = false;
 			uint64_t t0 = agent_mono_ns();
-			walk(r, leaf_interrupted, s, &o, trail, w);
+			walk(src, r, leaf_interrupted, s, &o, trail, w);
 			ns = agent_mono_ns() - t0;
 		}
 		walkprobe_replayed((enum walkprobe_replay)kind, ns);
@@ -503,12 +503,12 @@ static void probe_replays(const struct unwind_regs *r, bool leaf_interrupted, co
 		s->log->n = log_n;
 	w->n = 0;
 	w->lost = w->past_end = false;
-	walk(r, leaf_interrupted, s, out, trail, w);
+	walk(src, r, leaf_interrupted, s, out, trail, w);
 }
 #endif
 
-void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const struct stack_copy *s,
-		  struct unwind_out *out, struct unwind_trail *trail)
+void unwind_walk(const struct unwind_source *src, const struct unwind_regs *r, bool leaf_interrupted,
+		 const struct stack_copy *s, struct unwind_out *out, struct unwind_trail *trail)
 {
 	out->n = 0;
 	out->verdict = UNWIND_EXACT;
@@ -522,7 +522,7 @@ void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const stru
 	copy.past_end = &past_end;
 	if (!out->addrs)
 		trail = NULL; /* a trail needs every frame's address */
-	bool graftable = trail && trail->epoch == codemap_walk_epoch() && trail->dynamic == codemap_dynamic_epoch();
+	bool graftable = trail && trail->epoch == src->walk_epoch() && trail->dynamic == src->dynamic_epoch();
 	if (trail && !copy.log) {
 		scratch.n = 0;
 		scratch.overflow = false;
@@ -537,10 +537,10 @@ void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const stru
 	uint32_t log_n = copy.log ? copy.log->n : 0;
 	uint64_t probe_t0 = agent_mono_ns();
 #endif
-	walk(r, leaf_interrupted, &copy, out, graftable ? trail : NULL, &w);
+	walk(src, r, leaf_interrupted, &copy, out, graftable ? trail : NULL, &w);
 #ifdef CLRSCOPE_WALK_PROBE
 	if (trail && walkprobe_due(agent_mono_ns() - probe_t0))
-		probe_replays(r, leaf_interrupted, &copy, out, &initial, log_n, graftable ? trail : NULL, &w);
+		probe_replays(src, r, leaf_interrupted, &copy, out, &initial, log_n, graftable ? trail : NULL, &w);
 #endif
 	counts.walks++;
 	counts.frames += out->n;
@@ -548,8 +548,8 @@ void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const stru
 	    (out->verdict != UNWIND_EXACT && out->verdict != UNWIND_NATIVE))
 		return;
 	/* this walk is the thread's trail now */
-	trail->epoch = codemap_walk_epoch();
-	trail->dynamic = codemap_dynamic_epoch();
+	trail->epoch = src->walk_epoch();
+	trail->dynamic = src->dynamic_epoch();
 	trail->nseams = w.n;
 	memcpy(trail->seam, w.at, w.n * sizeof *w.at);
 	trail->n = out->n;

@@ -6,15 +6,19 @@
  * thread's rbp is not to be relied on: nativeframe.h), else by frame
  * pointers.
  * Works on a copy taken in a signal handler or during a suspension, after
- * the thread has moved on; code is read without faulting.  Sampler thread
- * only (it names code through codemap). */
+ * the thread has moved on; code is read without faulting.  What a walk
+ * knows of code and of memory outside the copy comes through a source
+ * (struct unwind_source): the agent's is the code map and memread, the
+ * tests' is canned.  Sampler thread only (the code map is its). */
 #ifndef CLRSCOPE_AGENT_UNWIND_H
 #define CLRSCOPE_AGENT_UNWIND_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "agent/agent.h"
+#include "agent/unwind/codemap.h"
 
 struct unwind_regs {
 	uint64_t ip, sp, fp;
@@ -79,8 +83,8 @@ struct unwind_seam {
 	uint16_t n, words;        /* frames emitted and words read before it */
 };
 struct unwind_trail {
-	uint32_t epoch;   /* codemap_walk_epoch() when it was made; 0: none */
-	uint32_t dynamic; /* codemap_dynamic_epoch() then (a dynamic method's code is reused) */
+	uint32_t epoch;   /* the source's walk_epoch() when it was made; 0: none */
+	uint32_t dynamic; /* its dynamic_epoch() then (a dynamic method's code is reused) */
 	uint32_t nseams, n, nwords;
 	bool root;
 	struct unwind_seam seam[UNWIND_TRAIL_FRAMES];
@@ -89,12 +93,36 @@ struct unwind_trail {
 	uint64_t waddr[UNWIND_WORDS_MAX], wvalue[UNWIND_WORDS_MAX];
 };
 
+/* What a walk asks about code by address, and the memory it reads
+ * outside the stack copy (code bytes): the walk's seam.  Each member does
+ * what the code map's function of the same name does (codemap.h), read
+ * what memread does.  unwind_live is the agent's (livesource.c); the
+ * unit tests and the fuzzer pass canned code and bytes. */
+struct unwind_source {
+	struct code_at (*at)(uint64_t ip, bool check_epilog);
+	int (*code_facts)(uint64_t addr);
+	bool (*call_cfa)(uint64_t addr, const struct eh_rule *rule, int32_t *cfa_from_sp);
+	void (*call_cfa_refuted)(uint64_t addr);
+	uint32_t (*walk_epoch)(void);
+	uint32_t (*dynamic_epoch)(void);
+	int (*read)(uint64_t addr, void *buf, size_t n);
+	void (*probe_flush)(uint64_t ip, bool with_body); /* the measuring build's (walkprobe.h), else NULL */
+};
+extern const struct unwind_source unwind_live AGENT_HIDDEN;
+
 /* Unwinds from r (the interrupted instruction when leaf_interrupted, else
- * a frame already at a call) over the copy; with a trail (else NULL), the
- * thread's last walk is grafted on where it can be, and this walk becomes
- * the trail when it is complete (out->addrs is needed for both). */
-void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const struct stack_copy *s,
-		  struct unwind_out *out, struct unwind_trail *trail) AGENT_HIDDEN;
+ * a frame already at a call) over the copy, asking src about code; with a
+ * trail (else NULL), the thread's last walk is grafted on where it can
+ * be, and this walk becomes the trail when it is complete (out->addrs is
+ * needed for both). */
+void unwind_walk(const struct unwind_source *src, const struct unwind_regs *r, bool leaf_interrupted,
+		 const struct stack_copy *s, struct unwind_out *out, struct unwind_trail *trail) AGENT_HIDDEN;
+/* The agent's walk: over the code map and memread. */
+static inline void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const struct stack_copy *s,
+				struct unwind_out *out, struct unwind_trail *trail)
+{
+	unwind_walk(&unwind_live, r, leaf_interrupted, s, out, trail);
+}
 /* Walks so far, the frames they gave, how many of each came from a graft,
  * and walks whose native root part beyond the copy came from the trail
  * (for the agent's debug log). */
