@@ -6,8 +6,9 @@
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
 #
 # SECONDS per target (default 300); targets by name (reader, dials, config,
-# ipc, json, pprof, pdb; default all of them, one after another).  Each runs on
-# CLRSCOPE_FUZZ_WORKERS processes (default: half the CPUs, at least one).
+# ipc, json, pprof, pdb, unwind; default all of them, one after another).
+# Each runs on CLRSCOPE_FUZZ_WORKERS processes (default: half the CPUs, at
+# least one).
 # The corpus grows in BUILD/fuzz-corpus/TARGET from run to run; findings go
 # to BUILD/fuzz-findings/DATE/TARGET.  BUILD is $CLRSCOPE_FUZZ_BUILD or
 # build-fuzz.  Exits 1 when something was found.
