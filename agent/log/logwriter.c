@@ -44,6 +44,7 @@ struct logwriter {
 	pthread_mutex_t stats_mu;
 	struct cs_status stats; /* the sampler's fields of the next STATUS */
 	uint64_t (*other_drops)(void); /* lw_set_drop_counter's */
+	lw_write_fn *write;            /* lw_set_write's */
 };
 
 static struct logwriter lw = {
@@ -52,6 +53,7 @@ static struct logwriter lw = {
 	.dirfd = -1,
 	.segfd = -1,
 	.statusfd = -1,
+	.write = write,
 };
 
 #define STATUS_FILE "status"
@@ -132,6 +134,11 @@ void lw_set_sampler_stats(const struct cs_status *s)
 	pthread_mutex_unlock(&lw.stats_mu);
 }
 
+void lw_set_write(lw_write_fn *fn)
+{
+	lw.write = fn ? fn : write;
+}
+
 void lw_set_drop_counter(uint64_t (*count)(void))
 {
 	lw.other_drops = count;
@@ -179,7 +186,7 @@ static int open_segment(void)
 			return -1;
 		uint8_t header[CS_SEG_HEADER_LEN];
 		cs_seg_header_make(header, lw.seq);
-		if (write(fd, header, sizeof header) != (ssize_t)sizeof header) {
+		if (lw.write(fd, header, sizeof header) != (ssize_t)sizeof header) {
 			/* leave no headless segment behind: the next try reuses the number */
 			close(fd);
 			unlinkat(lw.dirfd, name, 0);
@@ -196,7 +203,7 @@ static size_t write_all(int fd, const uint8_t *p, size_t n)
 {
 	size_t done = 0;
 	while (done < n) {
-		ssize_t w = write(fd, p + done, n - done);
+		ssize_t w = lw.write(fd, p + done, n - done);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "agent/agent.h"
 #include "common/records.h"
@@ -38,6 +39,11 @@ uint32_t lw_drop_epoch(void) AGENT_HIDDEN;
  * records that are not the writer's own (the time, the drops and write
  * errors, the writer's CPU time, which it fills in itself). */
 void lw_set_sampler_stats(const struct cs_status *s) AGENT_HIDDEN;
+/* How the writer writes segment bytes: write(2), unless a test puts a
+ * full disk or a short write in its place (set before lw_start; NULL:
+ * write(2) again). */
+typedef ssize_t lw_write_fn(int fd, const void *buf, size_t n);
+void lw_set_write(lw_write_fn *fn) AGENT_HIDDEN;
 /* Records dropped before they reached the writer (the event queue's),
  * added to the writer's own drops in STATUS.  Set by its owner before the
  * first lw_start; NULL: none. */
