@@ -145,21 +145,27 @@ static void put(uint64_t addr, uint64_t v)
 	mem[(addr - STACK_LO) / 8] = v;
 }
 
-/* A frame of tier0's shape entered with its return address at entry: the
- * caller's rbp saved below it; its rsp in the body, *rbp its rbp. */
-static uint64_t tier0_frame(uint64_t entry, uint64_t ret, uint64_t caller_rbp, uint64_t *rbp)
+/* A frame entered with its return address at entry, whose code pushed
+ * one register first (rbp, or another): the address of that word, which
+ * is the frame's rbp when it pushed rbp and set rbp to rsp. */
+static uint64_t pushed_frame(uint64_t entry, uint64_t ret, uint64_t pushed)
 {
 	put(entry, ret);
-	put(entry - 8, caller_rbp);
-	*rbp = entry - 8;
+	put(entry - 8, pushed);
+	return entry - 8;
+}
+
+/* A frame of tier0's shape: its rsp in the body, *rbp its rbp. */
+static uint64_t tier0_frame(uint64_t entry, uint64_t ret, uint64_t caller_rbp, uint64_t *rbp)
+{
+	*rbp = pushed_frame(entry, ret, caller_rbp);
 	return entry - T0_FRAME;
 }
 
 /* A frame of frameless's shape: rbx saved, rbp left alone. */
 static uint64_t frameless_frame(uint64_t entry, uint64_t ret)
 {
-	put(entry, ret);
-	put(entry - 8, JUNK);
+	pushed_frame(entry, ret, JUNK);
 	return entry - FL_FRAME;
 }
 
@@ -330,9 +336,7 @@ static void osr_frames(void)
 	/* the OSR body, entered where Tier0 called the patchpoint helper: its
 	 * prolog copies the Tier0 frame's saved rbp and points rbp at it */
 	uint64_t x1_entry = x0_sp - 8;
-	put(x1_entry, CODE_X0 + T0_RET);
-	put(x1_entry - 8, a_rbp);
-	uint64_t x1_rbp = x1_entry - 8, x1_sp = x1_entry - OSR_FRAME;
+	uint64_t x1_rbp = pushed_frame(x1_entry, CODE_X0 + T0_RET, a_rbp), x1_sp = x1_entry - OSR_FRAME;
 	uint64_t b_rbp, b_sp = tier0_frame(x1_sp - 8, CODE_X1 + OSR_RET, x1_rbp, &b_rbp);
 	struct walk w;
 	walk_from(&(struct unwind_regs){CODE_B + T0_RET, b_sp, b_rbp, false}, &w);
@@ -368,8 +372,7 @@ static void funclets(void)
 	uint64_t k_entry = a_sp - 8, k_rbp, k_sp = tier0_frame(k_entry, CODE_A + T0_RET, a_rbp, &k_rbp);
 	/* the dispatch's frames (native code of the runtime), then the funclet */
 	uint64_t funclet_entry = k_sp - 8 - 0x100;
-	put(funclet_entry, CODE_NFP + NFP_RET);
-	put(funclet_entry - 8, k_sp - 0x40); /* the dispatch's rbp */
+	pushed_frame(funclet_entry, CODE_NFP + NFP_RET, k_sp - 0x40); /* (the dispatch's rbp) */
 	uint64_t funclet_sp = funclet_entry - FUNCLET_FRAME;
 	uint64_t c_entry = funclet_sp - 8, c_rbp, c_sp = tier0_frame(c_entry, CODE_K + FUNCLET_RET, k_rbp, &c_rbp);
 	struct walk w;
@@ -406,8 +409,7 @@ static void epilogs(void)
 	CHECK_EQ_U(w.addrs[0], CODE_C + T0_RETI);
 	/* an epilog from rbp (lea rsp,[rbp-0x10]) after callee-saved pushes */
 	uint64_t s_entry = s.c_sp - 8;
-	put(s_entry, CODE_C + T0_RET);
-	put(s_entry - 8, s.c_rbp);
+	pushed_frame(s_entry, CODE_C + T0_RET, s.c_rbp);
 	put(s_entry - 16, JUNK);
 	put(s_entry - 24, JUNK);
 	walk_from(&(struct unwind_regs){CODE_S + SAVER_LEA, s_entry - SAVER_FRAME, s_entry - 8, false}, &w);
@@ -480,9 +482,7 @@ static void runtime_stubs(void)
 	clear_stack();
 	uint64_t a_rbp, a_sp = first_and_a(&a_rbp);
 	uint64_t stub_entry = a_sp - 8;
-	put(stub_entry, CODE_A + T0_RET);
-	put(stub_entry - 8, a_rbp);
-	uint64_t stub_rbp = stub_entry - 8;
+	uint64_t stub_rbp = pushed_frame(stub_entry, CODE_A + T0_RET, a_rbp);
 	uint64_t c_rbp, c_sp = tier0_frame(stub_entry - 16, CODE_STUB + FPONLY_RET, stub_rbp, &c_rbp);
 	struct walk w;
 	walk_from(&(struct unwind_regs){CODE_C + T0_RET, c_sp, c_rbp, false}, &w);
@@ -516,9 +516,7 @@ static void lay_native(void)
 {
 	native.a_sp = first_and_a(&native.a_rbp);
 	native.n1_entry = native.a_sp - 8;
-	put(native.n1_entry, CODE_A + T0_RET);
-	put(native.n1_entry - 8, native.a_rbp);
-	native.n1_rbp = native.n1_entry - 8;
+	native.n1_rbp = pushed_frame(native.n1_entry, CODE_A + T0_RET, native.a_rbp);
 	uint64_t leaf_entry = native.n1_entry - NFP_FRAME - 8;
 	put(leaf_entry, CODE_NFP + NFP_RET);
 	native.leaf_sp = leaf_entry - NLEAF_FRAME;
@@ -583,8 +581,7 @@ static void native_by_rules(void)
 	clear_stack();
 	uint64_t a_rbp, a_sp = first_and_a(&a_rbp);
 	uint64_t push_entry = a_sp - 8;
-	put(push_entry, CODE_A + T0_RET);
-	put(push_entry - 8, JUNK);
+	pushed_frame(push_entry, CODE_A + T0_RET, JUNK);
 	uint64_t leaf_entry = push_entry - 16;
 	put(leaf_entry, CODE_NPUSH + NPUSH_RET);
 	walk_from(&(struct unwind_regs){CODE_NLEAF + NLEAF_BODY, leaf_entry - NLEAF_FRAME, a_rbp, false}, &w);
@@ -600,9 +597,7 @@ static void native_by_frame_pointers(void)
 	clear_stack();
 	uint64_t a_rbp, a_sp = first_and_a(&a_rbp);
 	uint64_t entry = a_sp - 8;
-	put(entry, CODE_A + T0_RET);
-	put(entry - 8, a_rbp);
-	uint64_t rbp = entry - 8, leaf_entry = entry - 16;
+	uint64_t rbp = pushed_frame(entry, CODE_A + T0_RET, a_rbp), leaf_entry = entry - 16;
 	put(leaf_entry, CODE_NOCFI + FPONLY_RET);
 	struct walk w;
 	walk_from(&(struct unwind_regs){CODE_NLEAF + NLEAF_BODY, leaf_entry - NLEAF_FRAME, rbp, false}, &w);
@@ -732,8 +727,7 @@ static void trail_through_native(void)
 	clear_stack();
 	/* first -> a stub -> A -> B -> C */
 	uint64_t stub_entry = FIRST_SP - 8;
-	put(stub_entry, CODE_FIRST + FIRST_RET);
-	put(stub_entry - 8, 0);
+	pushed_frame(stub_entry, CODE_FIRST + FIRST_RET, 0);
 	uint64_t a_rbp, a_sp = tier0_frame(stub_entry - 16, CODE_STUB + FPONLY_RET, stub_entry - 8, &a_rbp);
 	uint64_t b_rbp, b_sp = tier0_frame(a_sp - 8, CODE_A + T0_RET, a_rbp, &b_rbp);
 	uint64_t c_rbp, c_sp = tier0_frame(b_sp - 8, CODE_B + T0_RET, b_rbp, &c_rbp);
@@ -782,8 +776,7 @@ static void past_the_copy(void)
 	clear_stack();
 	/* first -> N (pushes rbx) -> A -> B -> C */
 	uint64_t n_entry = FIRST_SP - 8;
-	put(n_entry, CODE_FIRST + FIRST_RET);
-	put(n_entry - 8, JUNK);
+	pushed_frame(n_entry, CODE_FIRST + FIRST_RET, JUNK);
 	uint64_t a_rbp, a_sp = tier0_frame(n_entry - 16, CODE_NPUSH + NPUSH_RET, 0, &a_rbp);
 	uint64_t b_rbp, b_sp = tier0_frame(a_sp - 8, CODE_A + T0_RET, a_rbp, &b_rbp);
 	uint64_t c_rbp, c_sp = tier0_frame(b_sp - 8, CODE_B + T0_RET, b_rbp, &c_rbp);
@@ -835,8 +828,7 @@ static void past_the_copy_managed_beyond(void)
 	clear_stack();
 	uint64_t a_rbp, a_sp = first_and_a(&a_rbp);
 	uint64_t n_entry = a_sp - 8;
-	put(n_entry, CODE_A + T0_RET);
-	put(n_entry - 8, JUNK);
+	pushed_frame(n_entry, CODE_A + T0_RET, JUNK);
 	uint64_t b_rbp, b_sp = tier0_frame(n_entry - 16, CODE_NPUSH + NPUSH_RET, a_rbp, &b_rbp);
 	uint64_t c_rbp, c_sp = tier0_frame(b_sp - 8, CODE_B + T0_RET, b_rbp, &c_rbp);
 	struct unwind_regs r = {CODE_C + T0_RET, c_sp, c_rbp, false};
