@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "agent/agent.h"
+#include "common/dials.h"
 
 /* The sampler thread's work for the other threads: after a tick (or an
  * idle wake-up while sampling is off) at most every 5 ms, and once more
@@ -29,15 +30,16 @@ void sampler_set_sampling(bool on) AGENT_HIDDEN;
 /* Every nth fast walk of a thread (mixed sampler) is instead repeated
  * exactly in a suspension and compared (0: never). */
 void sampler_set_validate(uint32_t n) AGENT_HIDDEN;
-/* How ticks are taken: suspending the runtime (exact stacks of every
- * managed thread, at GC safe points), signalling busy threads (cheaper,
- * unbiased, CPU only), or mixed: every thread every tick, the running ones
- * by signal, the others from their last walk, a suspension only to walk a
- * thread that ran without running through the tick; or kernel: mixed, but
- * the running threads sampled by the kernel (kernelsamples.h) where it
- * allows, and read where they wait when they wait.  -1 with why when
- * signals cannot be used. */
-enum sampler_mode { SAMPLER_SUSPEND = 0, SAMPLER_SIGNAL = 1, SAMPLER_MIXED = 2, SAMPLER_KERNEL = 3 };
+/* How ticks are taken: the engine for the sampler dial's value (enum
+ * cs_sampler, common/dials.h; engine.h and the engine_*.c files):
+ * suspending the runtime (exact stacks of every managed thread, at GC safe
+ * points), signalling busy threads (cheaper, unbiased, CPU only), or
+ * mixed: every thread every tick, the running ones by signal, the others
+ * from their last walk, a suspension only to walk a thread that ran
+ * without running through the tick; or kernel: mixed, but the running
+ * threads sampled by the kernel (kernelsamples.h) where it allows, and
+ * read where they wait when they wait.  Swapped at the next tick; -1 with
+ * why when the engine cannot run here (signals cannot be used). */
 int sampler_set_mode(int mode, char *why, size_t whylen) AGENT_HIDDEN;
 
 #endif

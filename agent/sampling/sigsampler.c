@@ -598,7 +598,7 @@ static bool blocked_in(const struct capture *c, struct syscall_site site)
  * came too, or while it waited for a CPU after it: either way it was most
  * likely not running (a thread running its own code is hardly ever on that
  * one instruction).  A busy thread that polls or yields is found there
- * too: its CPU clock settles it (see on_cpu_samples in sampler.c). */
+ * too: its CPU clock settles it (see credit.c). */
 static bool woke_from_wait(const struct capture *c, struct syscall_site site)
 {
 	if (!site.pc || site.pc != c->ip || (int64_t)c->rax == -EINTR || c->in_place || c->kernel)
