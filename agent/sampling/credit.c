@@ -10,7 +10,7 @@
  * stands for: one if it found the thread running, all of them if it found
  * it just back from its wait after the most credit kept (see the kernel
  * engine's instant); the credit starts afresh should signals take over. */
-static uint32_t credit_kernel_sampled(struct still_thread *t, uint64_t period_ns, bool waiting, bool woke,
+static uint32_t credit_kernel_sampled(struct sampled_thread *t, uint64_t period_ns, bool waiting, bool woke,
 				      uint32_t kernel)
 {
 	uint64_t now = t->cpu_now;
@@ -24,13 +24,13 @@ static uint32_t credit_kernel_sampled(struct still_thread *t, uint64_t period_ns
 		return 0;
 	uint32_t n = 1;
 	if (woke) { /* just back from its wait: only for all it used there */
-		uint64_t owed = sigsampler_kernel_unsampled(t->os_tid, t->thread, now);
+		uint64_t owed = sigsampler_kernel_unsampled(t, now);
 		if (owed < CREDIT_MAX_PERIODS * period_ns)
 			return 0;
 		n = (uint32_t)(owed / period_ns);
 		n = n > CS_CPU_OWED_MAX_COUNT + 1 ? CS_CPU_OWED_MAX_COUNT + 1 : n;
 	}
-	sigsampler_kernel_counted(t->os_tid, t->thread, n);
+	sigsampler_kernel_counted(t, n);
 	return n;
 }
 
@@ -54,7 +54,7 @@ static uint32_t credit_kernel_sampled(struct still_thread *t, uint64_t period_ns
  *    elsewhere);
  *  - a thread with less than half a period of credit is off the CPU.
  * The signal sampler signals only threads that used a period of CPU: on. */
-static uint32_t credit_by_clock(struct still_thread *t, uint64_t period_ns, bool waiting, bool woke, uint32_t kernel)
+static uint32_t credit_by_clock(struct sampled_thread *t, uint64_t period_ns, bool waiting, bool woke, uint32_t kernel)
 {
 	uint64_t now = t->cpu_now;
 	if (!t->cpu_accounted || now < t->cpu_accounted)
@@ -82,7 +82,7 @@ static uint32_t credit_by_clock(struct still_thread *t, uint64_t period_ns, bool
 	return n;
 }
 
-uint32_t credit_on_cpu(struct still_thread *t, uint64_t period_ns, bool waiting, bool woke, uint32_t kernel)
+uint32_t credit_on_cpu(struct sampled_thread *t, uint64_t period_ns, bool waiting, bool woke, uint32_t kernel)
 {
 	if (kernel > CS_CPU_OWED_MAX_COUNT + 1)
 		kernel = CS_CPU_OWED_MAX_COUNT + 1; /* (ticks that long apart: the rest is lost) */

@@ -21,7 +21,7 @@
  * a capture found it in a waiting system call, or just back from one;
  * kernel: the periods the kernel's sample stands for (0: not the
  * kernel's). */
-uint32_t credit_on_cpu(struct still_thread *t, uint64_t period_ns, bool waiting, bool woke,
+uint32_t credit_on_cpu(struct sampled_thread *t, uint64_t period_ns, bool waiting, bool woke,
 		       uint32_t kernel) AGENT_HIDDEN;
 
 #endif

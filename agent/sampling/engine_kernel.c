@@ -21,16 +21,16 @@
  * CPU if its clock moved since the survey read it (tens of microseconds
  * before: one that parks in between counts as on a CPU once), or if the
  * sampler thread took its CPU (sigsampler_instant).  False: walk it. */
-static bool kernel_instant(struct still_thread *th, const struct tick *t)
+static bool kernel_instant(struct sampled_thread *th, const struct tick *t)
 {
 	uint64_t period = agent_period_ns(t->rate_hz);
-	switch (sigsampler_instant(th->os_tid, th->thread, th->cpu_now, t->validate)) {
+	switch (sigsampler_instant(th, th->cpu_now, t->validate)) {
 	case INSTANT_READ:
 		return true;
 	case INSTANT_ON_CPU:
-		if (th->paying || sigsampler_kernel_unsampled(th->os_tid, th->thread, th->cpu_now) < period)
+		if (th->paying || sigsampler_kernel_unsampled(th, th->cpu_now) < period)
 			return true;
-		th->paying = sigsampler_signal(th->os_tid, th->thread);
+		th->paying = sigsampler_signal(th);
 		return th->paying;
 	default:
 		/* waiting for a CPU: a capture just back from its wait stands
@@ -39,9 +39,9 @@ static bool kernel_instant(struct still_thread *th, const struct tick *t)
 		 * its wait returns, as WebHash's socket engine's: were only
 		 * captures on a CPU to pay, most of that time would have no CPU
 		 * sample) */
-		if (!sigsampler_signal(th->os_tid, th->thread))
+		if (!sigsampler_signal(th))
 			return false;
-		th->paying = sigsampler_kernel_unsampled(th->os_tid, th->thread, th->cpu_now) >=
+		th->paying = sigsampler_kernel_unsampled(th, th->cpu_now) >=
 			     CREDIT_MAX_PERIODS * period;
 		return true;
 	}
@@ -50,9 +50,9 @@ static bool kernel_instant(struct still_thread *th, const struct tick *t)
 /* A thread that ran: the kernel's latest sample of it since the tick
  * before and the tick's moment (above); where the kernel does not sample
  * it, as the mixed engine takes it. */
-static bool kernel_capture(struct still_thread *th, const struct tick *t)
+static bool kernel_capture(struct sampled_thread *th, const struct tick *t)
 {
-	enum kernel_capture k = sigsampler_kernel_capture(th->os_tid, th->thread, t->rate_hz, t->prev_start_ns);
+	enum kernel_capture k = sigsampler_kernel_capture(th, t->rate_hz, t->prev_start_ns);
 	th->kernel_sampled = k != KERNEL_OFF;
 	if (th->kernel_sampled)
 		return kernel_instant(th, t);

@@ -33,12 +33,12 @@
 #define UNMANAGED_RUN_LIMIT 4
 #define WALK_ONLY_SURVEYS 64
 
-bool mixed_capture(struct still_thread *th, const struct tick *t)
+bool mixed_capture(struct sampled_thread *th, const struct tick *t)
 {
 	th->kernel_sampled = false;
-	if (still_little_cpu(th) && sigsampler_read_waiting(th->os_tid, th->thread, t->validate))
+	if (still_little_cpu(th) && sigsampler_read_waiting(th, t->validate))
 		return true;
-	return sigsampler_signal(th->os_tid, th->thread);
+	return sigsampler_signal(th);
 }
 
 /* The captures the handlers (and reads in place) left since the tick
@@ -55,7 +55,7 @@ static uint32_t collect_captures(struct tick *t)
 		struct sig_walk w = t->walks[i];
 		if (w.start + w.n > used)
 			used = w.start + w.n;
-		struct still_thread *known = still_find(w.thread);
+		struct sampled_thread *known = still_find(w.thread);
 		if (known) {
 			known->unmanaged_run = 0;
 			/* before the survey, which asks whether it ran since */
@@ -69,7 +69,7 @@ static uint32_t collect_captures(struct tick *t)
 	t->n = kept;
 	t->stats->failed_walks += nretry;
 	for (uint32_t i = 0; i < nretry; i++) {
-		struct still_thread *th = still_find(unmanaged[i]);
+		struct sampled_thread *th = still_find(unmanaged[i]);
 		if (!th)
 			continue;
 		th->walk_now = true;
@@ -86,14 +86,14 @@ static uint32_t collect_captures(struct tick *t)
  * come stands for it (by_signal), or it is walked.  Threads due for a
  * check go to wanting (decided by take_checks); *checks_due: one of them
  * has waited long enough.  Returns the walks. */
-static uint32_t take_moved(const struct tick *t, ran_capture capture, struct still_thread **wanting,
+static uint32_t take_moved(const struct tick *t, ran_capture capture, struct sampled_thread **wanting,
 			   uint32_t *nwanting, bool *checks_due)
 {
 	uint32_t every = t->validate;
 	uint32_t walks = 0, n;
-	struct still_thread *all = still_threads(&n);
+	struct sampled_thread **all = still_threads(&n);
 	for (uint32_t i = 0; i < n; i++) {
-		struct still_thread *th = &all[i];
+		struct sampled_thread *th = all[i];
 		bool walk_now = th->walk_now;
 		th->walk_now = false;
 		if (th->still && !walk_now)
@@ -105,10 +105,10 @@ static uint32_t take_moved(const struct tick *t, ran_capture capture, struct sti
 		 * tick too, if it comes after an instant drawn in the tick (else
 		 * the capture after it); pending long after its instant while
 		 * it ran: it blocks the signal, walk it instead */
-		bool pending = !walk_now && sigsampler_pending(th->os_tid, th->thread);
+		bool pending = !walk_now && sigsampler_pending(th);
 		bool not_run = th->cpu_before && th->cpu_now == th->cpu_before;
-		if (pending && (not_run || !sigsampler_overdue(th->os_tid, th->thread)) &&
-		    sigsampler_extend(th->os_tid, th->thread)) {
+		if (pending && (not_run || !sigsampler_overdue(th)) &&
+		    sigsampler_extend(th)) {
 			th->by_signal = true;
 			continue;
 		}
@@ -133,8 +133,8 @@ static uint32_t take_moved(const struct tick *t, ran_capture capture, struct sti
 		 * of the C# compiler on two CPUs) */
 		bool parked = not_run && !walk_now && !th->check_now && !pending;
 		th->by_signal = running ? capture(th, t)
-					: parked && (sigsampler_read_waiting(th->os_tid, th->thread, 0) ||
-						     sigsampler_signal(th->os_tid, th->thread));
+					: parked && (sigsampler_read_waiting(th, 0) ||
+						     sigsampler_signal(th));
 		walks += !th->by_signal;
 	}
 	return walks;
@@ -148,13 +148,13 @@ static uint32_t take_moved(const struct tick *t, ran_capture capture, struct sti
  * checks waiting among the threads that ran (up to SUSPENSION_MAX_CHECKS
  * a tick).
  * The others are taken by capture.  Returns the walks. */
-static uint32_t take_checks(const struct tick *t, ran_capture capture, struct still_thread **wanting,
+static uint32_t take_checks(const struct tick *t, ran_capture capture, struct sampled_thread **wanting,
 			    uint32_t nwanting, bool suspending)
 {
 	uint32_t walks = 0;
 	uint32_t checking = suspending ? SUSPENSION_MAX_CHECKS : 0;
 	for (uint32_t i = 0; i < nwanting; i++) {
-		struct still_thread *th = wanting[i];
+		struct sampled_thread *th = wanting[i];
 		if (checking) {
 			checking--;
 			th->check_wanted = false;
@@ -172,13 +172,13 @@ void mixed_tick(struct tick *t, ran_capture capture)
 {
 	uint32_t used = collect_captures(t);
 	uint32_t walks = 0, nwanting = 0;
-	static struct still_thread *wanting[TICK_MAX_WALKS]; /* (no more threads than walks) */
+	static struct sampled_thread *wanting[TICK_MAX_WALKS]; /* (no more threads than walks) */
 	bool checks_due = false;
 	uint64_t lap = agent_mono_ns();
 	int moved = still_survey(t->validate);
 	t->stats->survey_ns += tick_lap(&lap);
 	for (uint32_t i = 0; i < t->n; i++)
-		t->known[i] = still_find(t->walks[i].thread); /* the survey's own list now */
+		t->walks[i].known = still_find(t->walks[i].thread); /* the survey's own list now */
 	if (moved != 0)
 		walks = take_moved(t, capture, wanting, &nwanting, &checks_due);
 	walks += take_checks(t, capture, wanting, nwanting, walks || checks_due);

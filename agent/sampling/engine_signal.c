@@ -5,8 +5,6 @@
  * on-CPU samples only. */
 #include "agent/sampling/engine.h"
 
-#include <string.h>
-
 #include "agent/sampling/sigsampler.h"
 
 static void signal_tick(struct tick *t)
@@ -14,7 +12,6 @@ static void signal_tick(struct tick *t)
 	uint64_t lap = t->start_ns, unwound = sigsampler_stats().unwind_ns;
 	t->n = sigsampler_tick(t->rate_hz, t->pool, t->addrs, TICK_FRAME_POOL, t->walks, TICK_MAX_WALKS,
 			       TICK_MAX_DEPTH);
-	memset(t->known, 0, t->n * sizeof *t->known); /* every stack is new */
 	t->stats->signal_ns += tick_lap(&lap) - (sigsampler_stats().unwind_ns - unwound); /* (its clocks too) */
 	samples_record(t, lap);
 	t->stats->record_ns += tick_lap(&lap);

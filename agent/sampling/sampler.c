@@ -17,6 +17,7 @@
 #include "agent/sampling/sigsampler.h"
 #include "agent/sampling/stillthreads.h"
 #include "agent/sampling/suspension.h"
+#include "agent/sampling/threadtable.h"
 #include "agent/sampling/timeslice.h"
 #include "agent/symbols/symbols.h"
 #include "agent/symbols/unloads.h"
@@ -119,14 +120,14 @@ static void write_thread_cpu(uint64_t now_ns)
 	if (!s.engine->surveys && still_survey(0) < 0)
 		return; /* (the others survey every tick) */
 	uint32_t n;
-	struct still_thread *all = still_threads(&n);
+	struct sampled_thread **all = still_threads(&n);
 	uint8_t buf[THREAD_CPU_BYTES];
 	struct cs_out o;
 	cs_out_init(&o, buf, sizeof buf);
 	cs_thread_cpu_head_encode(&o, agent_now_us());
 	size_t head = o.len;
 	for (uint32_t i = 0; i < n; i++) {
-		struct still_thread *t = &all[i];
+		struct sampled_thread *t = all[i];
 		if (!t->clock || !t->os_tid || t->cpu_now == t->cpu_logged)
 			continue;
 		if (!everyone && t->cpu_now < t->cpu_logged + THREAD_CPU_BUSY_NS)
@@ -289,6 +290,7 @@ int sampler_start(uint32_t rate_hz, bool sampling)
 	atomic_store(&s.rate_hz, rate_hz);
 	atomic_store(&s.sampling, sampling);
 	sigsampler_reset();
+	tt_reset();
 	still_reset();
 
 	pthread_condattr_t ca;

@@ -14,7 +14,7 @@
 #define STAGE_BYTES (32u << 10)
 #define STAGE_COMMIT_BYTES (24u << 10)
 #define STAGE_COMMIT_NS (50u * 1000000u)
-#define HOLD_SLOTS 4096             /* threads whose unchanged stack is held as a run */
+#define HOLDS_ENDED 4096            /* runs that ended kept for the next flush */
 #define HOLD_BYTES (32u << 10)
 #define OWED_SLOTS 512 /* CPU_OWED entries (at most 40 bytes each) a commit writes in one record of HOLD_BYTES */
 #define HOLD_FLUSH_NS (100u * 1000000u) /* runs are written this often: what a killed program loses */
@@ -22,15 +22,6 @@
 /* The counts are published at most this often: half the shortest flush,
  * which is when the writer reads them (not every tick). */
 #define PUBLISH_EVERY_NS 5000000ull
-
-/* A thread that kept its stack through a run of ticks: written as one
- * HOLDS entry instead of a sample per tick (an idle program's log would
- * otherwise grow by every parked thread every tick). */
-struct hold {
-	uint64_t ref, stack, first_us, last_us;
-	uint32_t count;
-	bool used;
-};
 
 /* Threads whose last walk's root part is kept for the next one (a thread
  * that hashes to a slot another holds takes it over). */
@@ -50,8 +41,11 @@ static struct {
 	uint64_t stage_last_us;  /* time of the last tick in it */
 	uint64_t stage_open_ns;  /* when it was opened */
 	bool stage_open;
-	struct hold *holds;      /* open addressing by thread ref */
-	uint32_t *held;          /* slots of the holds in use, in the order they began */
+	/* A thread that keeps its stack through a run of ticks has its samples
+	 * written as one HOLDS entry instead of one per tick (an idle program's
+	 * log would otherwise grow by every parked thread every tick): the run
+	 * is its entry's in the thread table. */
+	uint32_t held[TT_THREADS]; /* the table's slots of the open runs, in the order they began */
 	uint32_t nheld;
 	struct cs_hold *ended;   /* runs that ended since the last flush */
 	uint32_t nended;
@@ -73,25 +67,19 @@ int samples_init(void)
 		t->addrs = malloc(TICK_FRAME_POOL * sizeof *t->addrs);
 	if (!t->walks)
 		t->walks = malloc(TICK_MAX_WALKS * sizeof *t->walks);
-	if (!t->known)
-		t->known = malloc(TICK_MAX_WALKS * sizeof *t->known);
 	if (!rec.stage_buf)
 		rec.stage_buf = malloc(STAGE_BYTES);
-	if (!rec.holds)
-		rec.holds = calloc(HOLD_SLOTS, sizeof *rec.holds);
-	if (!rec.held)
-		rec.held = malloc(HOLD_SLOTS * sizeof *rec.held);
 	if (!rec.holds_buf)
 		rec.holds_buf = malloc(HOLD_BYTES);
 	if (!rec.ended)
-		rec.ended = malloc(HOLD_SLOTS * sizeof *rec.ended);
+		rec.ended = malloc(HOLDS_ENDED * sizeof *rec.ended);
 	if (!rec.memos)
 		rec.memos = calloc(MEMO_THREADS, sizeof *rec.memos);
-	if (!t->pool || !t->addrs || !t->walks || !t->known || !rec.stage_buf || !rec.holds || !rec.held ||
-	    !rec.holds_buf || !rec.ended || !rec.memos)
+	if (!t->pool || !t->addrs || !t->walks || !rec.stage_buf || !rec.holds_buf || !rec.ended ||
+	    !rec.memos)
 		return -1;
 	for (uint32_t i = 0; i < rec.nheld; i++)
-		rec.holds[rec.held[i]].used = false; /* runs of a former attach were written or are gone */
+		tt_at(rec.held[i])->hold.open = false; /* runs of a former attach were written or are gone */
 	rec.nheld = 0;
 	rec.nended = 0;
 	rec.nowed = 0;
@@ -118,7 +106,7 @@ struct tick *samples_tick_begin(uint32_t rate_hz, uint32_t validate)
 	return t;
 }
 
-static struct cs_hold hold_entry(const struct hold *h)
+static struct cs_hold hold_entry(const struct thread_hold *h)
 {
 	uint64_t period_us = agent_period_ns(rec.rate_hz) / 1000;
 	struct cs_hold e = {h->ref, h->stack, h->first_us,
@@ -132,9 +120,9 @@ static void write_holds(bool open_too);
 
 /* A run that ended (its thread ran, or took another stack): kept with the
  * others until the next flush. */
-static void end_hold(const struct hold *h)
+static void end_hold(const struct thread_hold *h)
 {
-	if (rec.nended == HOLD_SLOTS)
+	if (rec.nended == HOLDS_ENDED)
 		write_holds(false);
 	rec.ended[rec.nended++] = hold_entry(h);
 }
@@ -149,7 +137,7 @@ static void write_holds(bool open_too)
 	size_t at = cs_record_begin(&o);
 	uint32_t nopen = open_too ? rec.nheld : 0;
 	for (uint32_t i = 0; i < rec.nended + nopen; i++) {
-		struct hold *h = i >= rec.nended ? &rec.holds[rec.held[i - rec.nended]] : NULL;
+		struct thread_hold *h = i >= rec.nended ? &tt_at(rec.held[i - rec.nended])->hold : NULL;
 		struct cs_hold e = h ? hold_entry(h) : rec.ended[i];
 		size_t before = o.len;
 		cs_hold_encode(&o, &e);
@@ -163,7 +151,7 @@ static void write_holds(bool open_too)
 			cs_hold_encode(&o, &e);
 		}
 		if (h)
-			h->used = false;
+			h->open = false;
 	}
 	if (rec.nended + nopen && cs_record_end(&o, at, CS_REC_HOLDS))
 		lw_append(o.buf, o.len, 1);
@@ -201,37 +189,29 @@ static void stage_commit(bool runs_now)
 	}
 }
 
-/* Adds a sample of a still thread to its run; false when it cannot be
- * held (the table is full: then it is written as an ordinary sample). */
-static bool hold_sample(uint64_t ref, uint64_t stack, uint64_t tick_us)
+/* Adds a sample of a still thread (t, ref: its reference) to its run. */
+static void hold_sample(struct sampled_thread *t, uint64_t ref, uint64_t stack, uint64_t tick_us)
 {
 	uint64_t period_us = agent_period_ns(rec.rate_hz) / 1000;
-	uint32_t j = (uint32_t)((ref * 0x9E3779B97F4A7C15ull) >> 52) & (HOLD_SLOTS - 1);
-	for (uint32_t k = 0; k < HOLD_SLOTS; k++, j = (j + 1) & (HOLD_SLOTS - 1)) {
-		struct hold *h = &rec.holds[j];
-		if (h->used && h->ref != ref)
-			continue;
-		if (h->used) {
-			/* the same run: same stack, the next tick (ticks come at
-			 * random gaps of up to 1.5 periods, later under load: a run
-			 * is not cut for that), not too long */
-			if (h->stack == stack && tick_us - h->last_us <= CS_HOLD_MAX_GAP_PERIODS * period_us &&
-			    h->count < CS_HOLD_MAX_COUNT) {
-				h->count++;
-				h->last_us = tick_us;
-				return true;
-			}
-			/* a new run of this thread (in the same slot): the old one
-			 * is written first */
-			end_hold(h);
-			*h = (struct hold){ref, stack, tick_us, tick_us, 1, true};
-			return true;
-		}
-		*h = (struct hold){ref, stack, tick_us, tick_us, 1, true};
-		rec.held[rec.nheld++] = j;
-		return true;
+	struct thread_hold *h = &t->hold;
+	if (!h->open) {
+		*h = (struct thread_hold){ref, stack, tick_us, tick_us, 1, true};
+		rec.held[rec.nheld++] = t->slot;
+		return;
 	}
-	return false;
+	/* the same run: same thread and stack, the next tick (ticks come at
+	 * random gaps of up to 1.5 periods, later under load: a run is not cut
+	 * for that), not too long */
+	if (h->ref == ref && h->stack == stack && tick_us - h->last_us <= CS_HOLD_MAX_GAP_PERIODS * period_us &&
+	    h->count < CS_HOLD_MAX_COUNT) {
+		h->count++;
+		h->last_us = tick_us;
+		return;
+	}
+	/* a new run (of this thread, or of the thread that has the entry now):
+	 * the old one is written first */
+	end_hold(h);
+	*h = (struct thread_hold){ref, stack, tick_us, tick_us, 1, true};
 }
 
 static void stage_open(uint64_t now_ns)
@@ -268,7 +248,7 @@ static struct sym_memo *memo_of(ThreadID thread)
  * turn): caught at the site the proof found it, it has the frames the
  * proof kept, or the proof was wrong.  Caught elsewhere, it moved after
  * the proof (in the microseconds before its signal): no comparison. */
-static void check_parked(struct still_thread *known, const struct sig_walk *capture, uint64_t stack)
+static void check_parked(struct sampled_thread *known, const struct sig_walk *capture, uint64_t stack)
 {
 	uint64_t kept = known->parked_check;
 	known->parked_check = 0;
@@ -284,12 +264,11 @@ static void check_parked(struct still_thread *known, const struct sig_walk *capt
 void samples_add_still(struct tick *t)
 {
 	uint32_t n;
-	struct still_thread *all = still_threads(&n);
+	struct sampled_thread **all = still_threads(&n);
 	for (uint32_t i = 0; i < n && t->n < TICK_MAX_WALKS; i++) {
-		if (!all[i].still || !all[i].stack)
+		if (!all[i]->still || !all[i]->stack)
 			continue;
-		t->known[t->n] = &all[i];
-		t->walks[t->n++] = (struct sig_walk){all[i].thread, 0, 0, false};
+		t->walks[t->n++] = (struct sig_walk){.thread = all[i]->thread, .known = all[i]};
 	}
 }
 
@@ -334,7 +313,7 @@ void samples_record(struct tick *tk, uint64_t now_ns)
 	bool still[TICK_MAX_WALKS];
 	for (uint32_t t = 0; t < nslots; t++) {
 		struct sig_walk *slot = &tk->walks[t];
-		struct still_thread *known = tk->known[t];
+		struct sampled_thread *known = slot->known;
 		still[t] = known && slot->n == 0;
 		if (still[t]) {
 			stacks[t] = known->stack; /* captures come first: theirs is interned */
@@ -362,13 +341,14 @@ void samples_record(struct tick *tk, uint64_t now_ns)
 		if (still[t] && stacks[t] == STILL_STACK_PENDING)
 			continue; /* cannot happen: its capture was not in this tick */
 		samples++;
-		if (still[t] && hold_sample(refs[t], stacks[t], tick_us))
+		if (still[t]) {
+			hold_sample(tk->walks[t].known, refs[t], stacks[t], tick_us);
 			continue;
+		}
 		refs[n] = refs[t];
 		const struct sig_walk *w = &tk->walks[t];
-		uint32_t on = still[t] ? 0
-				       : credit_on_cpu(tk->known[t], period_ns, w->captured && w->blocked,
-						       w->captured && w->woke, w->kernel_periods);
+		uint32_t on = credit_on_cpu(w->known, period_ns, w->captured && w->blocked, w->captured && w->woke,
+					    w->kernel_periods);
 		if (on > 1)
 			owe_cpu(refs[t], stacks[t], tick_us, on - 1);
 		stacks[n] = cs_tick_stack_state(stacks[t], on == 0);

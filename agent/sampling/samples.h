@@ -28,8 +28,6 @@ struct tick {
 	uint32_t n;             /* walks */
 	uint64_t suspend_ns;    /* how long the runtime stayed suspended for it */
 	struct sig_walk *walks; /* TICK_MAX_WALKS */
-	struct still_thread **known; /* beside each walk: its thread as the survey knows it (its stack
-					when it is still, its CPU credit); NULL: a plain sample */
 	FunctionID *pool;       /* TICK_FRAME_POOL FunctionIDs, innermost first per walk */
 	uint64_t *addrs;        /* beside the pool: each frame's instruction, for source lines */
 	struct cs_status *stats; /* the sampler's counts (see samples_publish) */

@@ -39,14 +39,13 @@
 #include "agent/unwind/unwind.h"
 #include "common/records.h"
 
-#define SIG_THREADS 512
+#define SIG_THREADS TT_SIGNAL_SLOTS
 #define SIG_RING 2 /* captures are collected every tick, one signal in flight at most */
 #define STACK_COPY MEMREAD_COPY_MAX /* deep enough for hundreds of frames */
 #define REFRESH_EVERY_NS 10000000ull  /* the thread list at most (when due): short-lived threads matter */
 #define ALIVE_CHECK_NS 100000000ull   /* slots' threads checked for their end with no change to the list */
 #define SYSCALL_FDS_KEPT 32 /* slots whose /proc syscall and stat files stay open (descriptors are the program's too) */
 #define TRAILS_KEPT 64 /* slots whose threads' last walks are kept to graft (10 KiB each) */
-#define EXTRA_INSTANTS 8 /* ticks a pending signal's capture may stand for, each at its own instant */
 #define KERNEL_TRUNCATED_RUN 8 /* kernel samples too deep in a row before the thread is signalled instead */
 #define KERNEL_RETRY_NS 1000000000ull /* ... for this long: a thread deep for a while (compiling) comes back */
 #define KERNEL_THREADS_MAX 64 /* threads the kernel samples (a descriptor and 132 KiB of locked memory each);
@@ -97,12 +96,15 @@ struct site_read {
 	bool running; /* not valid: the file said the thread runs (or waits for a CPU) */
 };
 
-struct slot {
-	pid_t tid;
-	ThreadID thread;
-	clockid_t clock;
-	uint64_t last_cpu;
-	uint64_t owed; /* CPU time since its last sample */
+/* A signal slot: what the handler shares with the sampler thread, and
+ * what is kept per slot because it costs.  The handler finds its slot by
+ * the number its signal carries, and writes only the atomics and the ring
+ * entry at head (see on_signal); the rest is the sampler thread's.  The
+ * thread that holds the slot (owner) has the rest of its state in the
+ * thread table (threadtable.h). */
+struct sig_slot {
+	pid_t tid;     /* its thread's OS id (a handler on another thread leaves the slot alone) */
+	int32_t owner; /* the thread table's slot of its thread (-1: none) */
 	bool alive;
 	bool seen; /* in the latest thread list */
 	_Atomic uint64_t hi, last_rsp; /* the top of the stack mapping, learnt from a first rsp:
@@ -113,28 +115,17 @@ struct slot {
 	_Atomic uint32_t head, tail;
 	_Atomic uint32_t sent, answered; /* signals sent to this slot, and handled */
 	_Atomic uint32_t entered;          /* ... and whose handler began (a capture under way) */
-	uint32_t extra;    /* ticks the signal in flight may also stand for (sampler thread) */
-	uint32_t extra_at; /* the ring index its capture will take */
-	uint64_t extra_instant[EXTRA_INSTANTS]; /* each such tick's instant, drawn at random in it */
-	uint32_t carried;  /* ticks whose instant came after the thread ran again: the next capture's */
 	int syscall_fd;    /* its /proc/self/task/TID/syscall kept open: descriptor + 1, 0: none */
 	int stat_fd;       /* ... and its stat (kernel sampler) */
 	struct site_read last_site; /* what that file said last */
 	timer_t timer;     /* fires our signal at this thread at the instant drawn for its sample */
 	bool has_timer;
-	uint64_t due_ns;   /* that instant (or when the signal was sent) */
 	struct parked_proof proof;
-	struct ks_thread ks; /* the kernel's samples of it (kernel sampler) */
-	bool ks_tried;       /* ... asked for once */
-	uint32_t ks_truncated; /* ... deeper than the kernel copies, in a row */
-	uint64_t ks_retry_ns;  /* ... stopped for that: asked for again from then (0: not stopped) */
-	uint64_t ks_cpu_open;  /* its CPU clock as they started (or their period last changed) */
-	uint64_t ks_counted;   /* periods of CPU time since then with a sample: the kernel's, and signals' */
 	struct capture ring[SIG_RING];
 };
 
 static struct {
-	struct slot *slots;
+	struct sig_slot *slots;
 	uint32_t nslots;
 	int signo;
 	pid_t pid;
@@ -158,15 +149,21 @@ static struct {
  * apart from the slots, whose rings are touched by the signal handler. */
 static struct unwind_trail trails[TRAILS_KEPT];
 
-static struct unwind_trail *trail_of(const struct slot *sl)
+static struct unwind_trail *trail_of(const struct sig_slot *sl)
 {
 	return sl && sl - g.slots < TRAILS_KEPT ? &trails[sl - g.slots] : NULL;
 }
 
-static void drop_timer(struct slot *sl);
+static void drop_timer(struct sig_slot *sl);
+
+/* The thread that holds a slot, or NULL. */
+static struct sampled_thread *owner_of(const struct sig_slot *sl)
+{
+	return sl && sl->owner >= 0 ? tt_at((uint32_t)sl->owner) : NULL;
+}
 
 /* A signal sent to the slot's thread has not been handled yet. */
-static bool in_flight(struct slot *sl)
+static bool in_flight(struct sig_slot *sl)
 {
 	return atomic_load(&sl->sent) != atomic_load(&sl->answered);
 }
@@ -174,18 +171,20 @@ static bool in_flight(struct slot *sl)
 /* Where the sampler thread may put a capture of its own in the slot's ring
  * (*h: the index): no signal in flight (its handler owns the ring) and a
  * free entry. */
-static bool ring_free(struct slot *sl, uint32_t *h)
+static bool ring_free(struct sig_slot *sl, uint32_t *h)
 {
 	*h = atomic_load_explicit(&sl->head, memory_order_relaxed);
 	return !in_flight(sl) && *h - atomic_load_explicit(&sl->tail, memory_order_acquire) < SIG_RING;
 }
 
-/* Ends the kernel's sampling of the slot's thread. */
-static void kernel_stop(struct slot *sl)
+/* Ends the kernel's sampling of a thread (NULL: none). */
+static void kernel_stop(struct sampled_thread *t)
 {
-	if (sl->ks.fd && g.ks_count)
+	if (!t)
+		return;
+	if (t->kernel.ks.fd && g.ks_count)
 		g.ks_count--;
-	ks_close(&sl->ks);
+	ks_close(&t->kernel.ks);
 }
 
 static void on_signal(int sig, siginfo_t *si, void *context)
@@ -195,7 +194,7 @@ static void on_signal(int sig, siginfo_t *si, void *context)
 	bool ours = (si->si_code == SI_QUEUE && si->si_pid == g.pid) || si->si_code == SI_TIMER;
 	if (!ours || !g.slots || (uint32_t)si->si_value.sival_int >= SIG_THREADS)
 		goto out;
-	struct slot *sl = &g.slots[si->si_value.sival_int];
+	struct sig_slot *sl = &g.slots[si->si_value.sival_int];
 	if (sl->tid != (pid_t)syscall(SYS_gettid))
 		goto out; /* a stale slot: the id went to another thread */
 	atomic_fetch_add_explicit(&sl->entered, 1, memory_order_relaxed);
@@ -317,7 +316,7 @@ static int task_file(pid_t tid, const char *name, int *kept)
 	return f;
 }
 
-static void close_task_files(struct slot *sl)
+static void close_task_files(struct sig_slot *sl)
 {
 	if (sl->syscall_fd)
 		close(sl->syscall_fd - 1);
@@ -331,8 +330,10 @@ void sigsampler_release(void)
 	for (uint32_t i = 0; g.slots && i < g.nslots; i++) {
 		close_task_files(&g.slots[i]);
 		drop_timer(&g.slots[i]);
-		kernel_stop(&g.slots[i]);
-		g.slots[i].ks_tried = false;
+		struct sampled_thread *t = owner_of(&g.slots[i]);
+		kernel_stop(t);
+		if (t)
+			t->kernel.tried = false;
 	}
 }
 
@@ -344,6 +345,11 @@ void sigsampler_set_deadline(uint64_t next_tick_ns)
 void sigsampler_reset(void)
 {
 	sigsampler_release();
+	for (uint32_t i = 0; g.slots && i < g.nslots; i++) {
+		struct sampled_thread *t = owner_of(&g.slots[i]);
+		if (t)
+			t->sig.slot = -1;
+	}
 	if (g.slots)
 		memset(g.slots, 0, g.nslots * sizeof *g.slots);
 	codemap_forget();
@@ -362,17 +368,17 @@ static uint64_t cpu_ns(clockid_t clock, bool *ok)
 
 /* The kernel samples the thread once per period of its CPU time from now
  * (its own code's; the kernel's are left out): the count starts again. */
-static void kernel_anchor(struct slot *sl)
+static void kernel_anchor(struct sampled_thread *t)
 {
 	bool ok;
-	sl->ks_cpu_open = cpu_ns(sl->clock, &ok);
-	sl->ks_counted = 0;
+	t->kernel.cpu_open = cpu_ns(t->clock, &ok);
+	t->kernel.counted = 0;
 }
 
 /* The top of the stack mapping that holds the thread's stack, learnt from
  * one of its stack pointers (sp) the first time: how much of its stack a
  * capture copies, and where it ends; 0 while unknown. */
-static uint64_t stack_top(struct slot *sl, uint64_t sp)
+static uint64_t stack_top(struct sig_slot *sl, uint64_t sp)
 {
 	uint64_t hi = atomic_load(&sl->hi);
 	if (!hi && sp && (hi = codemap_stack_top(sp)) != 0)
@@ -385,7 +391,7 @@ static uint64_t stack_top(struct slot *sl, uint64_t sp)
  * the kernel's answer now (a mapping from an older reading of the maps may
  * have been another thread's stack); a failed answer is asked again at the
  * next tick (on a kernel without PROCMAP_QUERY, with no system call). */
-static void learn_own_mapping(struct slot *sl)
+static void learn_own_mapping(struct sig_slot *sl)
 {
 	uint64_t block = atomic_load_explicit(&sl->block, memory_order_relaxed), lo, top;
 	if (block && !atomic_load_explicit(&sl->own_hi, memory_order_relaxed) &&
@@ -397,54 +403,75 @@ static void learn_own_mapping(struct slot *sl)
 
 /* Whether the slot keeps its thread's /proc files open (the first
  * SYSCALL_FDS_KEPT slots). */
-static bool keeps_files(const struct slot *sl)
+static bool keeps_files(const struct sig_slot *sl)
 {
 	return sl - g.slots < SYSCALL_FDS_KEPT;
 }
 
-/* The slot of OS thread os (the managed thread `thread`), taken on first
- * sight; NULL when every slot is in use. */
-static struct slot *slot_for(pid_t os, ThreadID thread)
+/* Hands a slot to a thread, from the thread that held it (which keeps its
+ * entry while the survey lists it); what the thread's entry knew of a
+ * former slot is forgotten. */
+static void give_slot(struct sig_slot *sl, struct sampled_thread *t)
 {
-	struct slot *free_slot = NULL;
-	for (uint32_t i = 0; i < g.nslots; i++) {
-		if (g.slots[i].alive && g.slots[i].tid == os && g.slots[i].thread == thread)
-			return &g.slots[i];
-		if (g.slots[i].alive && g.slots[i].tid == os)
-			g.slots[i].alive = false; /* the OS id went to another managed thread */
-		if (!g.slots[i].alive && !free_slot)
-			free_slot = &g.slots[i];
+	int32_t index = (int32_t)(sl - g.slots);
+	struct sampled_thread *was = owner_of(sl);
+	if (was && was != t) {
+		kernel_stop(was);
+		was->sig.slot = -1;
 	}
-	if (!free_slot && g.nslots < SIG_THREADS)
+	if (t->sig.slot >= 0 && t->sig.slot != index)
+		g.slots[t->sig.slot].owner = -1; /* the slot it held before (its thread was taken for gone) */
+	kernel_stop(t);
+	t->kernel = (struct thread_kernel){0};
+	t->sig = (struct thread_signal){.slot = index};
+	sl->owner = (int32_t)t->slot;
+}
+
+/* The slot of OS thread os (the managed thread `thread`, whose entry t may
+ * be), taken on first sight; NULL when every slot is in use. */
+static struct sig_slot *slot_for(pid_t os, ThreadID thread, struct sampled_thread *t)
+{
+	struct sig_slot *free_slot = NULL;
+	for (uint32_t i = 0; i < g.nslots; i++) {
+		struct sig_slot *sl = &g.slots[i];
+		struct sampled_thread *o = owner_of(sl);
+		if (sl->alive && sl->tid == os && o && o->thread == thread)
+			return sl;
+		if (sl->alive && sl->tid == os)
+			sl->alive = false; /* the OS id went to another managed thread */
+		if (!sl->alive && !free_slot)
+			free_slot = sl;
+	}
+	if (!free_slot && g.nslots < SIG_THREADS) {
 		free_slot = &g.slots[g.nslots++];
+		free_slot->owner = -1;
+	}
 	if (!free_slot)
 		return NULL;
-	struct slot *sl = free_slot;
+	if (!t || t->thread != thread || t->os_tid != (uint32_t)os)
+		t = tt_entry(thread, (uint32_t)os);
+	if (!t)
+		return NULL;
+	struct sig_slot *sl = free_slot;
 	atomic_store(&sl->tail, atomic_load(&sl->head)); /* forget a former thread's captures */
 	atomic_store(&sl->sent, atomic_load(&sl->answered));
 	atomic_store(&sl->entered, atomic_load(&sl->answered));
-	sl->extra = sl->carried = 0;
+	give_slot(sl, t);
 	sl->proof.valid = false;
 	sl->last_site.valid = false;
 	if (trail_of(sl))
 		trail_of(sl)->epoch = 0; /* a former thread's */
 	close_task_files(sl); /* a former thread's */
 	drop_timer(sl); /* aimed at the former thread */
-	kernel_stop(sl);
-	sl->ks_tried = false;
-	sl->ks_truncated = 0;
-	sl->ks_retry_ns = 0;
 	atomic_store(&sl->hi, 0);
 	atomic_store(&sl->own_hi, 0);
 	atomic_store(&sl->own_lo, 0);
 	atomic_store(&sl->block, 0);
 	atomic_store(&sl->last_rsp, 0);
 	sl->tid = os;
-	sl->thread = thread;
-	sl->clock = agent_thread_cpu_clock((uint32_t)os);
 	bool ok;
-	sl->last_cpu = cpu_ns(sl->clock, &ok);
-	sl->owed = 0;
+	t->sig.last_cpu = cpu_ns(t->clock, &ok);
+	t->sig.owed = 0;
 	sl->alive = ok;
 	return ok ? sl : NULL;
 }
@@ -463,7 +490,7 @@ static void refresh_threads(void)
 		DWORD os = 0;
 		if (FAILED(info->vtbl->GetThreadInfo(info, tid, &os)) || !os)
 			continue;
-		struct slot *sl = slot_for((pid_t)os, tid);
+		struct sig_slot *sl = slot_for((pid_t)os, tid, NULL);
 		if (sl)
 			sl->seen = true;
 	}
@@ -501,7 +528,7 @@ static uint64_t signal_delay(void)
 
 /* Arms the slot's timer to signal its thread after delay_ns; false when
  * it has none and cannot have one (then the signal goes now). */
-static bool arm_timer(struct slot *sl, uint64_t delay_ns)
+static bool arm_timer(struct sig_slot *sl, uint64_t delay_ns)
 {
 	if (!sl->has_timer) {
 		struct sigevent ev;
@@ -527,7 +554,7 @@ static void disarm_timers(void)
 			timer_settime(g.slots[i].timer, 0, &off, NULL);
 }
 
-static void drop_timer(struct slot *sl)
+static void drop_timer(struct sig_slot *sl)
 {
 	if (sl->has_timer)
 		timer_delete(sl->timer);
@@ -537,7 +564,7 @@ static void drop_timer(struct slot *sl)
 /* Signals the slot's thread, unless a signal is still in flight to it (a
  * queued real-time signal counts against the user's limit, and its
  * capture is still to come); false when it could not be sent. */
-static bool send_to(struct slot *sl)
+static bool send_to(struct sig_slot *sl)
 {
 	if (in_flight(sl))
 		return true;
@@ -546,7 +573,7 @@ static bool send_to(struct slot *sl)
 		return false;
 	}
 	uint64_t delay = signal_delay();
-	sl->due_ns = agent_mono_ns() + delay;
+	owner_of(sl)->sig.due_ns = agent_mono_ns() + delay;
 	atomic_fetch_add(&sl->sent, 1);
 	if (delay && arm_timer(sl, delay)) {
 		g.stats.signals++;
@@ -765,17 +792,17 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
  * again at that instant, from the handler, would wake a parked thread once
  * more, and give its work too many.  A capture that gave no sample (walk:
  * NULL) leaves them all to the next. */
-static void settle_extra(struct slot *sl, const struct capture *c, struct sig_walk *walk)
+static void settle_extra(struct thread_signal *ts, const struct capture *c, struct sig_walk *walk)
 {
 	uint32_t before = 0;
-	for (uint32_t i = 0; i < sl->extra; i++)
-		before += i >= EXTRA_INSTANTS || sl->extra_instant[i] < c->at_ns; /* (beyond those kept: its) */
+	for (uint32_t i = 0; i < ts->extra; i++)
+		before += i >= TT_EXTRA_INSTANTS || ts->extra_instant[i] < c->at_ns; /* (beyond those kept: its) */
 	if (walk && walk->weight)
 		walk->weight += before;
 	else
 		before = 0;
-	sl->carried += sl->extra - before;
-	sl->extra = 0;
+	ts->carried += ts->extra - before;
+	ts->extra = 0;
 }
 
 uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_size, struct sig_walk *walks,
@@ -797,7 +824,7 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 		for (uint32_t i = 0; i < g.nslots; i++) {
 			bool ok = false;
 			if (g.slots[i].alive) {
-				cpu_ns(g.slots[i].clock, &ok);
+				cpu_ns(owner_of(&g.slots[i])->clock, &ok);
 				g.slots[i].alive = ok;
 			}
 		}
@@ -812,13 +839,19 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 		*nretry = 0;
 	uint64_t began = agent_mono_ns();
 	for (uint32_t i = 0; i < g.nslots; i++) {
-		struct slot *sl = &g.slots[i];
+		struct sig_slot *sl = &g.slots[i];
+		struct sampled_thread *o = owner_of(sl);
+		if (!o) { /* nobody's: its captures go with it */
+			atomic_store_explicit(&sl->tail, atomic_load_explicit(&sl->head, memory_order_acquire),
+					      memory_order_release);
+			continue;
+		}
 		if (sl->alive) {
 			stack_top(sl, atomic_load(&sl->last_rsp));
 			learn_own_mapping(sl);
 		}
-		if (!sl->alive && sl->ks.fd)
-			kernel_stop(sl); /* its thread ended */
+		if (!sl->alive && o->kernel.ks.fd)
+			kernel_stop(o); /* its thread ended */
 		uint32_t t = atomic_load_explicit(&sl->tail, memory_order_relaxed);
 		uint32_t h = atomic_load_explicit(&sl->head, memory_order_acquire);
 		for (; t != h && nwalks < max_walks && used + depth_max <= pool_size; t++) {
@@ -828,35 +861,35 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 			 * addresses and a freed method's activity (unloads.h): its
 			 * thread is walked exactly instead */
 			bool ok = c->at_ns >= unloaded &&
-				  unwind_capture(c, sl->thread, pool, addrs, depth_max, w, used,
+				  unwind_capture(c, o->thread, pool, addrs, depth_max, w, used,
 						 nretry && !activity_in_gc_suspension(), &sl->proof, trail_of(sl));
 			if (ok && c->kernel && w->truncated) {
 				/* deeper than the kernel copies: this sample is walked
 				 * exactly, and a thread that stays that deep is signalled
 				 * for a while (its handler copies up to the stack's top) */
-				if (++sl->ks_truncated >= KERNEL_TRUNCATED_RUN) {
-					kernel_stop(sl);
-					sl->ks_retry_ns = now + KERNEL_RETRY_NS;
+				if (++o->kernel.truncated >= KERNEL_TRUNCATED_RUN) {
+					kernel_stop(o);
+					o->kernel.retry_ns = now + KERNEL_RETRY_NS;
 				}
 				g.stats.kernel_truncated++;
 				ok = false;
 			} else if (ok && c->kernel) {
-				sl->ks_truncated = 0;
+				o->kernel.truncated = 0;
 			}
-			if (ok && !c->kernel && w->weight && sl->carried) {
+			if (ok && !c->kernel && w->weight && o->sig.carried) {
 				/* (ticks: not a kernel sample's, which stands for CPU time) */
-				w->weight += sl->carried;
-				sl->carried = 0;
+				w->weight += o->sig.carried;
+				o->sig.carried = 0;
 			}
-			if (sl->extra && t == sl->extra_at)
-				settle_extra(sl, c, ok ? w : NULL);
+			if (o->sig.extra && t == o->sig.extra_at)
+				settle_extra(&o->sig, c, ok ? w : NULL);
 			if (ok) {
 				used += w->n;
 				/* an empty walk only tells the mixed sampler the thread
 				 * has no managed frame */
 				nwalks += w->n || nretry;
 			} else if (nretry && *nretry < max_retry) {
-				retry[(*nretry)++] = sl->thread;
+				retry[(*nretry)++] = o->thread;
 			}
 		}
 		atomic_store_explicit(&sl->tail, t, memory_order_release);
@@ -867,10 +900,11 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 
 /* The live slot of a thread (os_tid 0: whatever its OS thread), or NULL;
  * never a new one (slot_for makes those). */
-static struct slot *live_slot(ThreadID thread, pid_t os_tid)
+static struct sig_slot *live_slot(ThreadID thread, pid_t os_tid)
 {
 	for (uint32_t i = 0; i < g.nslots; i++)
-		if (g.slots[i].alive && g.slots[i].thread == thread && (!os_tid || g.slots[i].tid == os_tid))
+		if (g.slots[i].alive && owner_of(&g.slots[i])->thread == thread &&
+		    (!os_tid || g.slots[i].tid == os_tid))
 			return &g.slots[i];
 	return NULL;
 }
@@ -880,9 +914,16 @@ struct unwind_trail *sigsampler_trail(ThreadID thread)
 	return trail_of(live_slot(thread, 0));
 }
 
-bool sigsampler_signal(uint32_t os_tid, ThreadID thread)
+/* The slot of a thread, given it on first sight; NULL when every slot is
+ * in use. */
+static struct sig_slot *slot_of(struct sampled_thread *t)
 {
-	struct slot *sl = slot_for((pid_t)os_tid, thread);
+	return slot_for((pid_t)t->os_tid, t->thread, t);
+}
+
+bool sigsampler_signal(struct sampled_thread *t)
+{
+	struct sig_slot *sl = slot_of(t);
 	return sl && send_to(sl) && sl->alive;
 }
 
@@ -948,7 +989,7 @@ static bool read_syscall_site(pid_t tid, int *fd, struct syscall_site *site, str
 /* The system call the thread sits in: the last read while its CPU clock
  * still reads cpu_before (read just before this), else read now; NULL
  * when it is in none (it runs) or the file cannot be read. */
-static const struct site_read *site_now(struct slot *sl, pid_t tid, uint64_t cpu_before)
+static const struct site_read *site_now(struct sig_slot *sl, pid_t tid, uint64_t cpu_before)
 {
 	static struct site_read unkept; /* (the sampler thread's) */
 	struct site_read *r = sl ? &sl->last_site : &unkept;
@@ -960,10 +1001,11 @@ static const struct site_read *site_now(struct slot *sl, pid_t tid, uint64_t cpu
 	return r->valid ? r : NULL;
 }
 
-enum parked sigsampler_parked_as_captured(uint32_t os_tid, ThreadID thread, uint64_t cpu_now,
+enum parked sigsampler_parked_as_captured(const struct sampled_thread *t, uint64_t cpu_now,
 					  struct syscall_site *now)
 {
-	struct slot *sl = live_slot(thread, (pid_t)os_tid);
+	pid_t os_tid = (pid_t)t->os_tid;
+	struct sig_slot *sl = live_slot(t->thread, os_tid);
 	bool proof = sl && sl->proof.valid && sl->proof.walk_epoch == codemap_walk_epoch() && !in_flight(sl);
 	*now = (struct syscall_site){0};
 	if (proof) {
@@ -975,7 +1017,7 @@ enum parked sigsampler_parked_as_captured(uint32_t os_tid, ThreadID thread, uint
 		    memcmp(words, p->words.value, p->words.n * sizeof *words) != 0)
 			return PARKED_MOVED;
 	}
-	const struct site_read *r = site_now(sl, (pid_t)os_tid, cpu_now);
+	const struct site_read *r = site_now(sl, os_tid, cpu_now);
 	if (!r)
 		return PARKED_MOVED;
 	*now = r->site;
@@ -987,7 +1029,8 @@ enum parked sigsampler_parked_as_captured(uint32_t os_tid, ThreadID thread, uint
 /* The read in place of sigsampler_read_waiting, the thread's CPU clock
  * read just before (cpu; ok: it could be); *running: the kernel said the
  * thread runs or waits for a CPU. */
-static bool read_waiting(struct slot *sl, ThreadID thread, uint32_t check_every, uint64_t cpu, bool ok, bool *running)
+static bool read_waiting(struct sig_slot *sl, struct sampled_thread *t, uint32_t check_every, uint64_t cpu, bool ok,
+			 bool *running)
 {
 	uint32_t h;
 	*running = false;
@@ -1018,7 +1061,7 @@ static bool read_waiting(struct slot *sl, ThreadID thread, uint32_t check_every,
 	activity_of((uint32_t)sl->tid, &c->act);
 	/* the copy is the thread's stack at one instant: its CPU clock, read
 	 * before its site was, says it has not run since (so its site stands) */
-	c->cpu_end = cpu_ns(sl->clock, &ok);
+	c->cpu_end = cpu_ns(t->clock, &ok);
 	uint32_t n;
 	if (!ok || c->cpu_end != cpu || !walks_without_fp(c, trail_of(sl), &n)) {
 		g.stats.waiting_unread++;
@@ -1030,7 +1073,7 @@ static bool read_waiting(struct slot *sl, ThreadID thread, uint32_t check_every,
 	if (check_every && ++waiting_check.reads >= check_every && !waiting_check.pending) {
 		waiting_check.reads = 0;
 		waiting_check.pending = true;
-		waiting_check.thread = thread;
+		waiting_check.thread = t->thread;
 		waiting_check.site = at;
 		waiting_check.since_ns = now;
 		waiting_check.n = n;
@@ -1042,14 +1085,14 @@ static bool read_waiting(struct slot *sl, ThreadID thread, uint32_t check_every,
 	return true;
 }
 
-bool sigsampler_read_waiting(uint32_t os_tid, ThreadID thread, uint32_t check_every)
+bool sigsampler_read_waiting(struct sampled_thread *t, uint32_t check_every)
 {
-	struct slot *sl = slot_for((pid_t)os_tid, thread);
+	struct sig_slot *sl = slot_of(t);
 	if (!sl)
 		return false;
 	bool ok, running;
-	uint64_t cpu = cpu_ns(sl->clock, &ok);
-	return read_waiting(sl, thread, check_every, cpu, ok, &running);
+	uint64_t cpu = cpu_ns(t->clock, &ok);
+	return read_waiting(sl, t, check_every, cpu, ok, &running);
 }
 
 /* Whether a thread that is runnable but not on a CPU last ran on the CPU
@@ -1059,7 +1102,7 @@ bool sigsampler_read_waiting(uint32_t os_tid, ThreadID thread, uint32_t check_ev
  * waiting for a CPU there it would get more samples than ticks;
  * e2e.parked).  /proc/self/task/TID/stat: the state is the field after
  * the name in parentheses, the CPU the 36th after the state. */
-static bool displaced_by_sampler(struct slot *sl)
+static bool displaced_by_sampler(struct sig_slot *sl)
 {
 	char line[1024];
 	int *kept = keeps_files(sl) ? &sl->stat_fd : NULL;
@@ -1084,16 +1127,16 @@ static bool displaced_by_sampler(struct slot *sl)
 	return p && cpu >= 0 && atoi(p) == cpu;
 }
 
-enum instant sigsampler_instant(uint32_t os_tid, ThreadID thread, uint64_t cpu_survey, uint32_t check_every)
+enum instant sigsampler_instant(struct sampled_thread *t, uint64_t cpu_survey, uint32_t check_every)
 {
-	struct slot *sl = slot_for((pid_t)os_tid, thread);
+	struct sig_slot *sl = slot_of(t);
 	if (!sl)
 		return INSTANT_ELSE;
 	bool ok, running;
-	uint64_t cpu = cpu_ns(sl->clock, &ok);
+	uint64_t cpu = cpu_ns(t->clock, &ok);
 	if (ok && cpu != cpu_survey)
 		return INSTANT_ON_CPU;
-	if (read_waiting(sl, thread, check_every, cpu, ok, &running))
+	if (read_waiting(sl, t, check_every, cpu, ok, &running))
 		return INSTANT_READ;
 	return running && displaced_by_sampler(sl) ? INSTANT_ON_CPU : INSTANT_ELSE;
 }
@@ -1103,31 +1146,34 @@ void sigsampler_kernel_keep(bool on)
 	if (on || !g.ks_open)
 		return;
 	for (uint32_t i = 0; i < g.nslots; i++) {
-		kernel_stop(&g.slots[i]);
-		g.slots[i].ks_tried = false;
+		struct sampled_thread *t = owner_of(&g.slots[i]);
+		kernel_stop(t);
+		if (t)
+			t->kernel.tried = false;
 	}
 	g.ks_open = false;
 }
 
-enum kernel_capture sigsampler_kernel_capture(uint32_t os_tid, ThreadID thread, uint32_t rate_hz, uint64_t since_ns)
+enum kernel_capture sigsampler_kernel_capture(struct sampled_thread *t, uint32_t rate_hz, uint64_t since_ns)
 {
-	struct slot *sl = slot_for((pid_t)os_tid, thread);
+	struct sig_slot *sl = slot_of(t);
 	if (!sl)
 		return KERNEL_OFF;
+	struct thread_kernel *tk = &t->kernel;
 	uint64_t period = agent_period_ns(rate_hz);
-	if (sl->ks_retry_ns && !sl->ks.fd && agent_mono_ns() >= sl->ks_retry_ns) {
-		sl->ks_retry_ns = 0;
-		sl->ks_tried = false; /* its stacks too deep for the kernel's copy a second ago */
+	if (tk->retry_ns && !tk->ks.fd && agent_mono_ns() >= tk->retry_ns) {
+		tk->retry_ns = 0;
+		tk->tried = false; /* its stacks too deep for the kernel's copy a second ago */
 	}
-	if (!sl->ks_tried) {
-		sl->ks_tried = true;
+	if (!tk->tried) {
+		tk->tried = true;
 		g.ks_open = true;
 		char why[160];
 		if (g.ks_count >= KERNEL_THREADS_MAX)
 			return KERNEL_OFF;
-		if (ks_open(&sl->ks, sl->tid, period, why, sizeof why)) {
+		if (ks_open(&tk->ks, sl->tid, period, why, sizeof why)) {
 			g.ks_count++;
-			kernel_anchor(sl);
+			kernel_anchor(t);
 		} else if (!g.ks_said) {
 			g.ks_said = true;
 			lw_message(CS_LEVEL_WARNING,
@@ -1137,17 +1183,17 @@ enum kernel_capture sigsampler_kernel_capture(uint32_t os_tid, ThreadID thread, 
 		}
 		return KERNEL_OFF; /* its samples start now */
 	}
-	uint64_t was = sl->ks.period_ns;
-	if (!sl->ks.fd || !ks_set_period(&sl->ks, period))
+	uint64_t was = tk->ks.period_ns;
+	if (!tk->ks.fd || !ks_set_period(&tk->ks, period))
 		return KERNEL_OFF;
-	if (sl->ks.period_ns != was)
-		kernel_anchor(sl);
+	if (tk->ks.period_ns != was)
+		kernel_anchor(t);
 	uint32_t h;
 	if (!ring_free(sl, &h))
 		return KERNEL_NONE;
 	struct capture *c = &sl->ring[h % SIG_RING];
 	struct ks_sample k;
-	uint32_t n = ks_drain(&sl->ks, &k, c->stack, STACK_COPY, &g.stats.kernel_lost);
+	uint32_t n = ks_drain(&tk->ks, &k, c->stack, STACK_COPY, &g.stats.kernel_lost);
 	if (!n || !k.user || k.time_ns < since_ns)
 		return KERNEL_NONE; /* none since the last tick: it used less than a period of CPU in its own code */
 	c->ip = k.ip;
@@ -1165,29 +1211,36 @@ enum kernel_capture sigsampler_kernel_capture(uint32_t os_tid, ThreadID thread, 
 	activity_of((uint32_t)sl->tid, &c->act);
 	atomic_store_explicit(&sl->head, h + 1, memory_order_release);
 	g.stats.kernel_samples++;
-	sl->ks_counted += n;
+	tk->counted += n;
 	return KERNEL_CAPTURED;
 }
 
-uint64_t sigsampler_kernel_unsampled(uint32_t os_tid, ThreadID thread, uint64_t cpu_now)
+/* The kernel's part of a thread whose signal slot is alive, or NULL. */
+static struct thread_kernel *live_kernel(const struct sampled_thread *t)
 {
-	struct slot *sl = live_slot(thread, (pid_t)os_tid);
-	if (!sl || !sl->ks.fd || !sl->ks.period_ns || cpu_now < sl->ks_cpu_open)
+	struct sampled_thread *o = owner_of(live_slot(t->thread, (pid_t)t->os_tid));
+	return o ? &o->kernel : NULL;
+}
+
+uint64_t sigsampler_kernel_unsampled(const struct sampled_thread *t, uint64_t cpu_now)
+{
+	const struct thread_kernel *tk = live_kernel(t);
+	if (!tk || !tk->ks.fd || !tk->ks.period_ns || cpu_now < tk->cpu_open)
 		return 0;
-	uint64_t used = cpu_now - sl->ks_cpu_open, counted = sl->ks_counted * sl->ks.period_ns;
+	uint64_t used = cpu_now - tk->cpu_open, counted = tk->counted * tk->ks.period_ns;
 	return used > counted ? used - counted : 0;
 }
 
-void sigsampler_kernel_counted(uint32_t os_tid, ThreadID thread, uint32_t n)
+void sigsampler_kernel_counted(struct sampled_thread *t, uint32_t n)
 {
-	struct slot *sl = live_slot(thread, (pid_t)os_tid);
-	if (sl && sl->ks.fd)
-		sl->ks_counted += n;
+	struct thread_kernel *tk = live_kernel(t);
+	if (tk && tk->ks.fd)
+		tk->counted += n;
 }
 
-bool sigsampler_pending(uint32_t os_tid, ThreadID thread)
+bool sigsampler_pending(struct sampled_thread *t)
 {
-	struct slot *sl = slot_for((pid_t)os_tid, thread);
+	struct sig_slot *sl = slot_of(t);
 	return sl && sl->alive && in_flight(sl);
 }
 
@@ -1217,9 +1270,9 @@ static bool signal_blocked(pid_t tid)
 	return (mask >> (g.signo - 1)) & 1;
 }
 
-bool sigsampler_overdue(uint32_t os_tid, ThreadID thread)
+bool sigsampler_overdue(struct sampled_thread *t)
 {
-	struct slot *sl = slot_for((pid_t)os_tid, thread);
+	struct sig_slot *sl = slot_of(t);
 	/* a handler that began has its capture's registers, and one that did
 	 * not, with the signal not blocked, finds the thread where it was when
 	 * the signal came (the kernel delivers it on the thread's first return
@@ -1228,21 +1281,22 @@ bool sigsampler_overdue(uint32_t os_tid, ThreadID thread)
 	 * no longer reaches our handler) is walked instead: the walk suspends
 	 * every thread, and on such a machine for as long */
 	return sl && sl->alive && in_flight(sl) && atomic_load(&sl->entered) != atomic_load(&sl->sent) &&
-	       agent_mono_ns() > sl->due_ns + OVERDUE_NS && (signal_blocked(sl->tid) || !handler_is_ours());
+	       agent_mono_ns() > t->sig.due_ns + OVERDUE_NS && (signal_blocked(sl->tid) || !handler_is_ours());
 }
 
-bool sigsampler_extend(uint32_t os_tid, ThreadID thread)
+bool sigsampler_extend(struct sampled_thread *t)
 {
-	struct slot *sl = slot_for((pid_t)os_tid, thread);
+	struct sig_slot *sl = slot_of(t);
 	if (!sl || !sl->alive || atomic_load(&sl->sent) == atomic_load(&sl->answered))
 		return false;
-	if (!sl->extra)
-		sl->extra_at = atomic_load(&sl->head);
+	struct thread_signal *ts = &t->sig;
+	if (!ts->extra)
+		ts->extra_at = atomic_load(&sl->head);
 	uint64_t now = agent_mono_ns();
 	uint64_t instant = g.deadline_ns > now ? now + agent_random_below(&g.random, g.deadline_ns - now) : now;
-	if (sl->extra < EXTRA_INSTANTS)
-		sl->extra_instant[sl->extra] = instant;
-	sl->extra++;
+	if (ts->extra < TT_EXTRA_INSTANTS)
+		ts->extra_instant[ts->extra] = instant;
+	ts->extra++;
 	return true;
 }
 
@@ -1266,20 +1320,21 @@ uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint64_t *addrs, ui
 	 * thread sampled) */
 	uint64_t period = agent_period_ns(rate_hz);
 	for (uint32_t i = 0; i < g.nslots; i++) {
-		struct slot *sl = &g.slots[i];
+		struct sig_slot *sl = &g.slots[i];
 		if (!sl->alive)
 			continue;
+		struct thread_signal *ts = &owner_of(sl)->sig;
 		bool ok;
-		uint64_t cpu = cpu_ns(sl->clock, &ok);
+		uint64_t cpu = cpu_ns(owner_of(sl)->clock, &ok);
 		if (!ok) {
 			sl->alive = false;
 			continue;
 		}
-		sl->owed += cpu - sl->last_cpu;
-		sl->last_cpu = cpu;
-		if (sl->owed < period)
+		ts->owed += cpu - ts->last_cpu;
+		ts->last_cpu = cpu;
+		if (ts->owed < period)
 			continue;
-		sl->owed = sl->owed >= 2 * period ? period : sl->owed - period; /* a backlog is not made up */
+		ts->owed = ts->owed >= 2 * period ? period : ts->owed - period; /* a backlog is not made up */
 		send_to(sl);
 	}
 	return nwalks;

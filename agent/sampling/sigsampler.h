@@ -8,19 +8,9 @@
 #include <stdint.h>
 
 #include "agent/agent.h"
+#include "agent/sampling/threadtable.h"
 #include "agent/symbols/activity.h"
 #include "agent/unwind/unwind.h"
-
-/* Where a thread sits in a system call: the address after its syscall
- * instruction, its stack pointer and first argument, as the kernel reports
- * them in /proc/self/task/TID/syscall. */
-struct syscall_site {
-	uint64_t pc, sp, arg0;
-};
-static inline bool syscall_site_same(const struct syscall_site *a, const struct syscall_site *b)
-{
-	return a->pc == b->pc && a->sp == b->sp && a->arg0 == b->arg0;
-}
 
 struct sig_walk {
 	ThreadID thread;
@@ -38,6 +28,8 @@ struct sig_walk {
 	bool kernel;      /* a capture the kernel took as the thread ran its own code: on the CPU */
 	uint32_t kernel_periods; /* ... standing for that many periods of its CPU time (else 0) */
 	struct activity act; /* what the runtime was doing on the thread then */
+	struct sampled_thread *known; /* its thread as the survey knows it, set by the engine (its stack when
+					 it is still, its CPU credit); NULL: a plain sample */
 };
 
 /* What became of the captures (sampler thread). */
@@ -67,7 +59,8 @@ struct sig_stats {
 
 /* Installs the handler on a free real-time signal (once per process). */
 int sigsampler_init(char *why, size_t whylen) AGENT_HIDDEN;
-/* Forgets threads and names (a new attach). */
+/* Forgets the signal slots and their threads' names (a new attach, before
+ * the thread table forgets its entries). */
 void sigsampler_reset(void) AGENT_HIDDEN;
 /* Closes the files kept open for looking at threads and deletes the
  * threads' timers (the sampler thread, as it ends: a detached agent leaves
@@ -83,11 +76,12 @@ uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint64_t *addrs, ui
 /* The parts of a tick, for the mixed sampler: what the handlers caught
  * since the last call, unwound (threads whose capture gave no sample go
  * to retry, when given, for an exact walk), and a signal to one thread
- * (false: not sent, walk it instead). */
+ * (false: not sent, walk it instead).  The functions below that take a
+ * thread give it a signal slot if it has none. */
 uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_size, struct sig_walk *walks,
 			    uint32_t max_walks, uint32_t depth_max, ThreadID *retry, uint32_t *nretry,
 			    uint32_t max_retry) AGENT_HIDDEN;
-bool sigsampler_signal(uint32_t os_tid, ThreadID thread) AGENT_HIDDEN;
+bool sigsampler_signal(struct sampled_thread *t) AGENT_HIDDEN;
 /* The thread's last complete walk, grafted onto its fast walks (unwind.h),
  * for a check's walk to use as they do; NULL when none is kept. */
 struct unwind_trail *sigsampler_trail(ThreadID thread) AGENT_HIDDEN;
@@ -98,7 +92,7 @@ struct unwind_trail *sigsampler_trail(ThreadID thread) AGENT_HIDDEN;
  * no rbp.  False when the thread is not waiting or the read is not kept:
  * signal it.  Every check_every-th read (0: none) is not kept but
  * compared with that signal's capture. */
-bool sigsampler_read_waiting(uint32_t os_tid, ThreadID thread, uint32_t check_every) AGENT_HIDDEN;
+bool sigsampler_read_waiting(struct sampled_thread *t, uint32_t check_every) AGENT_HIDDEN;
 /* Where a thread that ran since the last tick is as the sampler thread
  * looks (cpu_survey: its CPU clock as the tick's survey read it):
  * INSTANT_READ, waiting, and read there (a capture, as
@@ -107,8 +101,7 @@ bool sigsampler_read_waiting(uint32_t os_tid, ThreadID thread, uint32_t check_ev
  * which took it; INSTANT_ELSE, waiting for a CPU, or where no read in
  * place could be kept. */
 enum instant { INSTANT_READ, INSTANT_ON_CPU, INSTANT_ELSE };
-enum instant sigsampler_instant(uint32_t os_tid, ThreadID thread, uint64_t cpu_survey,
-				uint32_t check_every) AGENT_HIDDEN;
+enum instant sigsampler_instant(struct sampled_thread *t, uint64_t cpu_survey, uint32_t check_every) AGENT_HIDDEN;
 /* For a thread that ran since the last tick (since_ns, CLOCK_MONOTONIC):
  * the latest sample the kernel took of it in its own code since then, as
  * a capture (collected on the next tick, as a handler's): KERNEL_CAPTURED;
@@ -119,16 +112,16 @@ enum kernel_capture { KERNEL_OFF, KERNEL_NONE, KERNEL_CAPTURED };
 /* Called every tick: off (any sampler but the kernel sampler) closes
  * every thread's kernel sampling, once the sampler has changed. */
 void sigsampler_kernel_keep(bool on) AGENT_HIDDEN;
-enum kernel_capture sigsampler_kernel_capture(uint32_t os_tid, ThreadID thread, uint32_t rate_hz,
+enum kernel_capture sigsampler_kernel_capture(struct sampled_thread *t, uint32_t rate_hz,
 					      uint64_t since_ns) AGENT_HIDDEN;
 /* The CPU time a thread the kernel samples has used since its sampling
  * began, less a period for each sample counted (the kernel's captures and
  * sigsampler_kernel_counted's): at most a period while the kernel sampled
  * every period, more for periods it did not (the thread was in the kernel,
  * whose code it leaves out). */
-uint64_t sigsampler_kernel_unsampled(uint32_t os_tid, ThreadID thread, uint64_t cpu_now) AGENT_HIDDEN;
+uint64_t sigsampler_kernel_unsampled(const struct sampled_thread *t, uint64_t cpu_now) AGENT_HIDDEN;
 /* A signal's capture stood for n such periods. */
-void sigsampler_kernel_counted(uint32_t os_tid, ThreadID thread, uint32_t n) AGENT_HIDDEN;
+void sigsampler_kernel_counted(struct sampled_thread *t, uint32_t n) AGENT_HIDDEN;
 /* Whether a thread sits where its latest capture found it in a system
  * call: now, as /proc says (*now: the call it is in, pc 0: none; read
  * again only if its CPU clock moved from cpu_now, read just before), at that
@@ -141,18 +134,18 @@ void sigsampler_kernel_counted(uint32_t os_tid, ThreadID thread, uint32_t n) AGE
  * words than are kept, the code map was flushed since, or a signal is in
  * flight). */
 enum parked { PARKED_UNPROVEN = -1, PARKED_MOVED = 0, PARKED_SAME = 1 };
-enum parked sigsampler_parked_as_captured(uint32_t os_tid, ThreadID thread, uint64_t cpu_now,
+enum parked sigsampler_parked_as_captured(const struct sampled_thread *t, uint64_t cpu_now,
 					  struct syscall_site *now) AGENT_HIDDEN;
 /* A thread whose signal is still pending has not run since it was sent:
  * its coming capture also stands for this tick if it comes after an instant
  * drawn at random in the tick, else the capture after it does (true); false
  * when no signal is in flight to it. */
-bool sigsampler_extend(uint32_t os_tid, ThreadID thread) AGENT_HIDDEN;
+bool sigsampler_extend(struct sampled_thread *t) AGENT_HIDDEN;
 /* A signal sent to the thread has not reached its handler yet. */
-bool sigsampler_pending(uint32_t os_tid, ThreadID thread) AGENT_HIDDEN;
+bool sigsampler_pending(struct sampled_thread *t) AGENT_HIDDEN;
 /* ... and its instant passed long enough ago (2 ms) that the thread, had it
  * run, would have taken it: it blocks the signal. */
-bool sigsampler_overdue(uint32_t os_tid, ThreadID thread) AGENT_HIDDEN;
+bool sigsampler_overdue(struct sampled_thread *t) AGENT_HIDDEN;
 uint64_t sigsampler_overflowed(void) AGENT_HIDDEN;
 /* The CPU time the program's threads spent in the handler so far. */
 uint64_t sigsampler_handler_ns(void) AGENT_HIDDEN;

@@ -4,10 +4,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "agent/sampling/sigsampler.h"
 #include "agent/sampling/threadlist.h"
 #include "agent/symbols/activity.h"
-
-#define STILL_MAX 2048
 
 /* A thread caught in a system call (a wait) that has run since is asked
  * where it is.  In the same call (same instruction, stack pointer and
@@ -34,47 +33,45 @@
 #define PROOF_CPU_SHARE 20 /* 1/20: 5 % */
 
 static struct {
-	struct still_thread a[STILL_MAX], b[STILL_MAX];
-	struct still_thread *cur, *next;
-	uint32_t n;
+	ThreadID ids[TT_LISTED_MAX];               /* the runtime's list, sorted */
+	struct sampled_thread *next[TT_LISTED_MAX]; /* the survey's new list */
 	uint64_t surveyed_ns; /* when the last survey read the clocks */
 	uint64_t little_cpu_ns; /* PROOF_CPU_SHARE of the time between the last two surveys */
 	struct still_stats stats;
-} st = {.cur = st.a, .next = st.b};
-
-static struct threadlist_asked survey_asked;
+	struct threadlist_asked asked;
+} st;
 
 void still_reset(void)
 {
-	st.n = 0;
+	tt_set_listed(NULL, 0);
 	st.stats = (struct still_stats){0};
 }
 
-static int by_thread(const void *x, const void *y)
+static int by_id(const void *x, const void *y)
 {
-	ThreadID a = ((const struct still_thread *)x)->thread, b = ((const struct still_thread *)y)->thread;
+	ThreadID a = *(const ThreadID *)x, b = *(const ThreadID *)y;
 	return a < b ? -1 : a > b;
 }
 
+/* A CPU clock's reading (false: it cannot be read, the thread is gone). */
 static bool read_cpu(clockid_t clock, uint64_t *ns)
 {
-	struct timespec ts;
-	if (!clock || clock_gettime(clock, &ts) != 0)
+	if (!clock)
 		return false;
-	*ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	return true;
+	*ns = agent_clock_ns(clock);
+	return *ns != 0;
 }
 
 /* Whether a thread caught in a system call that ran since still has the
  * captured frames (see CAPTURE_SLACK_NS; only for a thread that used
  * little CPU since the last survey, PROOF_CPU_SHARE); every
  * check_every-th proof is checked by a capture instead. */
-static bool parked_as_captured(struct still_thread *t, uint32_t check_every)
+static bool parked_as_captured(struct sampled_thread *t, uint32_t check_every)
 {
 	if (t->cpu_before && !still_little_cpu(t))
 		return false; /* busy enough for the survey's moment to matter: a signal decides */
 	struct syscall_site now;
-	switch (sigsampler_parked_as_captured(t->os_tid, t->thread, t->cpu_now, &now)) {
+	switch (sigsampler_parked_as_captured(t, t->cpu_now, &now)) {
 	case PARKED_SAME:
 		/* (a stack still pending is this tick's capture: nothing to check) */
 		if (check_every && t->stack && t->stack != STILL_STACK_PENDING && ++t->fast_walks >= check_every) {
@@ -94,17 +91,44 @@ static bool parked_as_captured(struct still_thread *t, uint32_t check_every)
 	}
 }
 
-struct still_thread *still_find(ThreadID thread)
+struct sampled_thread *still_find(ThreadID thread)
 {
-	uint32_t lo = 0, hi = st.n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (st.cur[mid].thread < thread)
-			lo = mid + 1;
-		else
-			hi = mid;
+	return tt_find_listed(thread);
+}
+
+/* The runtime's thread list, sorted, into st.ids: how many; -1 when it
+ * cannot be had. */
+static int list_threads(void)
+{
+	ICorProfilerInfo10 *info = g_agent.info;
+	ICorProfilerThreadEnum *threads = NULL;
+	if (FAILED(info->vtbl->EnumThreads(info, &threads)) || !threads)
+		return -1;
+	ThreadID tid;
+	ULONG fetched = 0;
+	uint32_t n = 0;
+	while (n < TT_LISTED_MAX && threads->vtbl->Next(threads, 1, &tid, &fetched) == S_OK && fetched == 1)
+		st.ids[n++] = tid;
+	threads->vtbl->Release(threads);
+	qsort(st.ids, n, sizeof *st.ids, by_id);
+	return (int)n;
+}
+
+/* The entry of a listed thread for this survey: the one the list before
+ * had (was), carried over, when it is the same OS thread; else one that
+ * knows nothing of it yet (ThreadIDs are reused by later threads: the OS
+ * id tells them apart). */
+static struct sampled_thread *entry_of(ThreadID thread, uint32_t os, struct sampled_thread *was)
+{
+	if (was && was->os_tid == os && was->clock) {
+		was->cpu_before = was->cpu_now;
+		was->walk_only -= was->walk_only > 0;
+		return was;
 	}
-	return lo < st.n && st.cur[lo].thread == thread ? &st.cur[lo] : NULL;
+	struct sampled_thread *t = was && was->os_tid == os ? was : tt_entry(thread, os);
+	if (t)
+		tt_forget_survey(t);
+	return t;
 }
 
 int still_survey(uint32_t check_every)
@@ -116,47 +140,37 @@ int still_survey(uint32_t check_every)
 	uint64_t changes = threadlist_changes(), now = agent_mono_ns();
 	st.little_cpu_ns = st.surveyed_ns && now > st.surveyed_ns ? (now - st.surveyed_ns) / PROOF_CPU_SHARE : 0;
 	st.surveyed_ns = now;
-	bool same_threads = st.n && (activity_in_gc_suspension() || !threadlist_due(&survey_asked, now));
-	uint32_t n = 0;
-	if (same_threads) {
-		for (; n < st.n; n++)
-			st.next[n] = (struct still_thread){.thread = st.cur[n].thread};
-	} else {
-		ICorProfilerThreadEnum *threads = NULL;
-		if (FAILED(info->vtbl->EnumThreads(info, &threads)) || !threads) {
-			for (uint32_t i = 0; i < st.n; i++)
-				st.cur[i].still = false; /* walk them all */
-			return -1;
-		}
-		ThreadID tid;
-		ULONG fetched = 0;
-		while (n < STILL_MAX && threads->vtbl->Next(threads, 1, &tid, &fetched) == S_OK && fetched == 1)
-			st.next[n++] = (struct still_thread){.thread = tid};
-		threads->vtbl->Release(threads);
-		qsort(st.next, n, sizeof *st.next, by_thread);
-		threadlist_taken(&survey_asked, changes, now);
+	uint32_t nwas;
+	struct sampled_thread **was = tt_listed(&nwas);
+	bool same_threads = nwas && (activity_in_gc_suspension() || !threadlist_due(&st.asked, now));
+	int listed = same_threads ? (int)nwas : list_threads();
+	if (listed < 0) {
+		for (uint32_t i = 0; i < nwas; i++)
+			was[i]->still = false; /* walk them all */
+		return -1;
 	}
+	if (same_threads)
+		for (uint32_t i = 0; i < nwas; i++)
+			st.ids[i] = was[i]->thread;
+	else
+		threadlist_taken(&st.asked, changes, now);
 
 	int moved = 0;
-	for (uint32_t i = 0, j = 0; i < n; i++) {
-		struct still_thread *t = &st.next[i];
-		while (j < st.n && st.cur[j].thread < t->thread)
+	uint32_t n = 0;
+	for (uint32_t i = 0, j = 0; i < (uint32_t)listed; i++) {
+		ThreadID thread = st.ids[i];
+		while (j < nwas && was[j]->thread < thread)
 			j++;
-		if (j < st.n && st.cur[j].thread == t->thread) {
-			*t = st.cur[j];
-			t->cpu_before = t->cpu_now;
-			t->walk_only -= t->walk_only > 0;
-		}
-		t->by_signal = false;
-		/* ThreadIDs are reused by later threads: the OS id tells them apart */
-		DWORD os = t->os_tid;
-		if (!same_threads && FAILED(info->vtbl->GetThreadInfo(info, t->thread, &os)))
+		struct sampled_thread *before = j < nwas && was[j]->thread == thread ? was[j] : NULL;
+		DWORD os = before ? before->os_tid : 0;
+		if (!same_threads && FAILED(info->vtbl->GetThreadInfo(info, thread, &os)))
 			os = 0;
-		if (os != t->os_tid || !t->clock) {
-			*t = (struct still_thread){.thread = t->thread, .os_tid = os};
-			if (os)
-				t->clock = agent_thread_cpu_clock(os);
-		}
+		struct sampled_thread *t = entry_of(thread, os, before);
+		if (!t)
+			continue; /* (the table is full) */
+		tt_list_keep(t);
+		st.next[n++] = t;
+		t->by_signal = false;
 		if (!os) {
 			/* not started, or gone: no stack to take */
 			t->still = true;
@@ -174,14 +188,11 @@ int still_survey(uint32_t check_every)
 			t->walked = false;
 		moved += !t->still;
 	}
-	struct still_thread *old = st.cur;
-	st.cur = st.next;
-	st.next = old;
-	st.n = n;
+	tt_set_listed(st.next, n);
 	return moved;
 }
 
-bool still_little_cpu(const struct still_thread *t)
+bool still_little_cpu(const struct sampled_thread *t)
 {
 	return t->cpu_before && t->cpu_now >= t->cpu_before && t->cpu_now - t->cpu_before <= st.little_cpu_ns;
 }
@@ -191,13 +202,12 @@ struct still_stats still_stats(void)
 	return st.stats;
 }
 
-struct still_thread *still_threads(uint32_t *n)
+struct sampled_thread **still_threads(uint32_t *n)
 {
-	*n = st.n;
-	return st.cur;
+	return tt_listed(n);
 }
 
-void still_walked(struct still_thread *t, uint64_t stack)
+void still_walked(struct sampled_thread *t, uint64_t stack)
 {
 	t->stack = stack;
 	t->cpu_walked = t->cpu_now;
@@ -206,7 +216,7 @@ void still_walked(struct still_thread *t, uint64_t stack)
 	t->parked_check = 0;
 }
 
-void still_captured(struct still_thread *t, uint64_t cpu_end, const struct syscall_site *wait, uint64_t stack)
+void still_captured(struct sampled_thread *t, uint64_t cpu_end, const struct syscall_site *wait, uint64_t stack)
 {
 	if (!cpu_end)
 		return; /* when it ended is unknown: no claim on later ticks */

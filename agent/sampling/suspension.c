@@ -93,13 +93,12 @@ static void walk_moved_threads(struct tick *t, uint32_t used, uint32_t *failed)
 	ULONG fetched = 0;
 	while (t->n < TICK_MAX_WALKS && used < TICK_FRAME_POOL &&
 	       threads->vtbl->Next(threads, 1, &tid, &fetched) == S_OK && fetched == 1) {
-		struct still_thread *known = still_find(tid);
+		struct sampled_thread *known = still_find(tid);
 		if (known && known->by_signal)
 			continue; /* its sample is the signal's */
 		if (known && known->still) {
 			if (known->stack) { /* n == 0: the stack it had */
-				t->known[t->n] = known;
-				t->walks[t->n++] = (struct sig_walk){tid, 0, 0, false};
+				t->walks[t->n++] = (struct sig_walk){.thread = tid, .known = known};
 			}
 			continue;
 		}
@@ -135,8 +134,8 @@ static void walk_moved_threads(struct tick *t, uint32_t used, uint32_t *failed)
 				still_walked(known, 0);
 			continue;
 		}
-		t->known[t->n] = known;
-		t->walks[t->n] = (struct sig_walk){tid, used, w.n, w.truncated};
+		t->walks[t->n] = (struct sig_walk){.thread = tid, .start = used, .n = w.n, .truncated = w.truncated,
+						   .known = known};
 		if (known) /* read now: a thread compiling runs on through the suspension */
 			activity_of(known->os_tid, &t->walks[t->n].act);
 		t->n++;
