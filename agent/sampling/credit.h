@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "agent/agent.h"
-#include "agent/sampling/stillthreads.h"
+#include "agent/sampling/threadtable.h"
 
 /* The most CPU time kept as credit with no capture that found its thread
  * running, in periods (what is older is lost). */

@@ -27,6 +27,7 @@
 
 #include "agent/sampling/engine.h"
 #include "agent/sampling/sigsampler.h"
+#include "agent/sampling/stillthreads.h"
 #include "agent/sampling/suspension.h"
 #include "agent/symbols/activity.h"
 
@@ -192,9 +193,7 @@ void mixed_tick(struct tick *t, ran_capture capture)
 		samples_add_still(t);
 	tick_lap(&lap); /* (the suspension has a figure of its own) */
 	suspension_checks(t);
-	samples_record(t, lap);
-	t->stats->record_ns += tick_lap(&lap);
-	samples_publish(lap);
+	samples_end_tick(t, lap);
 }
 
 static void tick_mixed(struct tick *t)

@@ -7,7 +7,7 @@
 
 #include "agent/agent.h"
 #include "agent/sampling/samples.h"
-#include "agent/sampling/stillthreads.h"
+#include "agent/sampling/threadtable.h"
 
 /* How a tick samples a thread that ran since the tick before: a capture
  * to come (true), or false: walk it in the tick's suspension. */

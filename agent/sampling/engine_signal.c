@@ -13,9 +13,7 @@ static void signal_tick(struct tick *t)
 	t->n = sigsampler_tick(t->rate_hz, t->pool, t->addrs, TICK_FRAME_POOL, t->walks, TICK_MAX_WALKS,
 			       TICK_MAX_DEPTH);
 	t->stats->signal_ns += tick_lap(&lap) - (sigsampler_stats().unwind_ns - unwound); /* (its clocks too) */
-	samples_record(t, lap);
-	t->stats->record_ns += tick_lap(&lap);
-	samples_publish(lap);
+	samples_end_tick(t, lap);
 }
 
 const struct sampling_engine engine_signal = {

@@ -27,9 +27,7 @@ static void suspend_tick(struct tick *t)
 		return; /* not suspended: no tick */
 	}
 	tick_lap(&lap); /* (the suspension has a figure of its own) */
-	samples_record(t, lap);
-	t->stats->record_ns += tick_lap(&lap);
-	samples_publish(lap);
+	samples_end_tick(t, lap);
 }
 
 const struct sampling_engine engine_suspend = {

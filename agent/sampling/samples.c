@@ -7,6 +7,7 @@
 
 #include "agent/log/logwriter.h"
 #include "agent/sampling/credit.h"
+#include "agent/sampling/stillthreads.h"
 #include "agent/symbols/symbols.h"
 #include "common/logfmt.h"
 
@@ -303,7 +304,9 @@ static void write_tick(const uint64_t *refs, const uint64_t *stacks, uint32_t ns
 		stage_commit(false);
 }
 
-void samples_record(struct tick *tk, uint64_t now_ns)
+/* The tick's walks, named and staged (now_ns: the time, for the staging's
+ * commit). */
+static void samples_record(struct tick *tk, uint64_t now_ns)
 {
 	struct sym_defs *defs = sym_defs();
 	uint32_t nslots = tk->n;
@@ -367,6 +370,13 @@ void samples_record(struct tick *tk, uint64_t now_ns)
 	rec.stats.ticks++;
 	rec.stats.samples += samples;
 	write_tick(refs, stacks, n, tick_us, tk->suspend_ns, now_ns);
+}
+
+void samples_end_tick(struct tick *t, uint64_t lap_ns)
+{
+	samples_record(t, lap_ns);
+	t->stats->record_ns += tick_lap(&lap_ns);
+	samples_publish(lap_ns);
 }
 
 static void publish_now(void)

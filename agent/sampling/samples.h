@@ -10,7 +10,6 @@
 
 #include "agent/agent.h"
 #include "agent/sampling/sigsampler.h"
-#include "agent/sampling/stillthreads.h"
 #include "common/records.h"
 
 #define TICK_MAX_WALKS 2048          /* walks in one tick: one per thread */
@@ -52,11 +51,12 @@ static inline uint64_t tick_lap(uint64_t *lap)
 /* Adds the still threads' samples (their stacks as of their last walk)
  * after the walks already gathered. */
 void samples_add_still(struct tick *t) AGENT_HIDDEN;
-/* With the runtime running again: turns the walks' FunctionIDs into stack
- * ids and stages them (now_ns: the time, for the staging's commit).  A
+/* The end of a tick, its walks gathered (lap_ns: when they were), with
+ * the runtime running again: turns the walks' FunctionIDs into stack ids
+ * and stages them, timed for STATUS (record_ns), and samples_publish.  A
  * capture that stood for several ticks (its thread sat with the signal
  * pending) gives that many samples. */
-void samples_record(struct tick *t, uint64_t now_ns) AGENT_HIDDEN;
+void samples_end_tick(struct tick *t, uint64_t lap_ns) AGENT_HIDDEN;
 /* Sampling is off: writes what was staged before and every run, and the
  * counts once (rate_hz: the rate dial, for runs of one sample). */
 void samples_idle(uint32_t rate_hz) AGENT_HIDDEN;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "agent/sampling/budget.h"
+#include "agent/sampling/stillthreads.h"
 #include "agent/sampling/timeslice.h"
 #include "agent/symbols/activity.h"
 #include "agent/unwind/memread.h"
