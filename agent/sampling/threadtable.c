@@ -21,12 +21,7 @@ static bool in_use(const struct sampled_thread *t)
 
 void tt_reset(void)
 {
-	memset(tt.e, 0, sizeof tt.e);
-	for (uint32_t i = 0; i < TT_THREADS; i++) {
-		tt.e[i].slot = i;
-		tt.e[i].sig.slot = -1;
-	}
-	tt.n = 0;
+	tt.n = 0; /* (the entries are set up as they are taken: the table's pages stay untouched until then) */
 	tt.nlisted = 0;
 	tt.generation = 0;
 }
@@ -61,14 +56,15 @@ struct sampled_thread *tt_entry(ThreadID thread, uint32_t os_tid)
 		if (!in_use(t) && !free_entry)
 			free_entry = t;
 	}
-	if (!free_entry && tt.n < TT_THREADS)
+	if (!free_entry && tt.n < TT_THREADS) {
 		free_entry = &tt.e[tt.n++];
+		free_entry->hold = (struct thread_hold){0};
+	}
 	if (!free_entry)
 		return NULL;
 	t = free_entry;
 	struct thread_hold hold = t->hold; /* (a run outlives its thread) */
-	uint32_t slot = t->slot;
-	*t = (struct sampled_thread){.thread = thread, .os_tid = os_tid, .slot = slot, .hold = hold};
+	*t = (struct sampled_thread){.thread = thread, .os_tid = os_tid, .slot = (uint32_t)(t - tt.e), .hold = hold};
 	t->clock = os_tid ? agent_thread_cpu_clock(os_tid) : 0;
 	t->sig.slot = -1;
 	return t;
