@@ -77,7 +77,9 @@ uint32_t sigsampler_tick(uint32_t rate_hz, FunctionID *pool, uint64_t *addrs, ui
  * since the last call, unwound (threads whose capture gave no sample go
  * to retry, when given, for an exact walk), and a signal to one thread
  * (false: not sent, walk it instead).  The functions below that take a
- * thread give it a signal slot if it has none. */
+ * thread's entry (threadtable.h) give it a signal slot if it has none, but
+ * for sigsampler_parked_as_captured and the kernel's counts, which only
+ * look at the one it has. */
 uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_size, struct sig_walk *walks,
 			    uint32_t max_walks, uint32_t depth_max, ThreadID *retry, uint32_t *nretry,
 			    uint32_t max_retry) AGENT_HIDDEN;

@@ -110,7 +110,8 @@ struct sampled_thread {
 	struct thread_hold hold;
 };
 
-/* Forgets every thread, and every run (a new attach). */
+/* Forgets every thread (a new attach, once samples_init has closed the
+ * runs). */
 void tt_reset(void) AGENT_HIDDEN;
 /* The entry at a slot (in use or not), or NULL past the table. */
 struct sampled_thread *tt_at(uint32_t slot) AGENT_HIDDEN;
