@@ -6,7 +6,6 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
-#include <string.h>
 #include <sys/prctl.h>
 #include <time.h>
 
@@ -26,7 +25,6 @@
 #ifdef CLRSCOPE_WALK_PROBE
 #include "agent/unwind/walkprobe.h"
 #endif
-#include "common/logfmt.h"
 #include "common/records.h"
 
 /* Other threads' events (runtime events, call totals, allocation counts)
