@@ -10,6 +10,7 @@
 #include "agent/log/logwriter.h"
 #include "agent/symbols/activity.h"
 #include "agent/symbols/symbols.h"
+#include "agent/unwind/codemap.h"
 #include "agent/unwind/memread.h"
 #include "agent/unwind/unwind.h"
 #include "common/logfmt.h"
@@ -347,16 +348,22 @@ bool activity_in_gc_suspension(void)
  * reach them (the validate dial's checks and signals are not faked: a
  * test that gets here is broken) ---- */
 
+void codemap_code_unloaded(void)
+{
+}
+
 uint32_t memread_pages(uint64_t addr, uint8_t *out, uint32_t len)
 {
 	(void)addr, (void)out, (void)len;
 	return 0;
 }
 
-void unwind_stack(const struct unwind_regs *r, bool leaf_interrupted, const struct stack_copy *s,
-		  struct unwind_out *out, struct unwind_trail *trail)
+const struct unwind_source unwind_live;
+
+void unwind_walk(const struct unwind_source *src, const struct unwind_regs *r, bool leaf_interrupted,
+		 const struct stack_copy *s, struct unwind_out *out, struct unwind_trail *trail)
 {
-	(void)r, (void)leaf_interrupted, (void)s, (void)out, (void)trail;
+	(void)src, (void)r, (void)leaf_interrupted, (void)s, (void)out, (void)trail;
 	abort();
 }
 
