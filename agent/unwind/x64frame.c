@@ -14,6 +14,18 @@ static int32_t imm32(const uint8_t *p)
 	return (int32_t)cs_load_u32(p);
 }
 
+/* No frame the JIT lays out is near 1 GiB: a prolog that claims one is
+ * not code this decoder reads (and the offsets stay within int32_t). */
+#define X64_FRAME_MAX (1 << 30)
+
+static bool frame_offset(int64_t v, int32_t *out)
+{
+	if (v > 0 || v < -(int64_t)X64_FRAME_MAX)
+		return false;
+	*out = (int32_t)v;
+	return true;
+}
+
 static bool push_step(struct x64_prolog *p, struct x64_frame_state st)
 {
 	if (p->nsteps >= X64_PROLOG_STEPS)
@@ -44,17 +56,21 @@ bool x64_decode_prolog(const uint8_t *code, size_t n, struct x64_prolog *out)
 			st.sp -= 8;
 		} else if (left >= 4 && c[0] == 0x48 && c[1] == 0x83 && c[2] == 0xEC) { /* sub rsp, imm8 */
 			len = 4;
-			st.sp -= (int8_t)c[3];
+			if (!frame_offset((int64_t)st.sp - (int8_t)c[3], &st.sp))
+				break;
 		} else if (left >= 7 && c[0] == 0x48 && c[1] == 0x81 && c[2] == 0xEC) { /* sub rsp, imm32 */
 			len = 7;
-			st.sp -= imm32(c + 3);
+			if (!frame_offset((int64_t)st.sp - imm32(c + 3), &st.sp))
+				break;
 		} else if (left >= 5 && c[0] == 0x48 && c[1] == 0x8D && c[2] == 0x6C && c[3] == 0x24) {
 			len = 5; /* lea rbp, [rsp+disp8] */
-			st.fp = st.sp + (int8_t)c[4];
+			if (!frame_offset((int64_t)st.sp + (int8_t)c[4], &st.fp))
+				break;
 			st.fp_set = true;
 		} else if (left >= 8 && c[0] == 0x48 && c[1] == 0x8D && c[2] == 0xAC && c[3] == 0x24) {
 			len = 8; /* lea rbp, [rsp+disp32] */
-			st.fp = st.sp + imm32(c + 4);
+			if (!frame_offset((int64_t)st.sp + imm32(c + 4), &st.fp))
+				break;
 			st.fp_set = true;
 		} else if (left >= 3 && c[0] == 0x48 && ((c[1] == 0x8B && c[2] == 0xEC) || (c[1] == 0x89 && c[2] == 0xE5))) {
 			len = 3; /* mov rbp, rsp */
