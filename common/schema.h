@@ -358,7 +358,7 @@
 
 #define CS_FIELDS_code_path(F) \
 	F(ALWAYS,   varint, path_ref,        ref,             "its reference, from 1") \
-	F(ALWAYS,   str,    path,            path,            "the absolute path of the assembly or module")
+	F(ALWAYS,   str,    path,            path,            "the absolute path of the assembly or module, or linux-vdso.so.1 for the vDSO")
 
 #define CS_FIELDS_native_frame(F) \
 	F(ALWAYS,   varint, frame_id,        frame,           "a frame whose FRAMES name is [native]") \
