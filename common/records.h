@@ -26,7 +26,8 @@ enum cs_record_type { CS_RECORD_KINDS(CS_REC_ENUM) };
 
 /* Frame ids below this are reserved for pseudo-frames: native code
  * between managed frames (or not placed), frames beyond the depth kept,
- * and a leaf in code the runtime generated (no module holds it). */
+ * and a leaf in code the runtime generated (no module holds it).  Their
+ * names are common/labels.h's. */
 enum {
 	CS_FRAME_NATIVE = 1,
 	CS_FRAME_TRUNCATED = 2,
@@ -34,6 +35,7 @@ enum {
 	CS_FRAME_JIT = 4,       /* compiling the method above it */
 	CS_FRAME_TYPE_LOAD = 5, /* loading a type */
 	CS_FRAME_GC = 6,        /* collecting garbage */
+	CS_FRAME_THREAD_START = 15, /* the reader's own, never in a log: a thread's start (the native run at its root) */
 	CS_FRAME_FIRST_FUNCTION = 16
 };
 

@@ -9,6 +9,7 @@
 #include "agent/symbols/idmap.h"
 #include "agent/symbols/ilmap.h"
 #include "agent/unwind/codemap.h"
+#include "common/labels.h"
 #include "common/records.h"
 #include "common/utf16.h"
 
@@ -452,28 +453,10 @@ size_t sym_defs_pending(void)
 	       d->native_frames.len;
 }
 
-static const char *pseudo_frame_name(uint64_t frame_id)
-{
-	switch (frame_id) {
-	case CS_FRAME_NATIVE:
-		return "[native]";
-	case CS_FRAME_STUB:
-		return "[runtime stub]";
-	case CS_FRAME_JIT:
-		return "[JIT compilation]";
-	case CS_FRAME_TYPE_LOAD:
-		return "[type loading]";
-	case CS_FRAME_GC:
-		return "[GC]";
-	default:
-		return "[truncated]";
-	}
-}
-
 uint64_t sym_pseudo_frame(uint64_t frame_id, struct sym_defs *d)
 {
 	if (!epochs_is_current(&sym.frame_written, frame_id))
-		define_frame(frame_id, pseudo_frame_name(frame_id), "", 0, "", NULL, d);
+		define_frame(frame_id, cs_label(cs_pseudo_frame_label(frame_id)), "", 0, "", NULL, d);
 	return frame_id;
 }
 
@@ -493,7 +476,7 @@ static bool native_function_frame(uint64_t addr, struct sym_defs *d, uint64_t *f
 		idmap_put(&sym.functions, nf.start, id);
 	}
 	if (!epochs_is_current(&sym.frame_written, id))
-		define_frame(id, "[native]", nf.name, 0, nf.path, &nf, d);
+		define_frame(id, cs_label(CS_LABEL_NATIVE), nf.name, 0, nf.path, &nf, d);
 	*frame = id;
 	return true;
 }
@@ -524,7 +507,7 @@ static uint64_t native_frame(uint64_t addr, bool leaf, struct sym_defs *d)
 		nm->frame = sym.next_frame++;
 	}
 	if (!epochs_is_current(&sym.frame_written, nm->frame))
-		define_frame(nm->frame, "[native]", nm->name, 0, "", NULL, d);
+		define_frame(nm->frame, cs_label(CS_LABEL_NATIVE), nm->name, 0, "", NULL, d);
 	return nm->frame;
 }
 

@@ -1,0 +1,42 @@
+#include "common/labels.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "common/records.h"
+
+static const char *const labels[CS_LABELS] = {
+	[CS_LABEL_NATIVE] = "[native]",
+	[CS_LABEL_TRUNCATED] = "[truncated]",
+	[CS_LABEL_STUB] = "[runtime stub]",
+	[CS_LABEL_JIT] = "[JIT compilation]",
+	[CS_LABEL_TYPE_LOAD] = "[type loading]",
+	[CS_LABEL_GC] = "[GC]",
+	[CS_LABEL_THREAD_START] = "[thread start]",
+	[CS_LABEL_CLRSCOPE] = "[clrscope]",
+	[CS_LABEL_UNKNOWN] = "[unknown]",
+};
+
+const char *cs_label(enum cs_label label)
+{
+	return (unsigned)label < CS_LABELS ? labels[label] : labels[CS_LABEL_UNKNOWN];
+}
+
+enum cs_label cs_pseudo_frame_label(uint64_t frame_id)
+{
+	switch (frame_id) {
+	case CS_FRAME_NATIVE: return CS_LABEL_NATIVE;
+	case CS_FRAME_STUB: return CS_LABEL_STUB;
+	case CS_FRAME_JIT: return CS_LABEL_JIT;
+	case CS_FRAME_TYPE_LOAD: return CS_LABEL_TYPE_LOAD;
+	case CS_FRAME_GC: return CS_LABEL_GC;
+	case CS_FRAME_THREAD_START: return CS_LABEL_THREAD_START;
+	default: return CS_LABEL_TRUNCATED;
+	}
+}
+
+void cs_label_module(const char *module, char *out, size_t outlen)
+{
+	const char *slash = strrchr(module, '/');
+	snprintf(out, outlen, "[%s]", slash ? slash + 1 : module);
+}
