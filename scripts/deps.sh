@@ -13,6 +13,8 @@ packages=(
 	dpkg-dev                                # cpack -G DEB: dpkg-shlibdeps computes Depends
 	libprotobuf-c-dev protobuf-c-compiler zlib1g-dev  # report --format pprof: profile.proto, gzip
 	libelf-dev                              # report: native functions' names from their modules
+	libdebuginfod-dev                       # report: debug files from debuginfod servers (DEBUGINFOD_URLS)
+	debuginfod                              # tests: a local debuginfod server (e2e.debuginfod)
 	libzydis-dev                            # tests: Zydis checks the agent's own x86 decoder
 	golang-go                               # tests: 'go tool pprof' reads the pprof export
 	libcap2-bin passwd                      # tests: setcap (a privileged process), useradd (another user)

@@ -3,7 +3,7 @@
  *   - succeeds (it is the user's own private file), counting each bad line
  *     once and warning about it on exactly one line;
  *   - leaves every setting valid (in range, events a dials list without
- *     changes or blanks, app_dir absolute, in file order);
+ *     changes or blanks, app_dir and symbols absolute, in file order);
  *   - gives settings that, written back in the file's own syntax, load to
  *     the same settings with no bad line. */
 #include <stdint.h>
@@ -65,8 +65,11 @@ static void check_valid(const struct config *c, size_t lines)
 		if (cs_dials_assign(&d, assignment, err, sizeof err) != 0)
 			abort();
 	}
-	if (c->napp_dirs > lines)
+	if (c->napp_dirs + c->nsymbol_dirs > lines)
 		abort();
+	for (size_t i = 0; i < c->nsymbol_dirs; i++)
+		if (c->symbol_dirs[i][0] != '/')
+			abort();
 	for (size_t i = 0; i < c->napp_dirs; i++) {
 		if (c->app_dirs[i][0] != '/' || c->app_dir_lines[i] == 0 || c->app_dir_lines[i] > lines)
 			abort();
@@ -88,6 +91,8 @@ static char *config_text(const struct config *c, size_t *len)
 		fprintf(f, "events = %s\n", c->events);
 	for (size_t i = 0; i < c->napp_dirs; i++)
 		fprintf(f, "app_dir = %s\n", c->app_dirs[i]);
+	for (size_t i = 0; i < c->nsymbol_dirs; i++)
+		fprintf(f, "symbols = %s\n", c->symbol_dirs[i]);
 	fclose(f);
 	return text;
 }
@@ -104,9 +109,12 @@ static void check_round_trip(const struct config *c)
 		abort();
 	}
 	bool same = back.rate == c->rate && back.color == c->color && back.history_size == c->history_size &&
-		    !strcmp(back.events, c->events) && back.napp_dirs == c->napp_dirs;
+		    !strcmp(back.events, c->events) && back.napp_dirs == c->napp_dirs &&
+		    back.nsymbol_dirs == c->nsymbol_dirs;
 	for (size_t i = 0; same && i < c->napp_dirs; i++)
 		same = !strcmp(back.app_dirs[i], c->app_dirs[i]);
+	for (size_t i = 0; same && i < c->nsymbol_dirs; i++)
+		same = !strcmp(back.symbol_dirs[i], c->symbol_dirs[i]);
 	if (!same) {
 		fprintf(stderr, "config: settings written back load differently:\n%s", text);
 		abort();

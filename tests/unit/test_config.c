@@ -132,7 +132,9 @@ static void every_key(void)
 		     "\n"
 		     "app_dir = ~/dotnet apps\r\n"
 		     "app_dir=~\n"
-		     "prune_after = 36h\n");
+		     "prune_after = 36h\n"
+		     "symbols = ~/symbols\n"
+		     "symbols = /srv/debug\n");
 	struct config c;
 	char *warn;
 	CHECK_EQ_U(load(&c, &warn), 0);
@@ -151,8 +153,14 @@ static void every_key(void)
 		CHECK_EQ_U(c.app_dir_lines[1], 8);
 		CHECK_EQ_U(c.app_dir_lines[2], 9);
 	}
+	CHECK_EQ_U(c.nsymbol_dirs, 2);
+	if (c.nsymbol_dirs == 2) {
+		CHECK_STR(c.symbol_dirs[0], "/home/someone/symbols");
+		CHECK_STR(c.symbol_dirs[1], "/srv/debug");
+	}
 	config_free(&c);
 	CHECK_EQ_U(c.napp_dirs, 0);
+	CHECK_EQ_U(c.nsymbol_dirs, 0);
 	CHECK(c.app_dirs == NULL);
 	CHECK_EQ_U(c.rate, 321); /* the rest stays usable */
 	CHECK_STR(c.events, "gc,exceptions");

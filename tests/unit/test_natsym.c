@@ -1,13 +1,21 @@
 /* Native functions' names from their modules: this program's own static
- * functions (its full symbol table), the burn library's export, the vDSO
- * (no file: this process's own), and every fallback (a missing file,
- * another build, a FIFO, a file that is not ELF) named by address without
- * hanging or crashing.
+ * functions (its full symbol table), the burn library's export, a stripped
+ * copy's debug file wherever gdb would find it (by its debug link beside
+ * it, in .debug/, in a symbol directory; by build id in a symbol
+ * directory; for a module gone from disk), refused when it is not the
+ * module's (another CRC, another build id), the vDSO (no file: this
+ * process's own), and every fallback (a missing file, another build, a
+ * FIFO, a file that is not ELF) named by address without hanging or
+ * crashing.
  *
- *   test_natsym LIBCLRSCOPEBURN1 */
+ *   test_natsym LIBCLRSCOPEBURN1 LIBCLRSCOPEBURNSTRIPPED (its .dbg beside it) */
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <inttypes.h>
+#include <libelf.h>
 #include <link.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,23 +23,27 @@
 #include "check.h"
 #include "profile/natsym.h"
 
-static const char *burn_lib;
+static const char *burn_lib, *stripped_lib;
 
 __attribute__((noinline)) static int a_static_function(int x)
 {
 	return x * 3 + 1;
 }
 
-static enum natsym_state state_of(const struct natsym *ns, const char *path)
+static bool info_of(const struct natsym *ns, const char *path, struct natsym_module_info *out)
 {
 	for (size_t i = 0; i < natsym_modules(ns); i++) {
-		const char *p;
-		enum natsym_state st;
-		natsym_module(ns, i, &p, &st);
-		if (!strcmp(p, path))
-			return st;
+		natsym_module(ns, i, out);
+		if (!strcmp(out->path, path))
+			return true;
 	}
-	return (enum natsym_state)-1;
+	return false;
+}
+
+static enum natsym_state state_of(const struct natsym *ns, const char *path)
+{
+	struct natsym_module_info m;
+	return info_of(ns, path, &m) ? m.state : (enum natsym_state)-1;
 }
 
 /* Where a function of a loaded module is in its file's own addresses. */
@@ -198,15 +210,214 @@ static void fallbacks(void)
 	natsym_free(ns);
 }
 
+/* ---- debug files ---- */
+
+/* The value of the symbol name in the ELF file at path (its .symtab), and
+ * the file's build id; 0 when it has none. */
+static uint64_t elf_facts(const char *path, const char *name, uint8_t *id, size_t *id_len)
+{
+	elf_version(EV_CURRENT);
+	int fd = open(path, O_RDONLY);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	uint64_t value = 0;
+	*id_len = 0;
+	Elf_Scn *scn = NULL;
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		if (!gelf_getshdr(scn, &sh) || !(data = elf_getdata(scn, NULL)))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB && sh.sh_entsize) {
+			for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+				GElf_Sym sym;
+				const char *n;
+				if (gelf_getsym(data, (int)i, &sym) && (n = elf_strptr(elf, sh.sh_link, sym.st_name)) &&
+				    !strcmp(n, name))
+					value = sym.st_value;
+			}
+		} else if (sh.sh_type == SHT_NOTE) {
+			size_t off = 0, name_off, desc_off;
+			GElf_Nhdr nh;
+			while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0)
+				if (nh.n_type == NT_GNU_BUILD_ID && nh.n_descsz <= 32) {
+					memcpy(id, (const uint8_t *)data->d_buf + desc_off, nh.n_descsz);
+					*id_len = nh.n_descsz;
+				}
+		}
+	}
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return value;
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	CHECK(in && out);
+	char buf[8192];
+	size_t n;
+	while (in && out && (n = fread(buf, 1, sizeof buf, in)) > 0)
+		CHECK(fwrite(buf, 1, n, out) == n);
+	if (in)
+		fclose(in);
+	if (out)
+		fclose(out);
+}
+
+/* A directory under dir, made. */
+static void subdir(char *out, size_t n, const char *dir, const char *name)
+{
+	snprintf(out, n, "%s/%s", dir, name);
+	CHECK(mkdir(out, 0700) == 0);
+}
+
+/* The stripped library at DIR/libclrscopeburnstripped.so, named with the
+ * symbol directories dirs: what names burn_inner and where it came from. */
+static void name_in(const char *dir, const char *const *dirs, size_t ndirs, const uint8_t *id, size_t id_len,
+		    uint64_t at, char *name, size_t n, struct natsym_module_info *info, char *text, size_t tn)
+{
+	char path[600];
+	snprintf(path, sizeof path, "%s/libclrscopeburnstripped.so", dir);
+	natsym_set_dirs(dirs, ndirs);
+	struct natsym *ns = natsym_new();
+	natsym_name(ns, path, at, id, id_len, name, n);
+	CHECK(info_of(ns, path, info));
+	natsym_module_text(info, text, tn);
+	/* (the strings live in ns: kept for the caller in text) */
+	info->path = info->debug_file = info->debug_link = info->build_id = "";
+	natsym_free(ns);
+	natsym_set_dirs(NULL, 0);
+}
+
+static void debug_files(void)
+{
+	char dbg[600], tmp[] = "/tmp/test_natsym.XXXXXX", d[700], u[700], path[900], name[512], text[4096];
+	snprintf(dbg, sizeof dbg, "%s.dbg", stripped_lib);
+	uint8_t id[32];
+	size_t id_len;
+	uint64_t at = elf_facts(dbg, "burn_inner", id, &id_len);
+	CHECK(at != 0 && id_len > 2);
+	CHECK(mkdtemp(tmp) != NULL);
+	struct natsym_module_info m;
+	const char *link = "libclrscopeburnstripped.so.dbg";
+
+	/* beside it, by its debug link */
+	subdir(d, sizeof d, tmp, "beside");
+	snprintf(path, sizeof path, "%s/libclrscopeburnstripped.so", d);
+	copy_file(stripped_lib, path);
+	snprintf(path, sizeof path, "%s/%s", d, link);
+	copy_file(dbg, path);
+	name_in(d, NULL, 0, id, id_len, at, name, sizeof name, &m, text, sizeof text);
+	CHECK_STR(name, "libclrscopeburnstripped.so!burn_inner");
+	CHECK(m.state == NATSYM_SYMBOLS && m.source == NATSYM_FROM_DEBUGLINK);
+	char want[1200];
+	snprintf(want, sizeof want, "symbols from %s (its debug link)", path);
+	CHECK_STR(text, want);
+
+	/* in the module's .debug/ */
+	subdir(d, sizeof d, tmp, "dotdebug");
+	snprintf(path, sizeof path, "%s/libclrscopeburnstripped.so", d);
+	copy_file(stripped_lib, path);
+	subdir(u, sizeof u, d, ".debug");
+	snprintf(path, sizeof path, "%s/%s", u, link);
+	copy_file(dbg, path);
+	name_in(d, NULL, 0, id, id_len, at, name, sizeof name, &m, text, sizeof text);
+	CHECK_STR(name, "libclrscopeburnstripped.so!burn_inner");
+	CHECK(m.source == NATSYM_FROM_DEBUGLINK);
+
+	/* nowhere: by address, and the report says what to look for */
+	subdir(d, sizeof d, tmp, "alone");
+	snprintf(path, sizeof path, "%s/libclrscopeburnstripped.so", d);
+	copy_file(stripped_lib, path);
+	name_in(d, NULL, 0, id, id_len, at, name, sizeof name, &m, text, sizeof text);
+	snprintf(want, sizeof want, "libclrscopeburnstripped.so+0x%" PRIx64, at);
+	CHECK_STR(name, want);
+	CHECK(m.state == NATSYM_EXPORTS && m.source == NATSYM_FROM_DYNSYM);
+	CHECK(strstr(text, "stripped: only exported functions are named") != NULL);
+	CHECK(strstr(text, "debug link libclrscopeburnstripped.so.dbg") != NULL);
+	char hex[80] = "";
+	for (size_t i = 0; i < id_len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	CHECK(strstr(text, hex) != NULL);
+
+	/* ... in a symbol directory, by its debug link's name */
+	subdir(u, sizeof u, tmp, "flat");
+	snprintf(path, sizeof path, "%s/%s", u, link);
+	copy_file(dbg, path);
+	const char *flat[] = {"/nonexistent", u};
+	name_in(d, flat, 2, id, id_len, at, name, sizeof name, &m, text, sizeof text);
+	CHECK_STR(name, "libclrscopeburnstripped.so!burn_inner");
+	CHECK(m.source == NATSYM_FROM_DEBUGLINK);
+
+	/* ... in a symbol directory, by build id */
+	char tree[700];
+	subdir(tree, sizeof tree, tmp, "tree");
+	subdir(u, sizeof u, tree, ".build-id");
+	snprintf(path, sizeof path, "%s/%02x", u, id[0]);
+	CHECK(mkdir(path, 0700) == 0);
+	int at_ = (int)strlen(path);
+	at_ += snprintf(path + at_, sizeof path - (size_t)at_, "/");
+	for (size_t i = 1; i < id_len; i++)
+		at_ += snprintf(path + at_, sizeof path - (size_t)at_, "%02x", id[i]);
+	snprintf(path + at_, sizeof path - (size_t)at_, ".debug");
+	copy_file(dbg, path);
+	const char *trees[] = {tree};
+	name_in(d, trees, 1, id, id_len, at, name, sizeof name, &m, text, sizeof text);
+	CHECK_STR(name, "libclrscopeburnstripped.so!burn_inner");
+	CHECK(m.source == NATSYM_FROM_BUILD_ID);
+	snprintf(want, sizeof want, "symbols from %s (its build id)", path);
+	CHECK_STR(text, want);
+	/* ... also for a module no longer on disk (its build id was logged) */
+	char gone[700];
+	snprintf(gone, sizeof gone, "%s/gone", tmp);
+	name_in(gone, trees, 1, id, id_len, at, name, sizeof name, &m, text, sizeof text);
+	CHECK_STR(name, "libclrscopeburnstripped.so!burn_inner");
+	CHECK(m.state == NATSYM_SYMBOLS && m.source == NATSYM_FROM_BUILD_ID);
+	/* ... but not one of another build under that id */
+	uint8_t other[32];
+	memcpy(other, id, id_len);
+	other[id_len - 1] ^= 1;
+	name_in(gone, trees, 1, other, id_len, at, name, sizeof name, &m, text, sizeof text);
+	CHECK(m.state == NATSYM_MISSING);
+	copy_file("/proc/self/exe", path); /* a file of another build id at the path */
+	name_in(gone, trees, 1, id, id_len, at, name, sizeof name, &m, text, sizeof text);
+	CHECK(m.state == NATSYM_MISSING);
+
+	/* a debug file beside it whose CRC is not the one linked: refused */
+	subdir(d, sizeof d, tmp, "badcrc");
+	snprintf(path, sizeof path, "%s/libclrscopeburnstripped.so", d);
+	copy_file(stripped_lib, path);
+	snprintf(path, sizeof path, "%s/%s", d, link);
+	copy_file(dbg, path);
+	FILE *f = fopen(path, "ab");
+	CHECK(f != NULL);
+	if (f) {
+		fputc(0, f);
+		fclose(f);
+	}
+	name_in(d, NULL, 0, id, id_len, at, name, sizeof name, &m, text, sizeof text);
+	snprintf(want, sizeof want, "libclrscopeburnstripped.so+0x%" PRIx64, at);
+	CHECK_STR(name, want);
+	CHECK(m.state == NATSYM_EXPORTS);
+
+	char cmd[800];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+	CHECK(system(cmd) == 0);
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: test_natsym LIBCLRSCOPEBURN1\n");
+	if (argc != 3) {
+		fprintf(stderr, "usage: test_natsym LIBCLRSCOPEBURN1 LIBCLRSCOPEBURNSTRIPPED\n");
 		return 2;
 	}
 	burn_lib = argv[1];
+	stripped_lib = argv[2];
+	unsetenv("DEBUGINFOD_URLS"); /* no server is asked here (e2e.debuginfod runs one) */
 	RUN(own_static_function);
 	RUN(exported_function);
+	RUN(debug_files);
 	RUN(vdso_function);
 	RUN(fallbacks);
 	return CHECK_DONE();

@@ -70,6 +70,15 @@ int parse_seconds_or_zero(const char *s, double *out);
 /* Checks an --events list (absolute kinds only); 0, or a usage error's status. */
 int parse_events_option(const char *command, const char *list);
 
+/* Adds one --symbols DIR (repeatable; made absolute); 0, or a usage
+ * error's status when it is not a directory. */
+int add_symbols_option(const char *command, const char *dir);
+/* Where native modules' debug files are looked for, after the system's:
+ * the --symbols directories, then those of CLRSCOPE_SYMBOLS (separated by
+ * ':'), then the config file's symbols keys. */
+void use_symbol_dirs(void);
+#define CLRSCOPE_SYMBOLS_ENV "CLRSCOPE_SYMBOLS"
+
 /* Adds one --instrument pattern; 0, or a usage error's status. */
 int add_instrument_pattern(const char *command, struct startup_features *f, const char *pattern);
 /* A usage error for features given with --pid / attach; 0 when none were. */

@@ -1,9 +1,11 @@
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void ignore_signal(int sig)
 {
@@ -13,6 +15,9 @@ static void ignore_signal(int sig)
 #include "cmd/cmd.h"
 #include "common/dials.h"
 #include "common/session.h"
+#include "profile/natsym.h"
+#include "util/config.h"
+#include "util/xalloc.h"
 
 void cmd_error(const char *fmt, ...)
 {
@@ -125,4 +130,46 @@ int refuse_features_on_attach(const char *command, const struct startup_features
 						"with: clrscope %s --heap-snapshots -- COMMAND",
 				       strcmp(command, "attach") ? command : "launch");
 	return 0;
+}
+
+/* The --symbols directories given, then all of them (use_symbol_dirs). */
+static char **symbol_dirs;
+static size_t nsymbol_dirs;
+
+static void add_symbol_dir(const char *dir)
+{
+	symbol_dirs = xrealloc(symbol_dirs, (nsymbol_dirs + 1) * sizeof *symbol_dirs);
+	symbol_dirs[nsymbol_dirs++] = xstrdup(dir);
+}
+
+int add_symbols_option(const char *command, const char *dir)
+{
+	struct stat st;
+	char *full = realpath(dir, NULL);
+	const char *why = !full ? strerror(errno) : stat(full, &st) != 0 ? strerror(errno)
+				  : !S_ISDIR(st.st_mode)  ? "not a directory"
+							  : NULL;
+	if (!why)
+		add_symbol_dir(full);
+	free(full);
+	return why ? cmd_usage_error(command, "--symbols wants a directory of debug files: %s: %s", dir, why) : 0;
+}
+
+void use_symbol_dirs(void)
+{
+	const char *env = getenv(CLRSCOPE_SYMBOLS_ENV);
+	char *list = xstrdup(env ? env : ""), *save = NULL;
+	for (char *dir = strtok_r(list, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		if (dir[0] == '/')
+			add_symbol_dir(dir);
+		else
+			cmd_error("%s: '%s' is not an absolute path; ignored", CLRSCOPE_SYMBOLS_ENV, dir);
+	}
+	free(list);
+	struct config cfg;
+	config_load(&cfg, NULL); /* (its problems are said by the commands that read it for themselves) */
+	for (size_t i = 0; i < cfg.nsymbol_dirs; i++)
+		add_symbol_dir(cfg.symbol_dirs[i]);
+	config_free(&cfg);
+	natsym_set_dirs((const char *const *)symbol_dirs, nsymbol_dirs);
 }

@@ -17,7 +17,7 @@ enum diff_format { DIFF_TEXT, DIFF_JSON, DIFF_COLLAPSED };
 
 void cmd_diff_usage(FILE *f)
 {
-	fprintf(f, "usage: clrscope diff [--format text|json|collapsed] [--top N] BASE NEW\n"
+	fprintf(f, "usage: clrscope diff [--format text|json|collapsed] [--top N] [--symbols DIR]... BASE NEW\n"
 		   "\n"
 		   "Compares two sessions (directories written by record, launch or the UI): for\n"
 		   "each function its share of the samples, self and total, in BASE and in NEW,\n"
@@ -29,6 +29,8 @@ void cmd_diff_usage(FILE *f)
 		   "                    input of flamegraph.pl's differential flame graphs\n"
 		   "                    (difffolded.pl's output format)\n"
 		   "  -n, --top N       functions listed in text (default 30)\n"
+		   "      --symbols DIR also look for native modules' debug files in DIR, by\n"
+		   "                    debug link and build id (repeatable)\n"
 		   "  -h, --help        show this help\n");
 }
 
@@ -117,6 +119,7 @@ int cmd_diff(int argc, char **argv)
 	static const struct option options[] = {
 		{"format", required_argument, NULL, 'f'},
 		{"top", required_argument, NULL, 'n'},
+		{"symbols", required_argument, NULL, 'Y'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -142,6 +145,10 @@ int cmd_diff(int argc, char **argv)
 				return cmd_usage_error("diff", "--top wants a positive number, not '%s'", optarg);
 			top = v;
 			break;
+		case 'Y':
+			if (add_symbols_option("diff", optarg) != 0)
+				return EXIT_USAGE;
+			break;
 		case 'h':
 			cmd_diff_usage(stdout);
 			return 0;
@@ -152,6 +159,7 @@ int cmd_diff(int argc, char **argv)
 	if (argc - optind != 2)
 		return cmd_usage_error("diff", "two session directories: BASE and NEW");
 	const char *base_dir = argv[optind], *new_dir = argv[optind + 1];
+	use_symbol_dirs();
 	struct prof_recording base, new_;
 	if (open_side(&base, base_dir) < 0)
 		return 1;

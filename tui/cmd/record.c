@@ -69,6 +69,8 @@ void cmd_record_usage(FILE *f)
 		   "                      the differences (0: never; default 1000)\n"
 		   "      --rotate SEC    also write a pprof profile of each SEC seconds beside the\n"
 		   "                      session (DIR.000001.pb.gz, ...), for collectors\n"
+		   "      --symbols DIR   also look for native modules' debug files in DIR, by debug\n"
+		   "                      link and build id, naming --rotate's profiles (repeatable)\n"
 		   "  -m, --max-size SIZE the most the session may take (K, M, G suffixes; default a\n"
 		   "                      quarter of the free space): reached, recording stops\n"
 		   "      --follow-children\n"
@@ -323,6 +325,7 @@ int cmd_record(int argc, char **argv)
 		{"instrument", required_argument, NULL, 'i'}, {"allocations", no_argument, NULL, 'A'},
 		{"rotate", required_argument, NULL, 'R'}, {"max-size", required_argument, NULL, 'm'},
 		{"follow-children", no_argument, NULL, 'F'}, {"heap-snapshots", no_argument, NULL, 'H'},
+		{"symbols", required_argument, NULL, 'Y'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -405,6 +408,10 @@ int cmd_record(int argc, char **argv)
 			if (parse_u32(optarg, 1, 0x7fffffff, &pid) < 0)
 				return cmd_usage_error("record", "--pid wants a process id, not '%s'", optarg);
 			break;
+		case 'Y':
+			if (add_symbols_option("record", optarg) != 0)
+				return EXIT_USAGE;
+			break;
 		case 'h':
 			cmd_record_usage(stdout);
 			return 0;
@@ -413,6 +420,7 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	prune_automatically();
+	use_symbol_dirs();
 	char abs_dir[PATH_MAX];
 	if (dir && dir[0] != '/') {
 		char cwd[PATH_MAX];

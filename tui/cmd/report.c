@@ -13,7 +13,8 @@
 
 void cmd_report_usage(FILE *f)
 {
-	fprintf(f, "usage: clrscope report [--format FMT] [--time cpu|wall] [--lines] [--top N] [--pid PID] [--thread TID] [--from SEC] [--to SEC] DIR\n"
+	fprintf(f, "usage: clrscope report [--format FMT] [--time cpu|wall] [--lines] [--top N] [--pid PID] [--thread TID] [--from SEC] [--to SEC]\n"
+		   "                       [--symbols DIR]... DIR\n"
 		   "\n"
 		   "Reads the session directory DIR (live, finished or crashed: whatever the agent\n"
 		   "flushed) and prints its profile.\n"
@@ -33,6 +34,9 @@ void cmd_report_usage(FILE *f)
 		   "  -t, --thread TID  only the samples of the thread with OS thread id TID\n"
 		   "      --from SEC    only samples taken SEC seconds or more after the agent started\n"
 		   "      --to SEC      only samples taken before SEC seconds after the agent started\n"
+		   "      --symbols DIR also look for native modules' debug files in DIR, by\n"
+		   "                    debug link and build id (repeatable; CLRSCOPE_SYMBOLS and\n"
+		   "                    the config file's symbols keys add more)\n"
 		   "  -h, --help        show this help\n");
 }
 
@@ -91,6 +95,7 @@ int cmd_report(int argc, char **argv)
 		{"pid", required_argument, NULL, 'p'}, {"thread", required_argument, NULL, 't'},
 		{"from", required_argument, NULL, 'F'}, {"to", required_argument, NULL, 'T'},
 		{"lines", no_argument, NULL, 'l'}, {"time", required_argument, NULL, 'w'},
+		{"symbols", required_argument, NULL, 'Y'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -142,6 +147,10 @@ int cmd_report(int argc, char **argv)
 			if (prof_time_parse(optarg, &time) < 0)
 				return cmd_usage_error("report", "--time is cpu or wall, not '%s'", optarg);
 			break;
+		case 'Y':
+			if (add_symbols_option("report", optarg) != 0)
+				return EXIT_USAGE;
+			break;
 		case 'h':
 			cmd_report_usage(stdout);
 			return 0;
@@ -153,6 +162,7 @@ int cmd_report(int argc, char **argv)
 		return cmd_usage_error("report", optind >= argc ? "which session? give its directory"
 								 : "one session directory at a time");
 	const char *dir = argv[optind];
+	use_symbol_dirs();
 	if (pprof && isatty(STDOUT_FILENO))
 		return cmd_usage_error("report", "pprof is binary (gzip): redirect it to a file, e.g. > profile.pb.gz");
 	struct prof_recording s;

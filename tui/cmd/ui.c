@@ -12,10 +12,12 @@
 
 void cmd_open_usage(FILE *f)
 {
-	fprintf(f, "usage: clrscope open DIR\n"
+	fprintf(f, "usage: clrscope open [--symbols DIR]... DIR\n"
 		   "\n"
 		   "Shows a session in the terminal UI: live while its programs run, or long after.\n"
-		   "  -h, --help  show this help\n");
+		   "      --symbols DIR  also look for native modules' debug files in DIR, by debug\n"
+		   "                     link and build id (repeatable)\n"
+		   "  -h, --help         show this help\n");
 }
 
 void cmd_launch_usage(FILE *f)
@@ -34,6 +36,8 @@ void cmd_launch_usage(FILE *f)
 		   "  -A, --allocations  count allocations by type\n"
 		   "  -H, --heap-snapshots\n"
 		   "                     heap snapshots by a forced full GC with roots (background GC off)\n"
+		   "      --symbols DIR  also look for native modules' debug files in DIR, by debug\n"
+		   "                     link and build id (repeatable)\n"
 		   "  -h, --help         show this help\n",
 		CS_RATE_MIN, CS_RATE_MAX, CS_RATE_DEFAULT);
 }
@@ -48,6 +52,8 @@ void cmd_attach_usage(FILE *f)
 		   "  -r, --rate HZ      samples per second, %d to %d (default %d, or the config file's rate)\n"
 		   "  -e, --events LIST  runtime events: gc, exceptions, jit, modules, threads,\n"
 		   "                     contention, waits, threadpool, allocsamples, all, none\n"
+		   "      --symbols DIR  also look for native modules' debug files in DIR, by debug\n"
+		   "                     link and build id (repeatable)\n"
 		   "  -h, --help         show this help\n",
 		CS_RATE_MIN, CS_RATE_MAX, CS_RATE_DEFAULT);
 }
@@ -59,7 +65,7 @@ static int parse_session_options(const char *name, int argc, char **argv, struct
 		{"output", required_argument, NULL, 'o'},     {"rate", required_argument, NULL, 'r'},
 		{"events", required_argument, NULL, 'e'},     {"instrument", required_argument, NULL, 'i'},
 		{"allocations", no_argument, NULL, 'A'},      {"heap-snapshots", no_argument, NULL, 'H'},
-		{"help", no_argument, NULL, 'h'},
+		{"symbols", required_argument, NULL, 'Y'},    {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -92,6 +98,12 @@ static int parse_session_options(const char *name, int argc, char **argv, struct
 		case 'A':
 			o->features.allocations = true;
 			break;
+		case 'Y':
+			if (add_symbols_option(name, optarg) != 0) {
+				*status = EXIT_USAGE;
+				return -1;
+			}
+			break;
 		case 'H':
 			o->features.heap_snapshots = true;
 			break;
@@ -115,7 +127,7 @@ static int parse_session_options(const char *name, int argc, char **argv, struct
 static void config_defaults_into(struct loop_options *o, struct config *cfg)
 {
 	config_load(cfg, stderr);
-	config_free(cfg); /* (only the rate and events are wanted) */
+	config_free(cfg); /* (only the rate and events are wanted: the symbols keys are use_symbol_dirs's) */
 	o->rate = cfg->rate;
 	o->events = cfg->events[0] ? cfg->events : NULL;
 }
@@ -126,20 +138,38 @@ int cmd_ui(int argc, char **argv)
 	struct loop_options o = {.start = LOOP_TARGETS};
 	struct config cfg;
 	config_defaults_into(&o, &cfg);
+	use_symbol_dirs();
 	return loop_main(&o);
 }
 
 int cmd_open(int argc, char **argv)
 {
-	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		cmd_open_usage(stdout);
-		return 0;
+	static const struct option options[] = {
+		{"symbols", required_argument, NULL, 'Y'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (c) {
+		case 'Y':
+			if (add_symbols_option("open", optarg) != 0)
+				return EXIT_USAGE;
+			break;
+		case 'h':
+			cmd_open_usage(stdout);
+			return 0;
+		default:
+			return cmd_usage_error("open", "unknown option");
+		}
 	}
-	if (argc != 2)
+	if (optind != argc - 1)
 		return cmd_usage_error("open", "give one session directory");
-	struct loop_options o = {.start = LOOP_OPEN, .dir = argv[1]};
+	struct loop_options o = {.start = LOOP_OPEN, .dir = argv[optind]};
 	struct config cfg;
 	config_defaults_into(&o, &cfg);
+	use_symbol_dirs();
 	return loop_main(&o);
 }
 
@@ -151,6 +181,7 @@ int cmd_launch(int argc, char **argv)
 	int status;
 	if (parse_session_options("launch", argc, argv, &o, &status) < 0)
 		return status;
+	use_symbol_dirs();
 	if (optind >= argc)
 		return cmd_usage_error("launch", "no command to run: clrscope launch [OPTIONS] -- COMMAND [ARG...]");
 	o.command = argv + optind;
@@ -165,6 +196,7 @@ int cmd_attach(int argc, char **argv)
 	int status;
 	if (parse_session_options("attach", argc, argv, &o, &status) < 0)
 		return status;
+	use_symbol_dirs();
 	if ((status = refuse_features_on_attach("attach", &o.features)) != 0)
 		return status;
 	unsigned pid;

@@ -399,13 +399,13 @@ static void write_text(FILE *f, struct prof_process *p, const struct export_opti
 		fputc('\n', f);
 	}
 	free(idx);
-	/* native modules whose functions could not all be named, and why */
+	/* where each native module's names came from, or why there are none */
 	for (size_t i = 0; i < natsym_modules(p->natsym); i++) {
-		const char *path;
-		enum natsym_state state;
-		natsym_module(p->natsym, i, &path, &state);
-		if (state != NATSYM_SYMBOLS)
-			fprintf(f, "  native %s: %s\n", path, natsym_state_text(state));
+		struct natsym_module_info m;
+		char text[2 * 4096];
+		natsym_module(p->natsym, i, &m);
+		natsym_module_text(&m, text, sizeof text);
+		fprintf(f, "  native %s: %s\n", m.path, text);
 	}
 	if (o->lines) {
 		/* methods in the order of their total time */
@@ -759,13 +759,22 @@ static void write_json_process(FILE *f, struct prof_process *p, const struct exp
 		fprintf(f, "%.4f}", share);
 	fputs(",\"native_modules\":[", f);
 	for (size_t i = 0; i < natsym_modules(p->natsym); i++) {
-		const char *path;
-		enum natsym_state state;
-		natsym_module(p->natsym, i, &path, &state);
+		struct natsym_module_info m;
+		char text[2 * 4096];
+		natsym_module(p->natsym, i, &m);
+		natsym_module_text(&m, text, sizeof text);
 		fputs(i ? ",{\"path\":" : "{\"path\":", f);
-		json_string(f, path);
-		fprintf(f, ",\"names\":\"%s\",\"why\":", natsym_state_name(state));
-		json_string(f, natsym_state_text(state));
+		json_string(f, m.path);
+		fprintf(f, ",\"names\":\"%s\",\"source\":", natsym_state_name(m.state));
+		json_string_or_null(f, natsym_source_name(m.source));
+		fputs(",\"debug_file\":", f);
+		json_string_or_null(f, m.debug_file[0] ? m.debug_file : NULL);
+		fputs(",\"debug_link\":", f);
+		json_string_or_null(f, m.debug_link[0] ? m.debug_link : NULL);
+		fputs(",\"build_id\":", f);
+		json_string_or_null(f, m.build_id[0] ? m.build_id : NULL);
+		fputs(",\"why\":", f);
+		json_string(f, text);
 		fputc('}', f);
 	}
 	fputc(']', f);

@@ -32,6 +32,11 @@ void config_free(struct config *c)
 	c->app_dirs = NULL;
 	c->app_dir_lines = NULL;
 	c->napp_dirs = 0;
+	for (size_t i = 0; i < c->nsymbol_dirs; i++)
+		free(c->symbol_dirs[i]);
+	free(c->symbol_dirs);
+	c->symbol_dirs = NULL;
+	c->nsymbol_dirs = 0;
 }
 
 const char *config_home_dir(void)
@@ -136,28 +141,47 @@ static int set_history_size(struct config *c, const char *v, unsigned line, char
 	return -1;
 }
 
-static int add_app_dir(struct config *c, const char *v, unsigned line, char *why, size_t n)
+/* An absolute path ("~/" expanded) into dir; -1 with why otherwise. */
+static int config_dir(const char *key, const char *v, char *dir, size_t size, char *why, size_t n)
 {
-	char dir[4096];
 	const char *home = config_home_dir();
 	int len;
 	if (v[0] == '~' && (v[1] == '/' || !v[1]) && home)
-		len = snprintf(dir, sizeof dir, "%s%s", home, v + 1);
+		len = snprintf(dir, size, "%s%s", home, v + 1);
 	else
-		len = snprintf(dir, sizeof dir, "%s", v);
+		len = snprintf(dir, size, "%s", v);
 	if (dir[0] != '/') {
-		snprintf(why, n, "app_dir wants an absolute path (or ~/...), not '%s'", v);
+		snprintf(why, n, "%s wants an absolute path (or ~/...), not '%s'", key, v);
 		return -1;
 	}
-	if (len < 0 || (size_t)len >= sizeof dir) {
-		snprintf(why, n, "app_dir: path too long");
+	if (len < 0 || (size_t)len >= size) {
+		snprintf(why, n, "%s: path too long", key);
 		return -1;
 	}
+	return 0;
+}
+
+static int add_app_dir(struct config *c, const char *v, unsigned line, char *why, size_t n)
+{
+	char dir[4096];
+	if (config_dir("app_dir", v, dir, sizeof dir, why, n) < 0)
+		return -1;
 	size_t cap = c->napp_dirs; /* grown one at a time: there are few */
 	c->app_dirs = xrealloc(c->app_dirs, (cap + 1) * sizeof *c->app_dirs);
 	c->app_dir_lines = xrealloc(c->app_dir_lines, (cap + 1) * sizeof *c->app_dir_lines);
 	c->app_dirs[c->napp_dirs] = xstrdup(dir);
 	c->app_dir_lines[c->napp_dirs++] = line;
+	return 0;
+}
+
+static int add_symbol_dir(struct config *c, const char *v, unsigned line, char *why, size_t n)
+{
+	(void)line;
+	char dir[4096];
+	if (config_dir("symbols", v, dir, sizeof dir, why, n) < 0)
+		return -1;
+	c->symbol_dirs = xrealloc(c->symbol_dirs, (c->nsymbol_dirs + 1) * sizeof *c->symbol_dirs);
+	c->symbol_dirs[c->nsymbol_dirs++] = xstrdup(dir);
 	return 0;
 }
 
@@ -186,6 +210,7 @@ static const struct {
 	{"color", set_color},
 	{"history_size", set_history_size},
 	{"app_dir", add_app_dir},
+	{"symbols", add_symbol_dir},
 	{"prune_after", set_prune_after},
 };
 
@@ -212,7 +237,7 @@ static int apply_line(struct config *c, char *s, unsigned line, char *why, size_
 		}
 		return keys[i].set(c, value, line, why, n);
 	}
-	snprintf(why, n, "unknown key '%.64s' (rate, events, color, history_size, app_dir, prune_after)", key);
+	snprintf(why, n, "unknown key '%.64s' (rate, events, color, history_size, app_dir, symbols, prune_after)", key);
 	return -1;
 }
 

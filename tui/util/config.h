@@ -7,6 +7,8 @@
  *   color = auto             yes, no, or auto (on unless NO_COLOR is set)
  *   history_size = 1000      prompt lines kept, 0..100000
  *   app_dir = ~/apps         where 'clrscope apps' looks; repeatable
+ *   symbols = ~/symbols      where native modules' debug files are looked
+ *                            for (by debug link and build id); repeatable
  *   prune_after = 7d         sessions left untouched this long are removed
  *                            from the default root (s, m, h, d, w; or never)
  *
@@ -32,6 +34,8 @@ struct config {
 	char **app_dirs;        /* absolute ("~/" expanded), in file order */
 	size_t napp_dirs;
 	unsigned *app_dir_lines; /* the line of each app_dir, for messages */
+	char **symbol_dirs;     /* symbols = DIR, absolute ("~/" expanded), in file order */
+	size_t nsymbol_dirs;
 	char path[4096];        /* the file that was (or would be) read; "" when no home */
 };
 
@@ -54,7 +58,8 @@ int config_load_file(struct config *c, const char *path, FILE *warn);
  * does not exist. */
 int config_open_private(const char *path, FILE *warn);
 
-/* Frees app_dirs (and their lines); the other fields stay usable. */
+/* Frees app_dirs (and their lines) and symbol_dirs; the other fields stay
+ * usable. */
 void config_free(struct config *c);
 
 /* $XDG_CONFIG_HOME/clrscope/NAME when XDG_CONFIG_HOME is absolute, else

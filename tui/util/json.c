@@ -71,3 +71,11 @@ void json_string(FILE *f, const char *s)
 		n++;
 	json_stringn(f, s ? s : "", n);
 }
+
+void json_string_or_null(FILE *f, const char *s)
+{
+	if (s)
+		json_string(f, s);
+	else
+		fputs("null", f);
+}

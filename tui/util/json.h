@@ -8,5 +8,7 @@
 
 void json_string(FILE *f, const char *s);
 void json_stringn(FILE *f, const char *s, size_t n);
+/* The string, or null for NULL. */
+void json_string_or_null(FILE *f, const char *s);
 
 #endif
