@@ -432,11 +432,14 @@ static void append_frame(char **buf, size_t *len, size_t *cap, const char *name)
 	xgrow(buf, cap, *len + n + 2, 1);
 	if (*len)
 		(*buf)[(*len)++] = ';';
-	/* ';' separates frames, ' ' ends them and '\n' ends the line; no other
-	 * control character can be shown in a flame graph (or be in its SVG) */
+	/* ';' separates frames and '\n' ends the line; no other control
+	 * character can be shown in a flame graph (or be in its SVG).  A space
+	 * stays: readers of the format (flamegraph.pl, speedscope, inferno)
+	 * take the count after a line's last space, so frames are spelt as in
+	 * every other view ("[JIT compilation]") */
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)name[i];
-		(*buf)[(*len)++] = c == ';' ? ':' : c == ' ' || c < 0x20 || c == 0x7F ? '_' : (char)c;
+		(*buf)[(*len)++] = c == ';' ? ':' : c < 0x20 || c == 0x7F ? '_' : (char)c;
 	}
 	(*buf)[*len] = 0;
 }
@@ -486,8 +489,7 @@ static void collect_folded(struct prof_process *p, bool prefix, bool lines, stru
 			append_frame(&buf, &len, &bcap, prof_frame_name(p, path[i]));
 			uint32_t file, line;
 			if (lines && prof_lines_locate(&L, path[i], ils[i], &file, &line)) {
-				/* "Name (File.cs:42)": the one space a frame may hold, as
-				 * flamegraph.pl takes the count after the last one */
+				/* "Name (File.cs:42)", as speedscope's frames are named */
 				snprintf(label, sizeof label, "%s:%u", prof_lines_file_base(&L, file), line);
 				append_line(&buf, &len, &bcap, label);
 			}

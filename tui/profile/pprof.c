@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/labels.h"
 #include "profile.pb-c.h"
 #include "profile/lines.h"
 #include "util/gzip.h"
@@ -95,7 +96,7 @@ static int64_t cstring_id(struct builder *b, const char *s)
  * places it in a source file. */
 static uint64_t function_id(struct builder *b, const struct prof_process *p, uint32_t frame)
 {
-	const char *name = "[unknown]", *module = "";
+	const char *name = cs_label(CS_LABEL_UNKNOWN), *module = "";
 	if (frame < p->nframes && p->frames[frame].function != UINT32_MAX) {
 		const struct prof_function *f = &p->functions[p->frames[frame].function];
 		name = f->name;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "common/labels.h"
 #include "common/session.h"
 #include "profile/fold.h"
 #include "profile/natsym.h"
@@ -239,13 +240,63 @@ struct prof_frame *fold_frame(struct prof_process *p, uint64_t id)
 	return &p->frames[id];
 }
 
+/* The profiler's own library, libclrscope-agent-VERSION.so. */
+static bool is_agent_module(const char *file)
+{
+	size_t n = strlen(file);
+	return !strncmp(file, "libclrscope-agent-", 18) && n > 21 && !strcmp(file + n - 3, ".so");
+}
+
+/* The label a module's code gets whatever its function: the JIT's (its
+ * own functions are nameless, and all of it compiles) and the profiler's;
+ * CS_LABELS for none. */
+static enum cs_label module_label(const char *module)
+{
+	const char *slash = strrchr(module, '/');
+	const char *file = slash ? slash + 1 : module;
+	if (!strcmp(file, "libclrjit.so"))
+		return CS_LABEL_JIT;
+	if (is_agent_module(file))
+		return CS_LABEL_CLRSCOPE;
+	return CS_LABELS;
+}
+
+/* A label is a function of its own, with no module: one row and one
+ * spelling, whichever frames carry it. */
+static uint32_t intern_label(struct prof_process *p, const char *label)
+{
+	return intern_function(p, (struct cs_str){label, strlen(label)}, (struct cs_str){"", 0});
+}
+
+/* A frame's function as the reader names it: runs of native code by their
+ * module's label (common/labels.h), the rest as the log says (the agent
+ * names its pseudo-frames from the same table). */
+static void name_frame(struct prof_process *p, struct prof_frame *fr, struct cs_str name, struct cs_str module)
+{
+	const char *native = cs_label(CS_LABEL_NATIVE);
+	fr->native_run = name.len == strlen(native) && !memcmp(name.p, native, name.len);
+	if (!fr->native_run || !module.len || module.len >= 512) {
+		fr->function = intern_function(p, name, module);
+		return;
+	}
+	char file[512], label[520];
+	snprintf(file, sizeof file, "%.*s", (int)module.len, module.p);
+	enum cs_label kind = module_label(file);
+	if (kind != CS_LABELS) {
+		fr->function = intern_label(p, cs_label(kind));
+		return;
+	}
+	cs_label_module(file, label, sizeof label);
+	fr->function = intern_label(p, label);
+}
+
 static void fold_frames(struct prof_process *p, const struct cs_record *rec)
 {
 	struct cs_list l;
 	struct cs_frame_def f;
 	cs_list_init(&l, rec->payload, rec->len);
 	while (cs_next_frame_def(&l, &f)) {
-		if (!fold_id_ok(p, f.id)) {
+		if (!fold_id_ok(p, f.id) || f.id == CS_FRAME_THREAD_START) {
 			p->bad_records++;
 			return;
 		}
@@ -254,7 +305,7 @@ static void fold_frames(struct prof_process *p, const struct cs_record *rec)
 			p->bad_records++;
 			return;
 		}
-		fr->function = intern_function(p, f.name, f.module);
+		name_frame(p, fr, f.name, f.module);
 	}
 	if (cs_list_bad(&l))
 		p->bad_records++;
@@ -617,6 +668,12 @@ static void fold_native_frames(struct prof_process *p, const struct cs_record *r
 		const char *path = p->code_paths[code_path - 1];
 		const char *slash = strrchr(path, '/');
 		const char *file = slash ? slash + 1 : path;
+		fr->native_run = false;
+		enum cs_label kind = module_label(path);
+		if (kind != CS_LABELS) {
+			fr->function = intern_label(p, cs_label(kind));
+			continue;
+		}
 		if (!p->natsym)
 			p->natsym = natsym_new();
 		char name[512];
@@ -645,6 +702,19 @@ static void fold_stack_il(struct prof_process *p, const struct cs_record *rec)
 		p->bad_records++;
 }
 
+/* A stack's frame: at the root, a run of native code is where the thread
+ * started (the runtime's thread start, the host's main): one labelled
+ * root for every thread, whatever module the run ended in. */
+static uint64_t root_frame(struct prof_process *p, uint64_t parent, uint64_t frame)
+{
+	if (parent || frame >= p->nframes || !p->frames[frame].native_run)
+		return frame;
+	struct prof_frame *start = fold_frame(p, CS_FRAME_THREAD_START);
+	if (start && start->function == UINT32_MAX)
+		start->function = intern_label(p, cs_label(CS_LABEL_THREAD_START));
+	return start ? CS_FRAME_THREAD_START : frame;
+}
+
 static void fold_stacks(struct prof_process *p, const struct cs_record *rec)
 {
 	struct cs_list l;
@@ -657,6 +727,7 @@ static void fold_stacks(struct prof_process *p, const struct cs_record *rec)
 			return;
 		}
 		ensure_stack(p, s.id);
+		s.frame = root_frame(p, s.parent, s.frame);
 		struct prof_stack *st = &p->stacks[s.id];
 		if (st->frame == s.frame && st->parent == s.parent)
 			continue; /* restated */
@@ -1308,7 +1379,7 @@ const char *prof_frame_name(const struct prof_process *p, uint32_t frame)
 {
 	if (frame < p->nframes && p->frames[frame].function != UINT32_MAX)
 		return p->functions[p->frames[frame].function].name;
-	return "[unknown]";
+	return cs_label(CS_LABEL_UNKNOWN);
 }
 
 void prof_each_stack(const struct prof_process *p, prof_stack_visit visit, void *ctx)

@@ -24,6 +24,7 @@ struct prof_frame {
 	/* where its code came from (FRAME_CODE), for source lines */
 	uint32_t token;     /* MethodDef token, 0: not known */
 	uint32_t code_path; /* index + 1 into prof_process.code_paths, 0: none */
+	bool native_run;    /* a run of native code not named by function ("[native]" in the log) */
 };
 
 /* The agent's stacks are of frames at IL offsets: stacks that differ only

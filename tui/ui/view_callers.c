@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "common/labels.h"
 #include "ui/session_screen.h"
 #include "util/xalloc.h"
 
@@ -92,7 +93,7 @@ static void cell(struct view_ctx *c, uint32_t item, int col, char *buf, size_t n
 	case 0: snprintf(buf, n, "%s", r->callee ? "callee" : "caller"); break;
 	case 1: snprintf(buf, n, "%" PRIu64, r->count); break;
 	case 2: snprintf(buf, n, "%.1f", focus_total ? 100.0 * (double)r->count / (double)focus_total : 0.0); break;
-	default: snprintf(buf, n, "%s", r->function < p->nfunctions ? p->functions[r->function].name : "[unknown]"); break;
+	default: snprintf(buf, n, "%s", r->function < p->nfunctions ? p->functions[r->function].name : cs_label(CS_LABEL_UNKNOWN)); break;
 	}
 }
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/labels.h"
 #include "ui/calltree.h"
 #include "ui/session_screen.h"
 #include "ui/view_diff.h"
@@ -110,7 +111,7 @@ static const char *full_name(const struct prof_process *p, const struct calltree
 {
 	if (n->function == UINT32_MAX)
 		return "all";
-	return n->function < p->nfunctions ? p->functions[n->function].name : "[unknown]";
+	return n->function < p->nfunctions ? p->functions[n->function].name : cs_label(CS_LABEL_UNKNOWN);
 }
 
 /* "Clrscope.TestApps.Program+Worker.Heavy" -> "Worker.Heavy": the method

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/labels.h"
 #include "ui/calltree.h"
 #include "ui/session_screen.h"
 #include "util/xalloc.h"
@@ -97,7 +98,7 @@ static void cell(struct view_ctx *c, uint32_t item, int col, char *buf, size_t n
 	default: {
 		int depth = s->depth[item];
 		const char *mark = t->first_child ? (s->open[node] ? "- " : "+ ") : "  ";
-		const char *name = t->function < p->nfunctions ? p->functions[t->function].name : "[unknown]";
+		const char *name = t->function < p->nfunctions ? p->functions[t->function].name : cs_label(CS_LABEL_UNKNOWN);
 		snprintf(buf, n, "%*s%s%s", depth * 2 > 60 ? 60 : depth * 2, "", mark, name);
 	}
 	}
