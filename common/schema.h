@@ -140,7 +140,8 @@
 	F(ALWAYS,   varint, thread_ref,      ref,             "the number samples refer to the thread by") \
 	F(ALWAYS,   u64,    runtime_id,      runtime_id,      "the runtime's ThreadID") \
 	F(ALWAYS,   u32,    os_tid,          os_tid,          "the kernel's thread id (0: not known)") \
-	F(ALWAYS,   str,    name,            name,            "the thread's name (may be empty)")
+	F(ALWAYS,   str,    name,            name,            "the thread's managed name (may be empty)") \
+	F(OPTIONAL, str,    os_name,         os_name,         "the kernel's name of the thread, its comm (empty: not read)")
 
 #define CS_FIELDS_frame_def(F) \
 	F(ALWAYS,   varint, frame_id,        id,              "the frame id (below CS_FRAME_FIRST_FUNCTION: a pseudo-frame)") \

@@ -1,9 +1,11 @@
 #include "agent/symbols/symbols.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent/log/logwriter.h"
 #include "agent/symbols/idmap.h"
@@ -39,7 +41,9 @@ static struct {
 	size_t nclass_names, class_names_cap;
 	struct thread_info {
 		char name[64];
+		char os_name[16]; /* its comm: the kernel keeps 15 bytes */
 		uint32_t os_tid;
+		uint32_t uses; /* sym_thread calls: when its comm is read again */
 	} *thread_info; /* by thread ref */
 	size_t thread_info_cap;
 	IMetaDataImport **metadata;
@@ -637,6 +641,25 @@ static struct thread_info *thread_info_of(uint32_t ref)
 	return &sym.thread_info[ref];
 }
 
+/* The kernel's name of one of this process's threads (its comm, which the
+ * runtime sets for its own threads and for a managed name); false when it
+ * cannot be read. */
+static bool read_comm(uint32_t os_tid, char *out, size_t n)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/task/%u/comm", os_tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t len = read(fd, out, n - 1);
+	close(fd);
+	if (len <= 0)
+		return false;
+	out[len] = 0;
+	out[strcspn(out, "\n")] = 0;
+	return true;
+}
+
 static void write_thread(ThreadID tid, uint32_t ref)
 {
 	struct thread_info *ti = thread_info_of(ref);
@@ -645,10 +668,12 @@ static void write_thread(ThreadID tid, uint32_t ref)
 		if (SUCCEEDED(g_agent.info->vtbl->GetThreadInfo(g_agent.info, tid, &os_tid)))
 			ti->os_tid = os_tid;
 	}
-	const char *name = ti ? ti->name : "";
+	if (ti && ti->os_tid)
+		read_comm(ti->os_tid, ti->os_name, sizeof ti->os_name);
+	const char *name = ti ? ti->name : "", *os_name = ti ? ti->os_name : "";
 	struct cs_thread t = {.ref = ref, .runtime_id = tid, .os_tid = ti ? ti->os_tid : 0,
-			      .name = {name, strlen(name)}};
-	uint8_t payload[128];
+			      .name = {name, strlen(name)}, .os_name = {os_name, strlen(os_name)}};
+	uint8_t payload[160];
 	struct cs_out o;
 	cs_out_init(&o, payload, sizeof payload);
 	cs_thread_encode(&o, &t);
@@ -656,12 +681,29 @@ static void write_thread(ThreadID tid, uint32_t ref)
 		epochs_mark(&sym.thread_written, ref);
 }
 
+/* A thread names itself as it starts, maybe after the agent first wrote
+ * it: its comm is read again at its 16th, 256th and 4096th sample or
+ * event, and written when it changed. */
+static void recheck_comm(ThreadID tid, uint32_t ref)
+{
+	struct thread_info *ti = ref < sym.thread_info_cap ? &sym.thread_info[ref] : NULL;
+	if (!ti || !ti->os_tid || ti->uses > 4096)
+		return;
+	uint32_t uses = ++ti->uses;
+	char now[sizeof ti->os_name];
+	if ((uses == 16 || uses == 256 || uses == 4096) && read_comm(ti->os_tid, now, sizeof now) &&
+	    strcmp(now, ti->os_name) != 0)
+		write_thread(tid, ref);
+}
+
 uint64_t sym_thread(ThreadID tid)
 {
 	uint32_t ref;
 	bool known = idmap_get(&sym.threads, tid, &ref);
-	if (known && epochs_is_current(&sym.thread_written, ref))
+	if (known && epochs_is_current(&sym.thread_written, ref)) {
+		recheck_comm(tid, ref);
 		return ref;
+	}
 	if (!known) {
 		ref = sym.next_thread++;
 		idmap_put(&sym.threads, tid, ref);

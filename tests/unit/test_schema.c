@@ -24,7 +24,7 @@ static void enc_hello(struct cs_out *o)
 
 static void enc_thread(struct cs_out *o)
 {
-	cs_thread_encode(o, &(struct cs_thread){300, 0x7f00112233ull, 4243, S("worker")});
+	cs_thread_encode(o, &(struct cs_thread){300, 0x7f00112233ull, 4243, S("worker"), S(".NET TP Worker")});
 }
 
 static void enc_frames(struct cs_out *o)
@@ -227,7 +227,7 @@ struct golden {
 
 static const struct golden goldens[] = {
 	{CS_REC_HELLO, enc_hello, "921000000700000015cd853dfe9c971702e503000003302e310a436f7265434c5220313007617070202d2d78052f63732e31ff030703412e2a"},
-	{CS_REC_THREAD, enc_thread, "ac02332211007f0000009310000006776f726b6572"},
+	{CS_REC_THREAD, enc_thread, "ac02332211007f0000009310000006776f726b65720e2e4e455420545020576f726b6572"},
 	{CS_REC_FRAMES, enc_frames, "1003412e4d05612e646c6cc801085b6e61746976655d00"},
 	{CS_REC_STACKS, enc_stacks, "010010820101c801"},
 	{CS_REC_SAMPLES, enc_samples, "e80790c802020105ac028201050000"},
@@ -533,8 +533,8 @@ static void optional_groups(void)
 			}
 		groups += g.n;
 	}
-	/* HELLO 2, STATUS 17, DIALS 1 (the golden with its fields), GC 1, EXCEPTION 1 */
-	CHECK_EQ_U(groups, 2 + 17 + 1 + 1 + 1);
+	/* HELLO 2, THREAD 1, STATUS 17, DIALS 1 (the golden with its fields), GC 1, EXCEPTION 1 */
+	CHECK_EQ_U(groups, 2 + 1 + 17 + 1 + 1 + 1);
 }
 
 /* The printer shows values by name; damage and a newer writer's bytes are
