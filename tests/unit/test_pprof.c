@@ -155,7 +155,8 @@ static void values_labels_and_rotation(void)
 			CHECK(sm->n_location_id == 2);
 			CHECK_STR(function_name(pr, sm->location_id[0]), "App.Program.Burn"); /* leaf first */
 			CHECK_STR(function_name(pr, sm->location_id[1]), "App.Program.Main");
-			CHECK(label(pr, sm, "thread_name", &name) == -1); /* no name, no label */
+			/* the process's own thread, named by nothing else */
+			CHECK(label(pr, sm, "thread_name", &name) == 0 && name && strcmp(name, "main") == 0);
 		} else {
 			CHECK_EQ_U(label(pr, sm, "thread_id", NULL), 4250);
 			CHECK(label(pr, sm, "thread_name", &name) == 0 && name && strcmp(name, "worker") == 0);

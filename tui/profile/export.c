@@ -339,12 +339,44 @@ static void write_text_lines(FILE *f, struct prof_process *p, const uint32_t *id
 	prof_lines_free(&L);
 }
 
+static int cmp_threads(const void *a, const void *b, void *ctx)
+{
+	const struct prof_thread *ts = ctx, *x = &ts[*(const uint32_t *)a], *y = &ts[*(const uint32_t *)b];
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return x->os_tid < y->os_tid ? -1 : x->os_tid > y->os_tid;
+}
+
+/* The threads with samples of the time shown, most first, by name. */
+static void write_text_threads(FILE *f, const struct prof_process *p, size_t top)
+{
+	uint32_t *idx = xmalloc((p->nthreads ? p->nthreads : 1) * sizeof *idx);
+	size_t n = 0;
+	for (size_t i = 0; i < p->nthreads; i++)
+		if (p->threads[i].samples)
+			idx[n++] = (uint32_t)i;
+	qsort_r(idx, n, sizeof *idx, cmp_threads, p->threads);
+	if (n)
+		fprintf(f, "\n   samples  thread\n");
+	for (size_t i = 0; i < n && i < top; i++) {
+		const struct prof_thread *t = &p->threads[idx[i]];
+		fprintf(f, "  %8" PRIu64 "  %s (%u)\n", t->samples, t->name ? t->name : "(no name)", t->os_tid);
+	}
+	if (n > top)
+		fprintf(f, "  and %zu threads more\n", n - top);
+	free(idx);
+}
+
 static void write_text(FILE *f, struct prof_process *p, const struct export_options *o)
 {
 	if (p->have_hello) {
 		fprintf(f, "process %" PRIu32 " (parent %" PRIu32 "): %s\n", p->pid, p->ppid, p->command_line);
-		fprintf(f, "  runtime %s, agent %s, loaded at %s, %" PRIu32 " Hz\n", p->runtime_version,
-			p->agent_version, load_mode_name(p->load_mode), p->rate_hz);
+		char achieved[48] = "";
+		double hz = prof_achieved_hz(p, false);
+		if (hz >= 0)
+			snprintf(achieved, sizeof achieved, ", %.0f achieved", hz);
+		fprintf(f, "  runtime %s, agent %s, loaded at %s, %" PRIu32 " Hz requested%s\n", p->runtime_version,
+			p->agent_version, load_mode_name(p->load_mode), p->rate_hz, achieved);
 	} else {
 		fprintf(f, "process directory %s: no hello record (the agent never started writing)\n", p->dir);
 	}
@@ -407,6 +439,7 @@ static void write_text(FILE *f, struct prof_process *p, const struct export_opti
 		natsym_module_text(&m, text, sizeof text);
 		fprintf(f, "  native %s: %s\n", m.path, text);
 	}
+	write_text_threads(f, p, top);
 	if (o->lines) {
 		/* methods in the order of their total time */
 		size_t nt = sorted_functions(p, false, &idx);
@@ -607,7 +640,11 @@ static void write_json_events(FILE *f, const struct prof_process *p)
 		fputs(",\"state_samples\":{", f);
 		for (int k = 0; k < PROF_STATES; k++)
 			fprintf(f, "%s\"%s\":%" PRIu64, k ? "," : "", prof_state_name((enum prof_state)k), t->states[k]);
-		fputs("}}", f);
+		fputs("},\"managed_name\":", f);
+		json_string_or_null(f, t->managed_name);
+		fputs(",\"os_name\":", f);
+		json_string_or_null(f, t->os_name);
+		fputc('}', f);
 	}
 	fprintf(f, "],\"jit\":{\"methods\":%" PRIu64 ",\"total_ms\":%.3f}", e->jits, (double)p->jit_total_us / 1000.0);
 	fputs(",\"modules\":[", f);

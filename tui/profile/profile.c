@@ -69,8 +69,11 @@ static void process_free(struct prof_process *p)
 		free(p->functions[i].name);
 		free(p->functions[i].module);
 	}
-	for (size_t i = 0; i < p->nthreads; i++)
+	for (size_t i = 0; i < p->nthreads; i++) {
 		free(p->threads[i].name);
+		free(p->threads[i].managed_name);
+		free(p->threads[i].os_name);
+	}
 	for (size_t i = 0; i < p->nmessages; i++)
 		free(p->messages[i].text);
 	strmap_free(p->function_index);
@@ -1152,6 +1155,23 @@ static void fold_event(struct prof_process *p, const struct cs_record *rec)
 	}
 }
 
+/* What a thread is called: the name the program gave it, else "main" for
+ * the process's first thread, else the kernel's (the runtime names its own
+ * threads there: ".NET Finalizer", ".NET TP Worker").  A thread the
+ * program started without a name has its creator's comm: the main
+ * thread's, the program's name. */
+static void name_thread(struct prof_process *p, struct prof_thread *th)
+{
+	const char *name = th->managed_name && th->managed_name[0] ? th->managed_name
+			   : p->have_hello && th->os_tid == p->pid ? "main"
+			   : th->os_name && th->os_name[0]        ? th->os_name
+								  : NULL;
+	if (name && th->name && !strcmp(name, th->name))
+		return;
+	free(th->name);
+	th->name = name ? xstrdup(name) : NULL;
+}
+
 static void fold(struct prof_process *p, const struct cs_record *rec)
 {
 	switch (rec->type) {
@@ -1193,9 +1213,14 @@ static void fold(struct prof_process *p, const struct cs_record *rec)
 		th->runtime_id = t.runtime_id;
 		th->os_tid = t.os_tid;
 		if (t.name.len) {
-			free(th->name);
-			th->name = dup_str(t.name);
+			free(th->managed_name);
+			th->managed_name = dup_str(t.name);
 		}
+		if (t.os_name.len) {
+			free(th->os_name);
+			th->os_name = dup_str(t.os_name);
+		}
+		name_thread(p, th);
 		return;
 	}
 	case CS_REC_FRAMES:

@@ -78,7 +78,9 @@ struct prof_function {
 struct prof_thread {
 	uint64_t runtime_id;
 	uint32_t os_tid;
-	char *name;
+	char *name;         /* what to call it: its managed name, else "main", else its OS name (NULL: none known) */
+	char *managed_name; /* Thread.Name (NULL: none) */
+	char *os_name;      /* the kernel's name, its comm (NULL: not logged) */
 	uint64_t samples;                 /* of the time shown */
 	uint64_t states[PROF_STATES];     /* all its samples, by state */
 	uint64_t cpu_owed;                /* on-CPU samples that are no tick's moment (CPU_OWED) */
