@@ -389,9 +389,10 @@ static void write_text(FILE *f, struct prof_process *p, const struct export_opti
 					 : "of every thread, running or waiting; --time cpu counts running threads only",
 		p->cpu_samples - p->cpu_owed, p->wall_samples - (p->cpu_samples - p->cpu_owed));
 	if (p->cpu_owed)
-		fprintf(f, "  CPU time: %" PRIu64 " more on-CPU samples for time no tick found running (bursts shorter "
-			   "than a tick), counted where a tick found the thread running\n",
-			p->cpu_owed);
+		fprintf(f, "  CPU time: %.0f%% of the on-CPU samples (%" PRIu64 ") are weighted in from the threads' CPU "
+			   "clocks: time a thread ran between ticks, which no tick saw, counted in the stack a tick last "
+			   "found that thread running in\n",
+			100.0 * (double)p->cpu_owed / (double)(p->cpu_samples ? p->cpu_samples : 1), p->cpu_owed);
 	if (p->have_status)
 		fprintf(f, "  agent: %" PRIu64 " records dropped, %" PRIu64 " write errors\n", p->status.dropped_records,
 			p->status.write_errors);
@@ -705,7 +706,13 @@ static void write_json_process(FILE *f, struct prof_process *p, const struct exp
 	json_string(f, p->runtime_version);
 	fputs(",\"agent_version\":", f);
 	json_string(f, p->agent_version);
-	fprintf(f, ",\"loaded\":\"%s\",\"rate_hz\":%" PRIu32, load_mode_name(p->load_mode), p->rate_hz);
+	fprintf(f, ",\"loaded\":\"%s\",\"rate_hz\":%" PRIu32 ",\"achieved_hz\":", load_mode_name(p->load_mode),
+		p->rate_hz);
+	double hz = prof_achieved_hz(p, false);
+	if (hz >= 0)
+		fprintf(f, "%.1f", hz);
+	else
+		fputs("null", f);
 	fprintf(f, ",\"start_unix_ms\":%" PRIu64, p->start_unix_ns / 1000000u);
 	/* "sampled_threads": "threads" is the list of threads further on */
 	fprintf(f, ",\"samples\":%" PRIu64 ",\"cpu_samples\":%" PRIu64 ",\"cpu_owed_samples\":%" PRIu64
@@ -781,13 +788,14 @@ static void write_json_process(FILE *f, struct prof_process *p, const struct exp
 		   ",\"stack_checks\":%" PRIu64 ",\"stack_mismatches\":%" PRIu64 ",\"signals\":%" PRIu64
 		   ",\"signals_waiting\":%" PRIu64 ",\"waiting_read\":%" PRIu64 ",\"kernel_samples\":%" PRIu64
 		   ",\"kernel_lost\":%" PRIu64 ",\"beyond_copy\":%" PRIu64 ",\"parked_kept\":%" PRIu64
-		   ",\"samples\":%" PRIu64
+		   ",\"samples\":%" PRIu64 ",\"ticks\":%" PRIu64 ",\"status_ms\":%.1f"
 		   ",\"sampler_cpu_ms\":%.1f,\"writer_cpu_ms\":%.1f,\"handler_cpu_ms\":%.1f"
 		   ",\"sampler_ms\":{\"unwind\":%.1f,\"survey\":%.1f,\"signal\":%.1f,\"record\":%.1f},\"cpu_share\":",
 		st->dropped_records, st->dropped_bytes, st->write_errors, prof_suspend_median_us(p),
 		(double)st->suspend_max_ns / 1000.0, (double)st->suspend_total_ns / 1e6, st->failed_walks,
 		st->truncated_stacks, st->deferred_walks, st->stack_checks, st->stack_mismatches, st->signals,
-		st->signals_waiting, st->waiting_read, st->kernel_samples, st->kernel_lost, st->beyond_copy, st->parked_kept, st->samples, (double)st->sampler_cpu_ns / 1e6,
+		st->signals_waiting, st->waiting_read, st->kernel_samples, st->kernel_lost, st->beyond_copy, st->parked_kept, st->samples, st->ticks, (double)st->time_us / 1000.0,
+		(double)st->sampler_cpu_ns / 1e6,
 		(double)st->writer_cpu_ns / 1e6,
 		(double)st->handler_cpu_ns / 1e6, (double)st->unwind_ns / 1e6, (double)st->survey_ns / 1e6,
 		(double)st->signal_ns / 1e6, (double)st->record_ns / 1e6);

@@ -805,6 +805,10 @@ static void fold_samples(struct prof_process *p, const struct cs_record *rec)
 				p->window_last_us = t.time_us;
 			p->window_ticks++;
 		}
+		if (!p->ticks || t.time_us < p->counted_first_us)
+			p->counted_first_us = t.time_us;
+		if (t.time_us > p->counted_last_us)
+			p->counted_last_us = t.time_us;
 		p->ticks++;
 		count_second(p, t.time_us, n);
 		fold_note_time(p, t.time_us);
@@ -1552,6 +1556,18 @@ double prof_suspend_median_us(const struct prof_process *p)
 			return suspend_bucket_ns(b) / 1000.0;
 	}
 	return 0;
+}
+
+double prof_achieved_hz(const struct prof_process *p, bool recent)
+{
+	if (!recent)
+		return p->ticks >= 2 && p->counted_last_us > p->counted_first_us
+			       ? (double)(p->ticks - 1) * 1e6 / (double)(p->counted_last_us - p->counted_first_us)
+			       : -1;
+	const struct cs_status *now = &p->status, *then = &p->status_before;
+	if (!p->have_status || !then->time_us || now->time_us <= then->time_us || now->ticks < then->ticks)
+		return -1;
+	return (double)(now->ticks - then->ticks) * 1e6 / (double)(now->time_us - then->time_us);
 }
 
 double prof_suspend_recent_us(const struct prof_process *p)

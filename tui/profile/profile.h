@@ -301,6 +301,7 @@ struct prof_process {
 	struct prof_suspend suspend; /* how long each tick held the runtime */
 	uint64_t last_time_us; /* latest time any record carried */
 	uint64_t last_tick_us; /* latest tick's: runs of held samples are charted up to it */
+	uint64_t counted_first_us, counted_last_us; /* the first and last of the ticks counted (ticks) */
 
 	bool have_status;
 	struct cs_status status;
@@ -415,6 +416,10 @@ double prof_suspend_median_us(const struct prof_process *p);
  * (no CPU times in them; for recent, fewer than two). */
 double prof_agent_cpu_share(const struct prof_process *p, bool recent);
 double prof_suspend_recent_us(const struct prof_process *p);
+/* The ticks the sampler took per second: of the ticks counted, from the
+ * first to the last; or (recent) between the last two STATUS records.
+ * -1 when there are not two to tell. */
+double prof_achieved_hz(const struct prof_process *p, bool recent);
 void prof_suspend_add(struct prof_suspend *s, uint64_t ns);
 /* Adds src's ticks to dst (the all-processes merge). */
 void prof_suspend_merge(struct prof_suspend *dst, const struct prof_suspend *src);
