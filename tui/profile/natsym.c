@@ -571,8 +571,12 @@ void natsym_module_text(const struct natsym_module_info *m, char *out, size_t ou
 			return;
 		}
 	}
+	if (m->state == NATSYM_EXPORTS && m->source == NATSYM_FROM_VDSO) {
+		snprintf(out, outlen, "its exported functions, from this machine's vDSO");
+		return;
+	}
 	const char *text = (unsigned)m->state < sizeof states / sizeof *states ? states[m->state].text : "";
-	if (m->state != NATSYM_EXPORTS || m->source == NATSYM_FROM_VDSO) {
+	if (m->state != NATSYM_EXPORTS) {
 		snprintf(out, outlen, "%s", text);
 		return;
 	}
