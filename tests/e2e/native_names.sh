@@ -5,7 +5,11 @@
 # module's full symbol table; a stripped copy names it by its address in
 # the file (exactly burn_inner's, as nm gives it); a module deleted or
 # replaced on disk after the run is named by address too, never by the new
-# file's symbols, and the report says why for each module.
+# file's symbols, and the report says why for each module.  A stripped copy
+# whose debug file is beside it is named from that file, found by its
+# .gnu_debuglink as gdb finds it; alone, from a symbol directory named by
+# --symbols, CLRSCOPE_SYMBOLS or the config file, where the debug file sits
+# by build id; the report says where each module's names came from.
 source "$CLRSCOPE_TESTLIB"
 tools="$CLRSCOPE_TEST_TOOLS"
 for f in libclrscopeburn1.so libclrscopeburn2.so; do
@@ -65,6 +69,64 @@ expect_eq "$names" "missing" "the report says it is not on disk"
 read -r fn module share names <<<"$(top repl)"
 expect_eq "$fn" "librepl.so+0x$inner" "a module replaced on disk is named by address, not by the new file"
 expect_eq "$names" "replaced" "the report says it was replaced (another build id)"
+
+# A stripped library: its debug file beside it, then alone, then with its
+# debug file in a symbol directory by build id (.build-id/NN/REST.debug)
+stripped="$CLRSCOPE_TEST_TOOLS/libclrscopeburnstripped.so"
+[[ -f $stripped && -f $stripped.dbg ]] || fail "missing $stripped and its .dbg (the build makes them)"
+mkdir -p "$WORK/beside" "$WORK/alone"
+cp "$stripped" "$stripped.dbg" "$WORK/beside/"
+cp "$stripped" "$WORK/alone/"
+for where in beside alone; do
+	expect_status 0 "record NativeWork calling into the stripped library, $where" -- \
+		clrscope record -o "$WORK/s-$where" -- dotnet "$(app NativeWork)" lib "$WORK/$where/libclrscopeburnstripped.so" 2
+done
+# named SESSION [REPORT OPTION...]: the hottest function, and where the
+# stripped module's names came from: "name source debug_file build_id"
+named() {
+	local session=$1
+	shift
+	clrscope report --format json "$@" "$session" >"$WORK/named.json"
+	python3 - "$WORK/named.json" <<'EOF2'
+import json, sys
+p = json.load(open(sys.argv[1]))["processes"][0]
+f = max(p["functions"], key=lambda f: f["self"])
+m = [m for m in p["native_modules"] if m["path"].endswith("/libclrscopeburnstripped.so")]
+m = m[0] if m else {}
+print(f["name"], m.get("source"), m.get("debug_file"), m.get("build_id"))
+EOF2
+}
+read -r fn source file id <<<"$(named "$WORK/s-beside")"
+expect_eq "$fn" "libclrscopeburnstripped.so!burn_inner" "a stripped module is named from the debug file its debug link names"
+expect_eq "$source $file" "debuglink $WORK/beside/libclrscopeburnstripped.so.dbg" "... and the report says which file, found how"
+expect_contains "$(clrscope report "$WORK/s-beside")" \
+	"libclrscopeburnstripped.so: symbols from $WORK/beside/libclrscopeburnstripped.so.dbg (its debug link)" \
+	"the text report says so too"
+read -r fn source file id <<<"$(named "$WORK/s-alone")"
+expect_eq "$fn" "libclrscopeburnstripped.so+0x$inner" "alone, it is named by address"
+expect_eq "$source" "dynsym" "... with only its exports named"
+expect_contains "$(clrscope report "$WORK/s-alone")" \
+	"no debug file found (debug link libclrscopeburnstripped.so.dbg, build id $id)" \
+	"the text report says what debug file it looked for"
+tree="$WORK/symbols"
+mkdir -p "$tree/.build-id/${id:0:2}"
+cp "$stripped.dbg" "$tree/.build-id/${id:0:2}/${id:2}.debug"
+for how in option environment config; do
+	case $how in
+	option) read -r fn source file _ <<<"$(named "$WORK/s-alone" --symbols "$tree")" ;;
+	environment) read -r fn source file _ <<<"$(CLRSCOPE_SYMBOLS="/nonexistent:$tree" named "$WORK/s-alone")" ;;
+	config)
+		mkdir -p "$WORK/cfg/clrscope"
+		printf 'symbols = %s\n' "$tree" >"$WORK/cfg/clrscope/config"
+		read -r fn source file _ <<<"$(XDG_CONFIG_HOME="$WORK/cfg" named "$WORK/s-alone")"
+		;;
+	esac
+	expect_eq "$fn $source" "libclrscopeburnstripped.so!burn_inner build-id" \
+		"a symbol directory given by $how names it from its debug file there, by build id"
+	expect_eq "$file" "$tree/.build-id/${id:0:2}/${id:2}.debug" "... which the report names"
+done
+expect_status 2 "--symbols wants a directory" -- clrscope report --symbols "$WORK/nowhere" "$WORK/s-alone"
+expect_contains "$ERR" "--symbols wants a directory of debug files: $WORK/nowhere" "... and says which was not"
 
 # A library loaded by a relative path, busy in an epilog: after "pop %rbp"
 # the unwind rule still reads rbp from a slot below the stack pointer (as

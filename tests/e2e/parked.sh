@@ -34,8 +34,9 @@ source "$CLRSCOPE_TESTLIB"
 # the burster's samples, wall or cpu: "total in_park in_burst exact"
 shape() {
 	clrscope report --format collapsed --time "$1" --thread "$2" "$3" | python3 -c '
-import sys
-root = "[native];System.Threading.Thread.StartCallback;Clrscope.TestApps.Worker.Loop;"
+import re, sys
+root = "[thread start];System.Threading.Thread.StartCallback;Clrscope.TestApps.Worker.Loop;"
+native = re.compile(re.escape(root) + r"\[(native|[^] ]*\.so[^] ]*)\]")  # a native run, by its module
 park = root + "Clrscope.TestApps.Worker.Park;System.Threading.WaitHandle.WaitOneNoCheck"
 burst = root + "Clrscope.TestApps.Worker.Burst"
 total = parked = bursting = exact = 0
@@ -45,7 +46,7 @@ for line in sys.stdin:
     total += n
     parked += n if stack.startswith(park) else 0
     bursting += n if stack.startswith(burst) else 0
-    exact += n if stack.startswith(park) or stack.startswith(burst) or stack.startswith(root + "[native]") else 0
+    exact += n if stack.startswith(park) or stack.startswith(burst) or native.match(stack) else 0
 print(total, parked, bursting, exact)'
 }
 burster() { json '[t["os_tid"] for t in d["processes"][0]["threads"] if t["name"] == "burster"][0]' "$1"; }

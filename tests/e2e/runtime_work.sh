@@ -56,13 +56,13 @@ labelled() {
 
 for sampler in mixed signal suspend; do
 	run "jit-$sampler" "$sampler" "compiling 400 methods" jit 400
-	labelled "jit-$sampler" "$sampler" "[JIT_compilation]" '^Clrscope\.TestApps\.(Compiled\.Work|Driver`1\.Run)' \
+	labelled "jit-$sampler" "$sampler" "[JIT compilation]" '^Clrscope\.TestApps\.(Compiled\.Work|Driver`1\.Run)' \
 		"$(json 'd["processes"][0]["jit"]["total_ms"]' "$WORK/jit-$sampler.json")" 0.9 "the method being compiled"
 	if [[ $sampler != signal ]]; then # (it has no exact walk for what it cannot unwind)
-		rooted=$(awk '/Program\.Main;Clrscope\.TestApps\.Program\.CompileMany;.*\[JIT_compilation\] [0-9]+$/ {n += $NF} END {print n+0}' "$WORK/jit-$sampler.folded")
+		rooted=$(awk '/Program\.Main;Clrscope\.TestApps\.Program\.CompileMany;.*\[JIT compilation\] [0-9]+$/ {n += $NF} END {print n+0}' "$WORK/jit-$sampler.folded")
 		check "r >= 0.9 * n" "$sampler: ... with their callers down to Main" r="$rooted" n="$n"
 	fi
-	read -r t _ <<<"$(leaf_counts "$WORK/jit-$sampler.folded" "[type_loading]" '.')"
+	read -r t _ <<<"$(leaf_counts "$WORK/jit-$sampler.folded" "[type loading]" '.')"
 	check "t > 0" "$sampler: loading the instantiations' types shows as [type loading]" t="$t"
 done
 
@@ -82,9 +82,9 @@ alone = lone = 0
 for line in open(sys.argv[1]):
     stack, count = line.rstrip("\n").rsplit(" ", 1)
     frames = stack.split(";")
-    if "[JIT_compilation]" not in frames:
+    if "[JIT compilation]" not in frames:
         continue
-    below = frames[:frames.index("[JIT_compilation]")]
+    below = frames[:frames.index("[JIT compilation]")]
     managed = [f for f in below if not f.startswith("[")]
     if not managed:
         alone += int(count)

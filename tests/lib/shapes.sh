@@ -5,7 +5,8 @@
 # shape -> the expected chain below Main (each sample must follow it from
 # the root for as long as it goes; frames outside it, such as the runtime's
 # throw machinery, may end a sample, but an expected frame out of place
-# means one was lost)
+# means one was lost); [native] stands for a run of native code, labelled
+# by its module ("[libc.so.6]")
 declare -A SHAPE_CHAIN=(
 	[osr]="Osr.Run Osr.Step Spin"
 	[frameless]="Frameless.Run Frameless.Mix"
@@ -29,9 +30,14 @@ import re, sys
 want = ["Main"] + sys.argv[2].split()
 names = set(want) - {"[native]"}  # native code may end any sample
 
+def run(f):
+    """a run of native code: [native], or its module's label"""
+    return re.fullmatch(r"\[(native|[^] ]*\.so[^] ]*)\]", f) is not None
+
 def native(f):
-    """a native leaf: a run, a stub, the JIT, or a function by name or address"""
-    return f in ("[native]", "[runtime_stub]", "[JIT_compilation]") or "!" in f or re.search(r"\+0x[0-9a-f]+$", f)
+    """a native leaf: a run, a stub, the JIT, the profiler, or a function by name or address"""
+    return (run(f) or f in ("[runtime stub]", "[JIT compilation]", "[clrscope]") or "!" in f
+            or re.search(r"\+0x[0-9a-f]+$", f))
 
 good = total = deep = 0
 for line in open(sys.argv[1]):
@@ -41,12 +47,12 @@ for line in open(sys.argv[1]):
               for f in stack.split(";")]
     if frames and frames[0].startswith("pid_"):
         frames = frames[1:]
-    if frames and frames[0] == "[native]":
+    if frames and frames[0] == "[thread start]":
         frames = frames[1:]   # the thread's native root
     total += n
     ok = len(frames) > 0
     for i, f in enumerate(frames):
-        if i < len(want) and f == want[i]:
+        if i < len(want) and (f == want[i] or (want[i] == "[native]" and run(f))):
             continue
         # a callee outside the chain may end the sample; an expected name
         # out of place (or anything after the chain's end) may not

@@ -7,6 +7,9 @@ set -euo pipefail
 : "${CLRSCOPE_APPS:?run through ctest}"
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
 unset CLRSCOPE_AGENT CLRSCOPE_AGENT_LOG DOTNET_EnableDiagnostics || true
+# reports look for debug files here only: no debuginfod server of the
+# machine's (e2e.debuginfod runs its own), no symbol directory of the user's
+unset DEBUGINFOD_URLS CLRSCOPE_SYMBOLS || true
 
 TEST_NAME=$(basename "$0" .sh)
 WORK=$(mktemp -d "/tmp/clrscope-e2e-$TEST_NAME-XXXXXX")
