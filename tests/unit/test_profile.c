@@ -726,6 +726,95 @@ static void dials_answers(void)
 	remove_tree(base);
 }
 
+/* The reader's labels: a native run at a stack's root is [thread start],
+ * whatever its module; between managed frames it is its module's label;
+ * the profiler's own code is [clrscope], the JIT's [JIT compilation],
+ * each one row (no module).  Threads are named by their managed name,
+ * else main (the process's own), else the kernel's.  The achieved rate is
+ * the ticks over their time. */
+static void labels_and_names(void)
+{
+	char session[512], proc[512], err[512];
+	char *base = make_process_dir(session, proc, 4242);
+	uint8_t buf[8192], payload[2048];
+	struct cs_out o, p;
+	cs_out_init(&o, buf, sizeof buf);
+	put_hello(&o, 4242, 1000);
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_frame_def f[] = {
+		{16, S("[native]"), S("libcoreclr.so")}, {17, S("[native]"), S("libc.so.6")},
+		{18, S("App.Main"), S("app.dll")},       {19, S("[native]"), S("libc.so.6")},
+		{20, S("App.Compare"), S("app.dll")},    {21, S("[native]"), S("libclrscope-agent-0.1.0.so")},
+		{22, S("[native]"), S("libclrjit.so")},  {CS_FRAME_JIT, S("[JIT compilation]"), S("")},
+	};
+	for (size_t i = 0; i < sizeof f / sizeof *f; i++)
+		cs_frame_def_encode(&p, &f[i]);
+	put_record(&o, CS_REC_FRAMES, p.buf, p.len);
+	/* 1 [coreclr];Main  2 ...;[libc];Compare  3 [libc];Main  4 Main;agent  5 Main;clrjit  6 Main;JIT */
+	struct cs_stack_def st[] = {{1, 0, 16}, {2, 1, 18}, {3, 2, 19}, {4, 3, 20}, {5, 0, 17}, {6, 5, 18},
+				    {7, 2, 21}, {8, 2, 22}, {9, 2, CS_FRAME_JIT}};
+	cs_out_init(&p, payload, sizeof payload);
+	for (size_t i = 0; i < sizeof st / sizeof *st; i++)
+		cs_stack_def_encode(&p, &st[i]);
+	put_record(&o, CS_REC_STACKS, p.buf, p.len);
+	struct cs_thread th[] = {{1, 0x101, 4242, S(""), S("dotnet")},
+				 {2, 0x102, 4250, S("worker"), S("worker")},
+				 {3, 0x103, 4251, S(""), S(".NET TP Worker")},
+				 {4, 0x104, 4252, S(""), S("")}};
+	for (size_t i = 0; i < sizeof th / sizeof *th; i++) {
+		cs_out_init(&p, payload, sizeof payload);
+		cs_thread_encode(&p, &th[i]);
+		put_record(&o, CS_REC_THREAD, p.buf, p.len);
+	}
+	/* 101 ticks, 1.25 ms apart: thread 1 in each stack in turn, 2 to 4 once */
+	cs_out_init(&p, payload, sizeof payload);
+	const uint64_t leaves[] = {4, 6, 7, 8, 9};
+	for (int i = 0; i < 101; i++) {
+		cs_put_varint(&p, 1250);
+		cs_put_varint(&p, 0);
+		cs_put_varint(&p, i < 3 ? 2 : 1);
+		cs_put_varint(&p, 1);
+		cs_put_varint(&p, cs_tick_stack_state(leaves[i % 5], false));
+		if (i < 3) {
+			cs_put_varint(&p, 2 + (uint64_t)i);
+			cs_put_varint(&p, cs_tick_stack_state(2, true));
+		}
+	}
+	put_record(&o, CS_REC_TICKS, p.buf, p.len);
+	write_segment(proc, 1, buf, o.len);
+
+	struct prof_recording s;
+	CHECK(prof_recording_open(&s, session, err, sizeof err) == 0);
+	prof_recording_update(&s, true);
+	CHECK_EQ_U(s.nprocs, 1);
+	if (s.nprocs != 1)
+		return;
+	struct prof_process *pr = s.procs[0];
+	prof_compute(pr);
+	char *folded = capture(&s, EXPORT_COLLAPSED);
+	CHECK(strstr(folded, "[thread start];App.Main;[libc.so.6];App.Compare 21\n") != NULL);
+	CHECK(strstr(folded, "[thread start];App.Main;[clrscope] 20\n") != NULL);
+	CHECK(strstr(folded, "[thread start];App.Main;[JIT compilation] 40\n") != NULL);
+	CHECK(strstr(folded, "[native]") == NULL && strstr(folded, "_") == NULL);
+	free(folded);
+	struct prof_function *start = find_function(pr, "[thread start]"), *jit = find_function(pr, "[JIT compilation]");
+	CHECK(start && start->total == 101 && !start->module[0]); /* both roots, one row */
+	CHECK(jit && jit->self == 40 && !jit->module[0]);         /* the JIT's code and its pseudo-frame, one row */
+	CHECK(!find_function(pr, "[native]"));
+	CHECK_STR(pr->threads[1].name, "main");
+	CHECK_STR(pr->threads[2].name, "worker");
+	CHECK_STR(pr->threads[3].name, ".NET TP Worker");
+	CHECK(pr->threads[4].name == NULL);
+	/* 101 ticks over 125 ms */
+	CHECK(prof_achieved_hz(pr, false) > 799.9 && prof_achieved_hz(pr, false) < 800.1);
+	char *text = capture(&s, EXPORT_TEXT);
+	CHECK(strstr(text, "1000 Hz requested, 800 achieved\n") != NULL);
+	CHECK(strstr(text, "       101  main (4242)\n") != NULL);
+	free(text);
+	prof_recording_free(&s);
+	remove_tree(base);
+}
+
 int main(void)
 {
 	RUN(aggregates);
@@ -736,5 +825,6 @@ int main(void)
 	RUN(cpu_and_wall);
 	RUN(memory_records);
 	RUN(dials_answers);
+	RUN(labels_and_names);
 	return CHECK_DONE();
 }
