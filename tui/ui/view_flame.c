@@ -39,9 +39,9 @@ struct flame {
 
 /* ---- the tree of frames ---- */
 
-/* A block is a name: functions the model keeps apart but names alike (the
- * "[native]" of two modules) are one block, as in the folded stacks, and the
- * base's frames find theirs by name. */
+/* A block is a name: functions the model keeps apart but names alike (a
+ * method of that name in two assemblies) are one block, as in the folded
+ * stacks, and the base's frames find theirs by name. */
 static void index_names(struct flame *f, const struct prof_process *p, struct strmap *names)
 {
 	strmap_init(names);
