@@ -59,7 +59,8 @@ for line in open(sys.argv[1]):
         ok = f not in names and (i < len(want) or native(f)) and all(g not in names for g in frames[i:])
         break
     good += n if ok else 0
-    deep += n if ok and frames[:len(want)] == want else 0
+    deep += n if ok and len(frames) >= len(want) and all(
+        f == w or (w == "[native]" and run(f)) for f, w in zip(frames, want)) else 0
 print(good / max(total, 1), deep / max(total, 1), total)
 PY
 }

@@ -197,7 +197,7 @@ static void session_screen_layout(void)
 	/* the hottest function first, with its share */
 	CHECK(strstr(dump, " self% total%     self    total function\n  75.0   75.0       30       30 App.Work  [app.dll]\n") != NULL);
 	CHECK(strstr(dump, "samples/s ") != NULL);
-	CHECK(strstr(dump, " live | cpu time | 40 samples/s | 100 Hz requested | 40 samples | dropped 0 | suspend 50 us") !=
+	CHECK(strstr(dump, " live | cpu time | 40 samples/s | 40 samples | dropped 0 | suspend 50 us | 100 Hz requested") !=
 	      NULL);
 	free(dump);
 

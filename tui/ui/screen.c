@@ -126,10 +126,10 @@ void screen_status_text(struct session_screen *s, char *out, size_t n)
 	if (range[0])
 		snprintf(narrow, sizeof narrow, " | samples of %s", range);
 	const struct prof_process *counted = ui_samples(s);
-	snprintf(out, n, "%s %s%s | %s | %" PRIu64 " samples/s%s | %" PRIu64 " samples | dropped %" PRIu64
-			 " | suspend %.0f us%s%s%s%s%s%s%s",
+	snprintf(out, n, "%s %s%s | %s | %" PRIu64 " samples/s | %" PRIu64 " samples | dropped %" PRIu64
+			 " | suspend %.0f us%s%s%s%s%s%s%s%s",
 		 who, st, p->features & CS_FEATURE_INSTRUMENT ? " instrumented (no detach)" : p->features & CS_FEATURE_ALLOCATIONS ? " counting allocations (no detach)" : "",
-		 p->time == PROF_TIME_CPU ? "cpu time" : "wall time", rate, hz, counted->samples, p->status.dropped_records, prof_suspend_recent_us(p), checks, dials, cost, narrow,
+		 p->time == PROF_TIME_CPU ? "cpu time" : "wall time", rate, counted->samples, p->status.dropped_records, prof_suspend_recent_us(p), checks, dials, cost, hz, narrow,
 		 p->reader.torn_bytes || p->reader.skipped_bytes || p->reader.refused_segments ? " | damaged log" : "", s->filter[0] ? " | filter: " : "",
 		 s->filter);
 }
