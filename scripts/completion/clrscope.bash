@@ -191,7 +191,7 @@ _clrscope_value() {
 	fi
 	local -a c=()
 	case $opt in
-	--output)
+	--output | --symbols)
 		if [[ -z $prefix ]]; then
 			_clrscope_dirs
 		else
