@@ -200,7 +200,7 @@ static bool elf_debug_link(Elf *elf, char *name, size_t cap, uint32_t *crc)
  * .gnu_debuglink uses); false when it cannot be read. */
 static bool file_crc(int fd, uint32_t *out)
 {
-	static uint8_t buf[1 << 16];
+	uint8_t buf[1 << 14];
 	uLong crc = crc32(0, Z_NULL, 0);
 	ssize_t n;
 	while ((n = read(fd, buf, sizeof buf)) > 0)
