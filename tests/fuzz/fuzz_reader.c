@@ -5,7 +5,8 @@
  * The first input byte picks how the rest is used (see fuzz_session.h):
  * even, a raw segment file; odd, chunks framed into valid records.
  * The collapsed export is checked line by line, since flamegraph.pl reads
- * "frame;frame;... count" and nothing else. */
+ * "frame;frame;... count" and nothing else (the count after the line's
+ * last space). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +24,8 @@ static void bad_line(const char *why, const char *line, size_t len)
 	abort();
 }
 
-/* Each line: frames without spaces or control characters, one space, a
- * decimal count. */
+/* Each line: frames without control characters, a space, a decimal
+ * count. */
 static void check_collapsed(const char *text, size_t len)
 {
 	for (size_t at = 0; at < len;) {
@@ -33,7 +34,7 @@ static void check_collapsed(const char *text, size_t len)
 		if (!nl)
 			bad_line("the last line does not end", line, len - at);
 		size_t ll = (size_t)(nl - line);
-		const char *space = memchr(line, ' ', ll);
+		const char *space = memrchr(line, ' ', ll);
 		if (!space || space + 1 == nl) /* (a frame may have an empty name) */
 			bad_line("not 'STACK COUNT'", line, ll);
 		for (const char *c = line; c < space; c++)
