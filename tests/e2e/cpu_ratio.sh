@@ -17,7 +17,7 @@ heavy=$(awk '/Program\+Worker\.Heavy;Clrscope\.TestApps\.Program\+Worker\.Burn( 
 light=$(awk '/Program\+Worker\.Light;Clrscope\.TestApps\.Program\+Worker\.Burn( |;)/ {n += $NF} END {print n+0}' "$WORK/folded")
 check "heavy > 300" "enough samples under Heavy;Burn" heavy="$heavy"
 check "abs(heavy / max(light, 1) - 3.0) <= 0.6" "Heavy:Light is 3:1 within 20%" heavy="$heavy" light="$light"
-if grep -q '^\(\[native\];\)\?Clrscope\.TestApps\.Program\.Main;Clrscope\.TestApps\.Program+Worker\.Run;Clrscope\.TestApps\.Program+Worker\.Heavy;Clrscope\.TestApps\.Program+Worker\.Burn [0-9]*$' "$WORK/folded"; then
+if grep -q '^\(\[thread start\];\)\?Clrscope\.TestApps\.Program\.Main;Clrscope\.TestApps\.Program+Worker\.Run;Clrscope\.TestApps\.Program+Worker\.Heavy;Clrscope\.TestApps\.Program+Worker\.Burn [0-9]*$' "$WORK/folded"; then
 	pass "stacks are root first: Main;Run;Heavy;Burn"
 else
 	fail "no root-first Main;Run;Heavy;Burn line in: $(head -5 "$WORK/folded")"

@@ -42,7 +42,8 @@ for sampler in mixed signal; do
 	burn=$(awk '/Program\.Main;Clrscope\.TestApps\.Program\.Burn( |;)/ {n += $NF} END {print n+0}' "$WORK/masked.folded")
 	check "b > 500" "$sampler: sampled again after it unblocked them (1 s of Burn)" b="$burn"
 	if [[ $sampler == mixed ]]; then
-		blocked=$(awk '/^\[native\];Clrscope\.TestApps\.Program\.Main( |;\[native\] )[0-9]+$/ {n += $NF} END {print n+0}' "$WORK/masked.folded")
+		# (Main, or Main over a run of native code, labelled by its module)
+		blocked=$(awk '/^\[thread start\];Clrscope\.TestApps\.Program\.Main( |;\[(native|[^] ;]*\.so[^] ;]*)\] )[0-9]+$/ {n += $NF} END {print n+0}' "$WORK/masked.folded")
 		check "m > 1000" "mixed: walked by the runtime while it blocked them (2 s)" m="$blocked"
 	fi
 done
