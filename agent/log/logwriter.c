@@ -71,24 +71,55 @@ static void count_drop(uint64_t records, uint64_t bytes)
 	atomic_fetch_add_explicit(&lw.drop_epoch, 1, memory_order_release);
 }
 
+/* Copies records into the active buffer when they fit; lw.mu held. */
+static bool append_locked(const void *records, size_t len, uint32_t nrecords, bool *wake)
+{
+	if (!lw.running || len > LW_BUFFER_BYTES - lw.active_len)
+		return false;
+	memcpy(lw.active + lw.active_len, records, len);
+	lw.active_len += len;
+	lw.active_records += nrecords;
+	*wake = lw.active_len >= LW_FLUSH_THRESHOLD;
+	return true;
+}
+
 bool lw_append(const void *records, size_t len, uint32_t nrecords)
 {
 	if (!len)
 		return true;
+	bool wake = false;
 	pthread_mutex_lock(&lw.mu);
-	if (!lw.running || len > LW_BUFFER_BYTES - lw.active_len) {
-		pthread_mutex_unlock(&lw.mu);
-		count_drop(nrecords, len);
-		return false;
-	}
-	memcpy(lw.active + lw.active_len, records, len);
-	lw.active_len += len;
-	lw.active_records += nrecords;
-	bool wake = lw.active_len >= LW_FLUSH_THRESHOLD;
+	bool ok = append_locked(records, len, nrecords, &wake);
 	pthread_mutex_unlock(&lw.mu);
+	if (!ok)
+		count_drop(nrecords, len);
 	if (wake)
 		pthread_cond_signal(&lw.wake);
-	return true;
+	return ok;
+}
+
+bool lw_append_wait(const void *records, size_t len, uint32_t nrecords, uint32_t timeout_ms)
+{
+	uint64_t deadline = agent_mono_ns() + (uint64_t)timeout_ms * 1000000u;
+	for (;;) {
+		bool wake = false;
+		pthread_mutex_lock(&lw.mu);
+		bool running = lw.running;
+		bool ok = running && append_locked(records, len, nrecords, &wake);
+		if (!ok)
+			lw.flush_requested = true;
+		pthread_mutex_unlock(&lw.mu);
+		if (wake || (!ok && running))
+			pthread_cond_signal(&lw.wake);
+		if (ok)
+			return true;
+		if (!running || len > LW_BUFFER_BYTES || agent_mono_ns() >= deadline) {
+			count_drop(nrecords, len);
+			return false;
+		}
+		struct timespec pause = {0, 200 * 1000L};
+		nanosleep(&pause, NULL);
+	}
 }
 
 bool lw_append_record(uint16_t type, const void *payload, size_t len)

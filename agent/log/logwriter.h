@@ -21,6 +21,10 @@ void lw_stop(uint8_t end_reason, const char *why) AGENT_HIDDEN;
 
 /* Appends framed records (whole ones only).  Returns false if dropped. */
 bool lw_append(const void *records, size_t len, uint32_t nrecords) AGENT_HIDDEN;
+/* The same for a producer that may wait (never the runtime's threads):
+ * while the buffer is full it wakes the writer and waits for room, up to
+ * timeout_ms; then, or when the records can never fit, drops them. */
+bool lw_append_wait(const void *records, size_t len, uint32_t nrecords, uint32_t timeout_ms) AGENT_HIDDEN;
 /* Frames one record of the given type from a payload and appends it. */
 bool lw_append_record(uint16_t type, const void *payload, size_t len) AGENT_HIDDEN;
 /* A line for the session log (a MESSAGE record of level CS_LEVEL_*) and
