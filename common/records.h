@@ -257,4 +257,47 @@ struct cs_type_count {
 	uint64_t count, bytes;
 };
 
+/* ---- the heap graph (HEAP_NODES ... HEAP_GRAPH) ---- */
+
+/* HEAP_ROOTS: the runtime's root kinds (cs_root_kind), and a dependent
+ * handle (a ConditionalWeakTable entry: its key keeps its value alive). */
+enum cs_graph_root_kind { CS_GRAPH_ROOT_DEPENDENT = CS_ROOT_KINDS, CS_GRAPH_ROOT_KINDS };
+enum cs_graph_root_flag {
+	CS_GRAPH_ROOT_PINNING = 1,
+	CS_GRAPH_ROOT_WEAK = 2, /* holds nothing alive */
+	CS_GRAPH_ROOT_INTERIOR = 4,
+	CS_GRAPH_ROOT_REFCOUNTED = 8,
+};
+enum { CS_GRAPH_STATIC_THREAD = 1 };
+#define CS_GRAPH_ALIGN 8u /* addresses are coded in units of this */
+
+/* Decoded entries: addresses absolute. */
+struct cs_graph_node {
+	uint64_t address, type, size, edges;
+};
+struct cs_graph_edge {
+	uint64_t target;
+};
+struct cs_graph_root {
+	uint8_t kind, flags; /* cs_graph_root_kind, cs_graph_root_flag */
+	uint64_t address, root_id;
+	uint64_t value; /* a dependent handle's value, else 0 */
+};
+
+/* The delta-coded lists: the encoders take the address before (0 at a
+ * record's start) and advance it; an address off the alignment is coded
+ * rounded down and returns false.  A cursor reads one record's entries
+ * after its head. */
+struct cs_graph_cursor {
+	struct cs_in in;
+	uint64_t prev;
+};
+void cs_graph_cursor_init(struct cs_graph_cursor *c, const struct cs_in *after_head);
+bool cs_graph_node_encode(struct cs_out *o, uint64_t *prev, const struct cs_graph_node *n);
+bool cs_graph_edge_encode(struct cs_out *o, uint64_t *prev, uint64_t target);
+bool cs_graph_root_encode(struct cs_out *o, uint64_t *prev, const struct cs_graph_root *r);
+bool cs_next_graph_node(struct cs_graph_cursor *c, struct cs_graph_node *n);
+bool cs_next_graph_edge(struct cs_graph_cursor *c, struct cs_graph_edge *e);
+bool cs_next_graph_root(struct cs_graph_cursor *c, struct cs_graph_root *r);
+
 #endif

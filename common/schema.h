@@ -84,7 +84,14 @@
 	X(THREAD_CPU,   27, OWN,   thread_cpu_head, thread_cpu,   "threads' CPU time so far") \
 	X(CODE_PATH,    28, OWN,   none,            code_path,    "the paths FRAME_CODE and NATIVE_FRAME refer to") \
 	X(NATIVE_FRAME, 29, OWN,   none,            native_frame, "frame id -> native function: its file and address there") \
-	X(CPU_OWED,     30, OWN,   none,            cpu_owed,     "on-CPU samples for CPU time the ticks' moments missed")
+	X(CPU_OWED,     30, OWN,   none,            cpu_owed,     "on-CPU samples for CPU time the ticks' moments missed") \
+	X(HEAP_NODES,   40, OWN,   graph_part,      graph_node,   "a heap snapshot's live objects, in the order the GC walked them") \
+	X(HEAP_EDGES,   41, OWN,   graph_part,      graph_edge,   "the references of those objects, object after object") \
+	X(HEAP_ROOTS,   42, OWN,   graph_part,      graph_root,   "a heap snapshot's roots: stacks, handles, the finalization queue") \
+	X(HEAP_STATICS, 43, OWN,   graph_part,      graph_static, "the static fields that hold a heap snapshot's objects") \
+	X(HEAP_METHODS, 44, OWN,   graph_part,      graph_method, "the methods whose frames hold a heap snapshot's stack roots") \
+	X(HEAP_TYPES,   45, OWN,   graph_part,      graph_type,   "the types of a heap snapshot's objects, by number") \
+	X(HEAP_GRAPH,   46, OWN,   graph_head,      none,         "a heap snapshot's graph was written: its totals")
 
 #define CS_LAYOUTS(L) \
 	L(hello,           cs_hello,           STRUCT, PAYLOAD, always_valid) \
@@ -120,7 +127,15 @@
 	L(thread_cpu,      cs_thread_cpu,      STRUCT, LIST,    always_valid) \
 	L(code_path,       cs_code_path,       STRUCT, LIST,    always_valid) \
 	L(native_frame,    cs_native_frame,    STRUCT, LIST,    always_valid) \
-	L(cpu_owed,        cs_cpu_owed,        STRUCT, LIST,    cpu_owed_valid)
+	L(cpu_owed,        cs_cpu_owed,        STRUCT, LIST,    cpu_owed_valid) \
+	L(graph_part,      cs_graph_part,      STRUCT, IN_HEAD, always_valid) \
+	L(graph_node,      cs_graph_node,      HAND,   INNER,   always_valid) \
+	L(graph_edge,      cs_graph_edge,      HAND,   INNER,   always_valid) \
+	L(graph_root,      cs_graph_root,      HAND,   INNER,   always_valid) \
+	L(graph_static,    cs_graph_static,    STRUCT, IN_LIST, always_valid) \
+	L(graph_method,    cs_graph_method,    STRUCT, IN_LIST, always_valid) \
+	L(graph_type,      cs_graph_type,      STRUCT, IN_LIST, always_valid) \
+	L(graph_head,      cs_graph_head,      STRUCT, PAYLOAD, always_valid)
 
 #define CS_FIELDS_hello(F) \
 	F(ALWAYS,   u32,    pid,             pid,             "the process id") \
@@ -372,6 +387,56 @@
 	F(ALWAYS,   varint, stack_id,        stack_id,        "the stack it was running in") \
 	F(ALWAYS,   varint, time_us,         time_us,         "that tick's time") \
 	F(ALWAYS,   varint, count,           count,           "periods of CPU time more that sample stands for (1 to CS_CPU_OWED_MAX_COUNT)")
+
+/* The heap graph: one snapshot is the HEAP_* records of one seq.  Addresses
+ * in the delta-coded lists are zigzag varints of a difference in units of
+ * 8 bytes (the heap's alignment), from 0 at the start of each record. */
+#define CS_FIELDS_graph_part(F) \
+	F(ALWAYS,   varint, seq,             seq,             "the snapshot (HEAP's seq)") \
+	F(ALWAYS,   varint, first,           first,           "the index of the record's first entry among the snapshot's entries of its kind")
+
+#define CS_FIELDS_graph_node(F) \
+	F(ALWAYS,   varint, address_delta,   address,         "zigzag((address - the address before) / 8)") \
+	F(ALWAYS,   varint, type,            type,            "its type's number (HEAP_TYPES)") \
+	F(ALWAYS,   varint, size,            size,            "its size in bytes, not rounded") \
+	F(ALWAYS,   varint, edges,           edges,           "its references: the next this many HEAP_EDGES entries")
+
+#define CS_FIELDS_graph_edge(F) \
+	F(ALWAYS,   varint, target_delta,    target,          "zigzag((the referenced object - the target before) / 8)")
+
+#define CS_FIELDS_graph_root(F) \
+	F(ALWAYS,   u8,     kind,            kind,            "cs_graph_root_kind: stack, finalization queue, handle, other, dependent handle") \
+	F(ALWAYS,   u8,     flags,           flags,           "cs_graph_root_flag bits: pinning, weak, interior, ref-counted") \
+	F(ALWAYS,   varint, address_delta,   address,         "zigzag((the object - the object of the root before) / 8)") \
+	F(ALWAYS,   varint, root_id,         root_id,         "a stack root's method (HEAP_METHODS), a handle's address, or 0") \
+	F(ALWAYS,   varint, value_delta,     value,           "a dependent handle's value: zigzag((value - object) / 8); 0 otherwise")
+
+#define CS_FIELDS_graph_static(F) \
+	F(ALWAYS,   varint, slot,            slot,            "the static field's address") \
+	F(ALWAYS,   varint, address,         address,         "the object it holds") \
+	F(ALWAYS,   u8,     flags,           flags,           "1: thread-local") \
+	F(ALWAYS,   str,    type,            type,            "the class that declares it (empty: not found)") \
+	F(ALWAYS,   str,    field,           field,           "the field's name")
+
+#define CS_FIELDS_graph_method(F) \
+	F(ALWAYS,   varint, method_id,       id,              "a stack root's root_id") \
+	F(ALWAYS,   str,    name,            name,            "the method, Namespace.Type.Method")
+
+#define CS_FIELDS_graph_type(F) \
+	F(ALWAYS,   varint, type,            type,            "the type's number in HEAP_NODES") \
+	F(ALWAYS,   str,    name,            name,            "its name, as HEAP's")
+
+#define CS_FIELDS_graph_head(F) \
+	F(ALWAYS,   u64,    time_us,         time_us,         "when the snapshot was asked for") \
+	F(ALWAYS,   varint, seq,             seq,             "the snapshot (HEAP's seq)") \
+	F(ALWAYS,   varint, pause_us,        pause_us,        "the forced collection with its walk") \
+	F(ALWAYS,   varint, nodes,           nodes,           "HEAP_NODES entries written") \
+	F(ALWAYS,   varint, edges,           edges,           "HEAP_EDGES entries") \
+	F(ALWAYS,   varint, roots,           roots,           "HEAP_ROOTS entries") \
+	F(ALWAYS,   varint, statics,         statics,         "HEAP_STATICS entries") \
+	F(ALWAYS,   varint, methods,         methods,         "HEAP_METHODS entries") \
+	F(ALWAYS,   varint, types,           types,           "HEAP_TYPES entries") \
+	F(ALWAYS,   varint, lost,            lost,            "events of the walk not written (0: the graph is whole)")
 
 /* A kind without a head or without entries names this layout. */
 #define CS_FIELDS_none(F)

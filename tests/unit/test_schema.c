@@ -219,6 +219,58 @@ static void enc_cpu_owed(struct cs_out *o)
 	cs_cpu_owed_encode(o, &(struct cs_cpu_owed){3, 77, 1000999, 4});
 }
 
+static void enc_heap_nodes(struct cs_out *o)
+{
+	uint64_t prev = 0;
+	cs_graph_part_encode(o, &(struct cs_graph_part){2, 4096});
+	cs_graph_node_encode(o, &prev, &(struct cs_graph_node){0x7f0000001000, 3, 24, 1});
+	cs_graph_node_encode(o, &prev, &(struct cs_graph_node){0x7f0000001018, 0, 1056, 0});
+	cs_graph_node_encode(o, &prev, &(struct cs_graph_node){0x7f0000000ff0, 1, 32, 2});
+}
+
+static void enc_heap_edges(struct cs_out *o)
+{
+	uint64_t prev = 0;
+	cs_graph_part_encode(o, &(struct cs_graph_part){2, 0});
+	cs_graph_edge_encode(o, &prev, 0x7f0000001018);
+	cs_graph_edge_encode(o, &prev, 0x7f0000001000);
+}
+
+static void enc_heap_roots(struct cs_out *o)
+{
+	uint64_t prev = 0;
+	cs_graph_part_encode(o, &(struct cs_graph_part){2, 0});
+	cs_graph_root_encode(o, &prev, &(struct cs_graph_root){CS_ROOT_STACK, 0, 0x7f0000001000, 0x7f1000, 0});
+	cs_graph_root_encode(o, &prev,
+			     &(struct cs_graph_root){CS_ROOT_HANDLE, CS_GRAPH_ROOT_PINNING, 0x7f0000000ff0, 0x5000, 0});
+	cs_graph_root_encode(o, &prev,
+			     &(struct cs_graph_root){CS_GRAPH_ROOT_DEPENDENT, 0, 0x7f0000001000, 0x5008, 0x7f0000001018});
+}
+
+static void enc_heap_statics(struct cs_out *o)
+{
+	cs_graph_part_encode(o, &(struct cs_graph_part){2, 0});
+	cs_graph_static_encode(o, &(struct cs_graph_static){0x7f20, 0x7f0000001000, 0, S("App.Registry"), S("s_all")});
+}
+
+static void enc_heap_methods(struct cs_out *o)
+{
+	cs_graph_part_encode(o, &(struct cs_graph_part){2, 0});
+	cs_graph_method_encode(o, &(struct cs_graph_method){0x7f1000, S("App.Main")});
+}
+
+static void enc_heap_types(struct cs_out *o)
+{
+	cs_graph_part_encode(o, &(struct cs_graph_part){2, 0});
+	cs_graph_type_encode(o, &(struct cs_graph_type){0, S("App.Session[]")});
+	cs_graph_type_encode(o, &(struct cs_graph_type){1, S("App.Session")});
+}
+
+static void enc_heap_graph(struct cs_out *o)
+{
+	cs_graph_head_encode(o, &(struct cs_graph_head){9, 2, 7000, 3, 2, 3, 1, 1, 2, 0});
+}
+
 struct golden {
 	uint16_t type;
 	void (*encode)(struct cs_out *o);
@@ -259,6 +311,13 @@ static const struct golden goldens[] = {
 	{CS_REC_CODE_PATH, enc_code_path, "01062f612e646c6c"},
 	{CS_REC_NATIVE_FRAME, enc_native_frame, "c80102b424020102"},
 	{CS_REC_CPU_OWED, enc_cpu_owed, "034da78c3d04"},
+	{CS_REC_HEAP_NODES, enc_heap_nodes, "0280208088808080f8070318010600a0080009012002"},
+	{CS_REC_HEAP_EDGES, enc_heap_edges, "02008688808080f80705"},
+	{CS_REC_HEAP_ROOTS, enc_heap_roots, "020000008088808080f80780a0fc030002010380a0010004000488a00106"},
+	{CS_REC_HEAP_STATICS, enc_heap_statics, "0200a0fe0180a0808080e01f000c4170702e526567697374727905735f616c6c"},
+	{CS_REC_HEAP_METHODS, enc_heap_methods, "020080a0fc03084170702e4d61696e"},
+	{CS_REC_HEAP_TYPES, enc_heap_types, "0200000d4170702e53657373696f6e5b5d010b4170702e53657373696f6e"},
+	{CS_REC_HEAP_GRAPH, enc_heap_graph, "090000000000000002d83603020301010200"},
 };
 #define NGOLDENS (sizeof goldens / sizeof *goldens)
 
@@ -469,6 +528,41 @@ static bool c_decode(uint16_t type, const uint8_t *p, size_t n)
 		while (cs_next_heap_entry(&in, &(struct cs_type_count){0}))
 			;
 		return !in.bad;
+	case CS_REC_HEAP_NODES:
+	case CS_REC_HEAP_EDGES:
+	case CS_REC_HEAP_ROOTS: {
+		if (!cs_graph_part_decode(&in, &(struct cs_graph_part){0}))
+			return false;
+		struct cs_graph_cursor c;
+		cs_graph_cursor_init(&c, &in);
+		if (type == CS_REC_HEAP_NODES)
+			while (cs_next_graph_node(&c, &(struct cs_graph_node){0}))
+				;
+		else if (type == CS_REC_HEAP_EDGES)
+			while (cs_next_graph_edge(&c, &(struct cs_graph_edge){0}))
+				;
+		else
+			while (cs_next_graph_root(&c, &(struct cs_graph_root){0}))
+				;
+		return !c.in.bad;
+	}
+	case CS_REC_HEAP_STATICS:
+	case CS_REC_HEAP_METHODS:
+	case CS_REC_HEAP_TYPES:
+		if (!cs_graph_part_decode(&in, &(struct cs_graph_part){0}))
+			return false;
+		if (type == CS_REC_HEAP_STATICS)
+			while (cs_next_graph_static(&in, &(struct cs_graph_static){0}))
+				;
+		else if (type == CS_REC_HEAP_METHODS)
+			while (cs_next_graph_method(&in, &(struct cs_graph_method){0}))
+				;
+		else
+			while (cs_next_graph_type(&in, &(struct cs_graph_type){0}))
+				;
+		return !in.bad;
+	case CS_REC_HEAP_GRAPH:
+		return cs_graph_head_decode(p, n, &(struct cs_graph_head){0});
 	case CS_REC_ALLOCS:
 		if (!cs_allocs_head_decode(&in, &(struct cs_allocs_head){0}))
 			return false;
