@@ -10,6 +10,8 @@
 
 #include "agent/events/classcount.h"
 #include "agent/events/eventmask.h"
+#include "agent/events/heapgraph.h"
+#include "agent/events/heaprecord.h"
 #include "agent/log/logwriter.h"
 #include "agent/symbols/symbols.h"
 #include "common/logfmt.h"
@@ -17,10 +19,9 @@
 
 #define TABLE_SLOTS (64u * 1024u)
 #define OBJECT_ALIGN 8u /* the GC's allocation alignment on 64-bit */
-#define PART_BYTES (32u << 10)
 
 enum phase { IDLE, ARMED, CAPTURING, CAPTURED, WRITING };
-enum walk { WALK_NONE, WALK_SUSPENDED, WALK_GC };
+enum walk { WALK_NONE, WALK_SUSPENDED, WALK_GC, WALK_GRAPH };
 
 #define SUSPEND_TRIES 200 /* 2 ms apart: the sampler's suspensions come and go */
 
@@ -53,6 +54,8 @@ bool heapsnap_configure(bool gc_walk, bool attached)
 	h.attached = attached;
 	if (gc_walk)
 		h.walk = WALK_GC;
+	else if (hg_available())
+		h.walk = WALK_GRAPH;
 	else if (runtime_has_info15())
 		h.walk = WALK_SUSPENDED;
 	else
@@ -187,6 +190,10 @@ static void take_suspended(uint64_t seq)
 static void take_one(uint64_t seq)
 {
 	ICorProfilerInfo10 *info = g_agent.info;
+	if (h.walk == WALK_GRAPH) {
+		hg_take(seq, (agent_mono_ns() - g_agent.start_mono_ns) / 1000);
+		return;
+	}
 	if (!h.table.slots && cc_init(&h.table, TABLE_SLOTS) < 0) {
 		lw_message(CS_LEVEL_WARNING, "heap snapshot %llu skipped: out of memory", (unsigned long long)seq);
 		return;
@@ -292,86 +299,20 @@ void heapsnap_stop(void)
 
 /* ---- the sampler thread: names and records ---- */
 
-struct part_writer {
-	struct cs_heap_head head;
-	uint8_t *entries; /* every entry, encoded back to back */
-	size_t len, cap;
-	size_t *ends; /* where each part's entries end */
-	size_t nparts, parts_cap;
-	size_t part_start;
-};
-
-static bool grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return true;
-	size_t ncap = *cap ? *cap * 2 : 64;
-	while (ncap < need)
-		ncap *= 2;
-	void *n = realloc(*p, ncap * size);
-	if (!n)
-		return false;
-	*p = n;
-	*cap = ncap;
-	return true;
-}
-
-static bool add_entry(struct part_writer *w, const char *type, uint64_t count, uint64_t bytes)
-{
-	uint8_t tmp[1200];
-	struct cs_out o;
-	cs_out_init(&o, tmp, sizeof tmp);
-	struct cs_type_count e = {0, {type, strlen(type)}, count, bytes};
-	cs_heap_entry_encode(&o, &e);
-	if (o.overflow || !grow((void **)&w->entries, &w->cap, w->len + o.len, 1))
-		return false;
-	if (w->len + o.len - w->part_start > PART_BYTES) {
-		if (!grow((void **)&w->ends, &w->parts_cap, w->nparts + 1, sizeof *w->ends))
-			return false;
-		w->ends[w->nparts++] = w->len;
-		w->part_start = w->len;
-	}
-	memcpy(w->entries + w->len, tmp, o.len);
-	w->len += o.len;
-	w->head.types++;
-	return true;
-}
-
-static void write_parts(struct part_writer *w)
-{
-	if (grow((void **)&w->ends, &w->parts_cap, w->nparts + 1, sizeof *w->ends))
-		w->ends[w->nparts++] = w->len;
-	else
-		return;
-	w->head.parts = w->nparts;
-	static uint8_t record[PART_BYTES + 1024];
-	size_t from = 0;
-	for (size_t i = 0; i < w->nparts; i++) {
-		struct cs_out o;
-		cs_out_init(&o, record, sizeof record);
-		size_t at = cs_record_begin(&o);
-		w->head.part = i;
-		cs_heap_head_encode(&o, &w->head);
-		cs_put_bytes(&o, w->entries + from, w->ends[i] - from);
-		if (cs_record_end(&o, at, CS_REC_HEAP))
-			lw_append(o.buf, o.len, 1);
-		from = w->ends[i];
-	}
-	lw_flush_soon();
-}
-
 void heapsnap_drain(void)
 {
 	if (atomic_load(&h.phase) != WRITING)
 		return;
-	struct part_writer w = {.head = {
+	struct heap_parts w;
+	struct cs_heap_head head = {
 		.time_us = h.time_us,
 		.seq = h.seq,
 		.pause_us = h.pause_us,
 		.walk = h.walk == WALK_SUSPENDED ? CS_HEAP_WALK_SUSPENDED : CS_HEAP_WALK_GC,
-	}};
+	};
 	for (int i = 0; i < CS_ROOT_KINDS; i++)
-		w.head.roots[i] = atomic_load(&h.roots[i]);
+		head.roots[i] = atomic_load(&h.roots[i]);
+	hp_init(&w, &head);
 	bool ok = true;
 	for (uint32_t i = 0; i < cc_capacity(&h.table) && ok; i++) {
 		struct cc_slot *s = &h.table.slots[i];
@@ -380,17 +321,13 @@ void heapsnap_drain(void)
 			continue;
 		char name[1024];
 		sym_class_name(cls, name, sizeof name);
-		uint64_t count = atomic_load(&s->count), bytes = atomic_load(&s->bytes);
-		w.head.objects += count;
-		w.head.bytes += bytes;
-		ok = add_entry(&w, name, count, bytes);
+		ok = hp_add(&w, name, atomic_load(&s->count), atomic_load(&s->bytes));
 	}
 	if (ok)
-		write_parts(&w);
+		hp_write(&w, false);
 	else
 		lw_message(CS_LEVEL_WARNING, "heap snapshot %llu lost: out of memory", (unsigned long long)h.seq);
-	free(w.entries);
-	free(w.ends);
+	hp_free(&w);
 	atomic_store(&h.phase, IDLE);
 	pthread_cond_broadcast(&h.cv);
 }

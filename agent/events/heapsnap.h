@@ -1,7 +1,15 @@
-/* Heap snapshots: objects by type, on request, on a thread of its own; the
- * sampler thread then names the classes and writes HEAP records.  Two walks:
+/* Heap snapshots: objects by type, on request, on a thread of its own.
+ * Three walks:
  *
- * - suspended (.NET 10 and later, the default): SuspendRuntime, then
+ * - graph (the default where an event session can be opened): the live
+ *   objects, their references and their roots, from the runtime's
+ *   heap-dump events during a forced full collection (heapgraph.h), which
+ *   this thread writes itself.  Background GC stays on.
+ *
+ * The other two count objects by class; the sampler thread then names the
+ * classes and writes HEAP records:
+ *
+ * - suspended (.NET 10 and later, in a process with instrumentation): SuspendRuntime, then
  *   ICorProfilerInfo15::EnumerateGCHeapObjects counts every object in the
  *   heap by class with its aligned size, then ResumeRuntime.  No GC, no GC
  *   event mask: background GC stays on.  Garbage not yet collected counts

@@ -7,6 +7,7 @@
 #include "agent/events/eventpipe.h"
 #include "agent/events/evqueue.h"
 #include "agent/events/gcstream.h"
+#include "agent/events/heapgraph.h"
 #include "agent/log/logwriter.h"
 #include "agent/symbols/activity.h"
 #include "agent/unwind/stackwalk.h"
@@ -23,6 +24,11 @@ enum {
 	EV_GC_RESTART_EE_END = 3,
 	EV_GC_HEAP_STATS = 4,
 	EV_GC_SUSPEND_EE_BEGIN = 9,
+	EV_GC_BULK_ROOT_EDGE = 16, /* 16-19 and 38: the heap-dump events (heapgraph.c) */
+	EV_GC_BULK_ROOT_CWT = 17,
+	EV_GC_BULK_NODE = 18,
+	EV_GC_BULK_EDGE = 19,
+	EV_GC_BULK_ROOT_STATIC = 38,
 	EV_POOL_WORKER_START = 50,
 	EV_POOL_WORKER_STOP = 51,
 	EV_POOL_ADJUSTMENT = 55,
@@ -316,6 +322,13 @@ static void deliver(uint32_t id, const uint8_t *data, size_t len)
 	struct cs_in in;
 	cs_in_init(&in, data, len);
 	switch (id) {
+	case EV_GC_BULK_ROOT_EDGE:
+	case EV_GC_BULK_ROOT_CWT:
+	case EV_GC_BULK_NODE:
+	case EV_GC_BULK_EDGE:
+	case EV_GC_BULK_ROOT_STATIC:
+		hg_event(id, data, len);
+		break;
 	case EV_TYPE_LOAD_START: /* delivered on the loading thread, as it begins */
 		activity_enter(ACT_TYPE_LOAD, 0);
 		break;

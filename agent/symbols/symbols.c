@@ -893,18 +893,24 @@ static void describe_class(ClassID cls, char *out, size_t n, int depth)
 	}
 }
 
+void sym_class_name_uncached(ClassID cls, char *out, size_t n)
+{
+	if (cls)
+		describe_class(cls, out, n, 0);
+	else
+		snprintf(out, n, "[unknown class]");
+}
+
 void sym_class_name(ClassID cls, char *out, size_t n)
 {
-	if (!cls) {
-		snprintf(out, n, "[unknown class]");
-		return;
-	}
 	uint32_t idx;
-	if (idmap_get(&sym.classes, cls, &idx)) {
+	if (cls && idmap_get(&sym.classes, cls, &idx)) {
 		snprintf(out, n, "%s", sym.class_names[idx]);
 		return;
 	}
-	describe_class(cls, out, n, 0);
+	sym_class_name_uncached(cls, out, n);
+	if (!cls)
+		return;
 	if (sym.classes.count >= sym.cap)
 		make_room();
 	if (sym.nclass_names == sym.class_names_cap) {

@@ -98,6 +98,8 @@ uint32_t sym_thread_os_of(uint64_t ref) AGENT_HIDDEN;
 /* "Namespace.Type" of a class (cached): "Element[]" for arrays, generic
  * arguments in <>.  Sampler thread only. */
 void sym_class_name(ClassID cls, char *out, size_t n) AGENT_HIDDEN;
+/* The same name, uncached; safe on any thread. */
+void sym_class_name_uncached(ClassID cls, char *out, size_t n) AGENT_HIDDEN;
 /* "Namespace.Type.Method" of a function, uncached; safe on any thread. */
 void sym_function_name(FunctionID fn, char *out, size_t n) AGENT_HIDDEN;
 
