@@ -30,6 +30,7 @@ struct prof_frame *fold_frame(struct prof_process *p, uint64_t id);
 /* memory.c's. */
 void fold_calls(struct prof_process *p, const struct cs_record *rec);
 void fold_heap(struct prof_process *p, const struct cs_record *rec);
+void fold_heap_graph(struct prof_process *p, const struct cs_record *rec);
 void fold_allocs(struct prof_process *p, const struct cs_record *rec);
 void memory_free(struct prof_process *p);
 

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "profile/fold.h"
+#include "profile/heapanalysis.h"
+#include "profile/heapsummary.h"
 #include "profile/profile.h"
 #include "util/text.h"
 #include "util/xalloc.h"
@@ -86,6 +88,12 @@ void fold_heap(struct prof_process *p, const struct cs_record *rec)
 		p->bad_records++;
 }
 
+void fold_heap_graph(struct prof_process *p, const struct cs_record *rec)
+{
+	if (!hg_store_add(&p->graphs, rec))
+		p->bad_records++;
+}
+
 void fold_allocs(struct prof_process *p, const struct cs_record *rec)
 {
 	struct cs_in in;
@@ -151,9 +159,64 @@ const struct prof_type_count *prof_heap_find(const struct prof_heap *h, const ch
 	return NULL;
 }
 
+bool prof_heap_has_graph(const struct prof_process *p, const struct prof_heap *h)
+{
+	return h && hg_records_whole(hg_store_find(&p->graphs, h->seq));
+}
+
+struct heap_analysis *prof_heap_analysis(struct prof_process *p, const struct prof_heap *h, char *err, size_t errlen)
+{
+	if (p->analysis && h && p->analysis_seq == h->seq)
+		return p->analysis;
+	if (!prof_heap_has_graph(p, h)) {
+		text_format(err, errlen, "%s", !h ? "no heap snapshot"
+						  : hg_store_find(&p->graphs, h->seq)
+						  ? "its object graph is incomplete (records were lost)"
+						  : "it has no object graph (a walk that counts objects only)");
+		return NULL;
+	}
+	if (p->analysis)
+		ha_free(p->analysis);
+	else
+		p->analysis = xmalloc(sizeof *p->analysis);
+	if (ha_analyse(hg_store_find(&p->graphs, h->seq), p->analysis, err, errlen) < 0) {
+		free(p->analysis);
+		p->analysis = NULL;
+		return NULL;
+	}
+	p->analysis_seq = h->seq;
+	return p->analysis;
+}
+
+size_t prof_heap_snapshots(const struct prof_process *p, bool graphs, const struct prof_heap ***out)
+{
+	const struct prof_heap **v = xmalloc((p->nheaps ? p->nheaps : 1) * sizeof *v);
+	size_t n = 0;
+	for (size_t i = 0; i < p->nheaps; i++) {
+		const struct prof_heap *h = &p->heaps[i];
+		if (h->parts_seen == h->parts && (!graphs || prof_heap_has_graph(p, h)))
+			v[n++] = h;
+	}
+	for (size_t i = 1; i < n; i++) /* by seq (they arrive in order; a repeat may not) */
+		for (size_t k = i; k > 0 && v[k - 1]->seq > v[k]->seq; k--) {
+			const struct prof_heap *t = v[k];
+			v[k] = v[k - 1];
+			v[k - 1] = t;
+		}
+	*out = v;
+	return n;
+}
+
 void memory_free(struct prof_process *p)
 {
+	if (p->analysis) {
+		ha_free(p->analysis);
+		free(p->analysis);
+		p->analysis = NULL;
+	}
+	hg_store_free(&p->graphs);
 	for (size_t i = 0; i < p->nheaps; i++) {
+		heap_summary_free(p->heaps[i].summary);
 		for (size_t j = 0; j < p->heaps[i].nentries; j++)
 			free(p->heaps[i].entries[j].type);
 		free(p->heaps[i].entries);

@@ -1311,6 +1311,15 @@ static void fold(struct prof_process *p, const struct cs_record *rec)
 	case CS_REC_HEAP:
 		fold_heap(p, rec);
 		return;
+	case CS_REC_HEAP_NODES:
+	case CS_REC_HEAP_EDGES:
+	case CS_REC_HEAP_ROOTS:
+	case CS_REC_HEAP_STATICS:
+	case CS_REC_HEAP_METHODS:
+	case CS_REC_HEAP_TYPES:
+	case CS_REC_HEAP_GRAPH:
+		fold_heap_graph(p, rec);
+		return;
 	case CS_REC_ALLOCS:
 		fold_allocs(p, rec);
 		return;

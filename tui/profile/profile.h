@@ -14,6 +14,7 @@
 #include "common/dials.h"
 #include "common/logfmt.h"
 #include "common/records.h"
+#include "profile/heapgraph.h"
 #include "util/u64map.h"
 
 struct prof_frame {
@@ -172,6 +173,7 @@ struct prof_type_count {
 	uint64_t count, bytes;
 };
 
+struct heap_summary;
 /* A heap snapshot (complete when every part arrived). */
 struct prof_heap {
 	uint64_t seq, time_us, pause_us, objects, bytes, types;
@@ -180,6 +182,7 @@ struct prof_heap {
 	uint64_t parts, parts_seen;
 	struct prof_type_count *entries;
 	size_t nentries, entries_cap;
+	struct heap_summary *summary; /* its graph's analysis in brief, once made (heapsummary.h) */
 };
 
 /* Allocations by type so far; indexed by the agent's type id. */
@@ -330,6 +333,9 @@ struct prof_process {
 	struct prof_instrumentation instr;
 	struct prof_heap *heaps;
 	size_t nheaps, heaps_cap;
+	struct hg_store graphs;            /* heap snapshots' object graphs, as read */
+	struct heap_analysis *analysis;    /* the latest analysed (prof_heap_analysis) */
+	uint64_t analysis_seq;
 	struct prof_allocations allocs;
 	struct prof_event_counts events;
 	struct prof_gc *gcs;
@@ -406,6 +412,14 @@ void prof_compute(struct prof_process *p);
 const struct prof_heap *prof_latest_heap(const struct prof_process *p, const struct prof_heap **previous);
 /* Bytes/count of type in a snapshot (0 when absent). */
 const struct prof_type_count *prof_heap_find(const struct prof_heap *h, const char *type);
+/* Whether snapshot h has its whole object graph (a graph walk's). */
+bool prof_heap_has_graph(const struct prof_process *p, const struct prof_heap *h);
+/* The analysis of snapshot h's graph (heapanalysis.h), kept until another
+ * snapshot's is asked for; NULL, with why, when it has none. */
+struct heap_analysis *prof_heap_analysis(struct prof_process *p, const struct prof_heap *h, char *err, size_t errlen);
+/* The complete snapshots in order, those with a graph only when graphs;
+ * returns how many (*out: to free). */
+size_t prof_heap_snapshots(const struct prof_process *p, bool graphs, const struct prof_heap ***out);
 /* Median suspension per tick in microseconds (0 without ticks): of all
  * ticks (to 0.1 us below 1 ms), or of the latest PROF_SUSPEND_RECENT. */
 double prof_suspend_median_us(const struct prof_process *p);
