@@ -1,10 +1,12 @@
 # Heap snapshots of real programs: a program retaining exactly N objects of
 # its own type shows exactly N of them, launched and attached; a second
 # snapshot is kept beside the first; a snapshot asked for as the program
-# exits harms nothing; many pending requests make one snapshot.  On this
-# runtime (.NET 10) snapshots walk the heap in a runtime suspension and
-# background GC stays on (the program tells); --heap-snapshots walks a
-# forced GC instead, with roots, background GC off.
+# exits harms nothing; many pending requests make one snapshot.  Snapshots
+# are of the live object graph, from the runtime's heap-dump events in a
+# forced collection, with roots, and background GC stays on (the program
+# tells); --heap-snapshots walks a forced GC with the profiler's callbacks
+# instead, background GC off; a process with instrumentation (no event
+# session beside it) walks the heap in a runtime suspension (.NET 10).
 source "$CLRSCOPE_TESTLIB"
 retainer=$(app Retainer)
 
@@ -34,9 +36,10 @@ bytes=$(json "[h['bytes'] for h in d['processes'][0]['heap'] if h['type']=='Clrs
 check "b == 1234 * 32" "each Retained takes 32 bytes (aligned)" b="$bytes"
 expect_status 0 "a second snapshot" -- clrscope dial "$WORK/launched" snapshot=heap
 wait_snapshots "$WORK/launched" 2 && pass "both snapshots are kept" || fail "second snapshot missing"
-expect_contains "$(json "[s['walk'] for s in d['processes'][0]['heap_snapshots']]" "$WORK/r.json")" "suspended" \
-	"the snapshots walked the heap in a suspension"
-check "n == 1" "a suspended walk counts no roots" n="$(json "int(d['processes'][0]['heap_snapshots'][-1]['roots'] is None)" "$WORK/r.json")"
+check "n == 2" "both snapshots are of the live object graph" \
+	n="$(json "sum(s['walk'] == 'graph' for s in d['processes'][0]['heap_snapshots'])" "$WORK/r.json")"
+check "n > 0" "a graph snapshot counts its roots" \
+	n="$(json "d['processes'][0]['heap_snapshots'][-1]['roots']['handle'] + d['processes'][0]['heap_snapshots'][-1]['roots']['stack']" "$WORK/r.json")"
 # a huge count asked at once is one snapshot, not thousands of heap walks
 expect_status 0 "dial snapshots=5000" -- clrscope dial "$WORK/launched" snapshots=5000
 wait_snapshots "$WORK/launched" 3 || fail "no snapshot for snapshots=5000"
@@ -63,7 +66,7 @@ for mode in default forced; do
 	[[ "$n" == 100000 ]] && pass "$mode: exactly 100000 Retained objects" || fail "$mode: $n Retained"
 	if [[ $mode == default ]]; then
 		expect_contains "$(cat "$WORK/$mode.out")" "background_gc on" "default: background GC is still on"
-		expect_contains "$(json "d['processes'][0]['heap_snapshots'][-1]['walk']" "$WORK/r.json")" "suspended" "default: walked in a suspension"
+		expect_contains "$(json "d['processes'][0]['heap_snapshots'][-1]['walk']" "$WORK/r.json")" "graph" "default: the live object graph"
 	else
 		expect_contains "$(cat "$WORK/$mode.out")" "background_gc off" "--heap-snapshots: background GC is off"
 		expect_contains "$(json "d['processes'][0]['heap_snapshots'][-1]['walk']" "$WORK/r.json")" "gc" "--heap-snapshots: walked in a forced GC"
@@ -75,6 +78,21 @@ for mode in default forced; do
 	wait "$rec" || true
 done
 expect_status 2 "--heap-snapshots with --pid is refused" -- clrscope record --pid 1 --heap-snapshots
+
+# instrumentation: no event session, so the suspended walk (garbage counted)
+"$CLRSCOPE_BIN" record --instrument 'Clrscope.TestApps.Program.Idle' -o "$WORK/instr" -- dotnet "$retainer" 1234 20 >"$WORK/i.out" 2>&1 &
+rec=$!
+CHILDREN+=($rec)
+wait_line "$WORK/i.out" '^retained 1234' 20 || fail "Retainer did not start: $(cat "$WORK/i.out")"
+expect_status 0 "instrumented: dial snapshot=heap" -- clrscope dial "$WORK/instr" snapshot=heap
+wait_snapshots "$WORK/instr" 1 && pass "instrumented: the snapshot arrived" || fail "instrumented: no snapshot"
+expect_contains "$(json "d['processes'][0]['heap_snapshots'][-1]['walk']" "$WORK/r.json")" "suspended" \
+	"instrumented: walked in a suspension"
+check "n == 1" "a suspended walk counts no roots" n="$(json "int(d['processes'][0]['heap_snapshots'][-1]['roots'] is None)" "$WORK/r.json")"
+n=$(retained_in "$WORK/r.json")
+[[ "$n" -ge 1234 ]] && pass "instrumented: at least 1234 Retained objects" || fail "instrumented: $n Retained"
+kill -INT "$rec" 2>/dev/null || true
+wait "$rec" || true
 
 # attached
 dotnet "$retainer" 777 30 >"$WORK/a.out" 2>&1 &

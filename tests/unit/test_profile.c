@@ -501,8 +501,8 @@ static void memory_records(void)
 			   "\"total_cpu\":0,\"self_wall\":0,\"total_wall\":0,\"calls\":200,"
 			   "\"inclusive_ns\":9000,\"exclusive_ns\":4000}") != NULL);
 	CHECK(strstr(json, "\"instrumentation\":{\"patterns\":[\"App.*\"],\"recording\":true,\"hooked\":3,") != NULL);
-	CHECK(strstr(json, "\"heap\":[{\"type\":\"App.Node\",\"count\":100,\"bytes\":3200},"
-			   "{\"type\":\"System.String\",\"count\":10,\"bytes\":320}]") != NULL);
+	CHECK(strstr(json, "\"heap\":[{\"type\":\"App.Node\",\"count\":100,\"bytes\":3200,\"retained\":null},"
+			   "{\"type\":\"System.String\",\"count\":10,\"bytes\":320,\"retained\":null}]") != NULL);
 	CHECK(strstr(json, "\"complete\":false") != NULL);
 	CHECK(strstr(json, "\"roots\":{\"stack\":5,\"finalizer\":0,\"handle\":3,\"other\":1}") != NULL);
 	CHECK(strstr(json, "\"allocations\":[{\"type\":\"App.Node\",\"count\":1500,\"bytes\":32000},") != NULL);

@@ -13,8 +13,8 @@
 
 void cmd_report_usage(FILE *f)
 {
-	fprintf(f, "usage: clrscope report [--format FMT] [--time cpu|wall] [--lines] [--top N] [--pid PID] [--thread TID] [--from SEC] [--to SEC]\n"
-		   "                       [--symbols DIR]... DIR\n"
+	fprintf(f, "usage: clrscope report [--format FMT] [--time cpu|wall] [--lines] [--heap] [--retention TYPE] [--top N] [--pid PID]\n"
+		   "                       [--thread TID] [--from SEC] [--to SEC] [--symbols DIR]... DIR\n"
 		   "\n"
 		   "Reads the session directory DIR (live, finished or crashed: whatever the agent\n"
 		   "flushed) and prints its profile.\n"
@@ -29,6 +29,11 @@ void cmd_report_usage(FILE *f)
 		   "                    lines and those of the top methods, json a \"lines\" list per\n"
 		   "                    function, collapsed and speedscope name frames \"Name (File.cs:42)\"\n"
 		   "                    (pprof always carries lines)\n"
+		   "      --heap        text: the latest heap snapshot instead of the profile: types\n"
+		   "                    with their retained bytes, the largest retained subtrees, and\n"
+		   "                    what grew since the snapshot before\n"
+		   "      --retention TYPE  the paths from the roots to the objects of TYPE in the\n"
+		   "                    latest snapshot, grouped (text; json adds \"retention\")\n"
 		   "  -n, --top N       functions listed per process (text: 30 by default; json: all)\n"
 		   "  -p, --pid PID     only the process PID\n"
 		   "  -t, --thread TID  only the samples of the thread with OS thread id TID\n"
@@ -96,10 +101,11 @@ int cmd_report(int argc, char **argv)
 		{"from", required_argument, NULL, 'F'}, {"to", required_argument, NULL, 'T'},
 		{"lines", no_argument, NULL, 'l'}, {"time", required_argument, NULL, 'w'},
 		{"symbols", required_argument, NULL, 'Y'},
+		{"heap", no_argument, NULL, 'E'}, {"retention", required_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct export_options o = {EXPORT_TEXT, 0, 0, false};
+	struct export_options o = {EXPORT_TEXT, 0, 0, false, false, NULL};
 	struct prof_filter filter = {0, 0, 0};
 	enum prof_time time = PROF_TIME_CPU;
 	unsigned v;
@@ -151,6 +157,14 @@ int cmd_report(int argc, char **argv)
 			if (add_symbols_option("report", optarg) != 0)
 				return EXIT_USAGE;
 			break;
+		case 'E':
+			o.heap = true;
+			break;
+		case 'R':
+			if (!optarg[0])
+				return cmd_usage_error("report", "--retention wants a type's name");
+			o.retention = optarg;
+			break;
 		case 'h':
 			cmd_report_usage(stdout);
 			return 0;
@@ -162,6 +176,8 @@ int cmd_report(int argc, char **argv)
 		return cmd_usage_error("report", optind >= argc ? "which session? give its directory"
 								 : "one session directory at a time");
 	const char *dir = argv[optind];
+	if ((o.heap || o.retention) && (pprof || (o.format != EXPORT_TEXT && o.format != EXPORT_JSON)))
+		return cmd_usage_error("report", "--heap and --retention are for the text and json formats");
 	use_symbol_dirs();
 	if (pprof && isatty(STDOUT_FILENO))
 		return cmd_usage_error("report", "pprof is binary (gzip): redirect it to a file, e.g. > profile.pb.gz");

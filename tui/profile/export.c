@@ -1,5 +1,6 @@
 #include "profile/export.h"
 #include "profile/export_events.h"
+#include "profile/export_heap.h"
 #include "profile/export_memory.h"
 
 #include <inttypes.h>
@@ -367,18 +368,41 @@ static void write_text_threads(FILE *f, const struct prof_process *p, size_t top
 	free(idx);
 }
 
+/* The process's first line: who it is, or that it never said. */
+static void write_text_process(FILE *f, const struct prof_process *p)
+{
+	if (p->have_hello)
+		fprintf(f, "process %" PRIu32 " (parent %" PRIu32 "): %s\n", p->pid, p->ppid, p->command_line);
+	else
+		fprintf(f, "process directory %s: no hello record (the agent never started writing)\n", p->dir);
+}
+
+/* report --heap and --retention: the process's line, then its heap. */
+static void write_text_heap(FILE *f, struct prof_process *p, const struct export_options *o)
+{
+	write_text_process(f, p);
+	size_t top = o->top ? o->top : TEXT_TOP_DEFAULT;
+	if (o->retention)
+		export_text_retention(f, p, o->retention, top);
+	else
+		export_text_heap(f, p, top);
+	fputc('\n', f);
+}
+
 static void write_text(FILE *f, struct prof_process *p, const struct export_options *o)
 {
+	if (o->heap || o->retention) {
+		write_text_heap(f, p, o);
+		return;
+	}
+	write_text_process(f, p);
 	if (p->have_hello) {
-		fprintf(f, "process %" PRIu32 " (parent %" PRIu32 "): %s\n", p->pid, p->ppid, p->command_line);
 		char achieved[48] = "";
 		double hz = prof_achieved_hz(p, false);
 		if (hz >= 0)
 			snprintf(achieved, sizeof achieved, ", %.0f achieved", hz);
 		fprintf(f, "  runtime %s, agent %s, loaded at %s, %" PRIu32 " Hz requested%s\n", p->runtime_version,
 			p->agent_version, load_mode_name(p->load_mode), p->rate_hz, achieved);
-	} else {
-		fprintf(f, "process directory %s: no hello record (the agent never started writing)\n", p->dir);
 	}
 	double secs = duration_ms(p) / 1000.0;
 	fprintf(f, "  %" PRIu64 " samples in %.1f s from %zu thread%s; runtime suspended %.1f us per sample (median)\n",
@@ -841,6 +865,8 @@ static void write_json_process(FILE *f, struct prof_process *p, const struct exp
 	fprintf(f, ",\"detached\":%s", p->ended && p->end_reason == CS_END_DETACH ? "true" : "false");
 	write_json_events(f, p);
 	export_json_memory(f, p);
+	if (o->retention)
+		export_json_retention(f, p, o->retention);
 	fputs(",\"messages\":[", f);
 	for (size_t i = 0; i < p->nmessages; i++) {
 		fprintf(f, "%s{\"time_ms\":%.1f,\"level\":%u,\"text\":", i ? "," : "", (double)p->messages[i].time_us / 1000.0,

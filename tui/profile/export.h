@@ -16,6 +16,11 @@ struct export_options {
 	size_t top;   /* functions listed per process; 0 = the format's default */
 	uint32_t pid; /* 0 = every process */
 	bool lines;   /* source lines: text and json list them, collapsed and speedscope name frames by line */
+	/* heap snapshots: text reports the heap alone (the latest snapshot,
+	 * retained sizes, growth), or the paths from the roots to the objects
+	 * of one type, which json adds as "retention" */
+	bool heap;
+	const char *retention;
 };
 
 /* Parses "text", "collapsed", "json" or "speedscope"; -1 when unknown. */

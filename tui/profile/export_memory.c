@@ -4,10 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile/export_heap.h"
 #include "util/json.h"
 #include "util/xalloc.h"
-
-static const char *const root_kinds[CS_ROOT_KINDS] = {"stack", "finalizer", "handle", "other"};
 
 void export_json_calls(FILE *f, const struct prof_function *fn)
 {
@@ -29,8 +28,7 @@ static int cmp_bytes(const void *a, const void *b)
 	return strcmp(x->type, y->type);
 }
 
-/* A sorted copy (most bytes first); the strings are shared, not copied. */
-static struct prof_type_count *sorted_types(const struct prof_type_count *v, size_t n, size_t *out_n)
+struct prof_type_count *export_sorted_types(const struct prof_type_count *v, size_t n, size_t *out_n)
 {
 	struct prof_type_count *copy = xmalloc((n ? n : 1) * sizeof *copy);
 	size_t k = 0;
@@ -45,7 +43,7 @@ static struct prof_type_count *sorted_types(const struct prof_type_count *v, siz
 static void json_types(FILE *f, const struct prof_type_count *v, size_t n)
 {
 	size_t k;
-	struct prof_type_count *s = sorted_types(v, n, &k);
+	struct prof_type_count *s = export_sorted_types(v, n, &k);
 	fputc('[', f);
 	for (size_t i = 0; i < k; i++) {
 		fputs(i ? ",{\"type\":" : "{\"type\":", f);
@@ -56,7 +54,7 @@ static void json_types(FILE *f, const struct prof_type_count *v, size_t n)
 	free(s);
 }
 
-void export_json_memory(FILE *f, const struct prof_process *p)
+void export_json_memory(FILE *f, struct prof_process *p)
 {
 	static const struct {
 		uint32_t bit;
@@ -89,29 +87,8 @@ void export_json_memory(FILE *f, const struct prof_process *p)
 	} else
 		fputs("null", f);
 
-	const struct prof_heap *h = prof_latest_heap(p, NULL);
-	fputs(",\"heap\":", f);
-	if (h)
-		json_types(f, h->entries, h->nentries);
-	else
-		fputs("null", f);
-	fputs(",\"heap_snapshots\":[", f);
-	for (size_t i = 0, n = 0; i < p->nheaps; i++) {
-		const struct prof_heap *s = &p->heaps[i];
-		fprintf(f, "%s{\"seq\":%" PRIu64 ",\"time_ms\":%.3f,\"pause_ms\":%.3f,\"objects\":%" PRIu64
-			   ",\"bytes\":%" PRIu64 ",\"types\":%" PRIu64 ",\"complete\":%s,\"walk\":\"%s\",\"roots\":",
-			n++ ? "," : "", s->seq, (double)s->time_us / 1000.0, (double)s->pause_us / 1000.0, s->objects,
-			s->bytes, s->types, s->parts_seen == s->parts ? "true" : "false",
-			s->walk == CS_HEAP_WALK_SUSPENDED ? "suspended" : "gc");
-		if (s->walk == CS_HEAP_WALK_SUSPENDED) {
-			fputs("null}", f);
-			continue;
-		}
-		for (int k = 0; k < CS_ROOT_KINDS; k++)
-			fprintf(f, "%s\"%s\":%" PRIu64, k ? "," : "{", root_kinds[k], s->roots[k]);
-		fputs("}}", f);
-	}
-	fputs("],\"allocations\":", f);
+	export_json_heap(f, p);
+	fputs(",\"allocations\":", f);
 	if (p->features & CS_FEATURE_ALLOCATIONS) {
 		json_types(f, p->allocs.types, p->allocs.ntypes);
 		fprintf(f, ",\"allocations_recording\":%s",
@@ -175,7 +152,7 @@ static void text_calls(FILE *f, const struct prof_process *p, size_t top)
 static void text_types(FILE *f, const struct prof_type_count *v, size_t n, size_t top)
 {
 	size_t k;
-	struct prof_type_count *s = sorted_types(v, n, &k);
+	struct prof_type_count *s = export_sorted_types(v, n, &k);
 	fprintf(f, "        count          bytes  type\n");
 	for (size_t i = 0; i < k && i < top; i++)
 		fprintf(f, "  %11" PRIu64 "  %13" PRIu64 "  %s\n", s[i].count, s[i].bytes, s[i].type);
@@ -186,22 +163,7 @@ void export_text_memory(FILE *f, struct prof_process *p, size_t top)
 {
 	text_gcs(f, p, top);
 	text_calls(f, p, top);
-	const struct prof_heap *h = prof_latest_heap(p, NULL);
-	if (h && h->walk == CS_HEAP_WALK_SUSPENDED) {
-		fprintf(f, "\n  heap snapshot %" PRIu64 " at %.2f s: %" PRIu64 " objects, %.1f MiB, %" PRIu64
-			   " types (every object in the heap, walked in a %.1f ms suspension)\n",
-			h->seq, (double)h->time_us / 1e6, h->objects, (double)h->bytes / 1048576.0, h->types,
-			(double)h->pause_us / 1000.0);
-		text_types(f, h->entries, h->nentries, top);
-	} else if (h) {
-		fprintf(f, "\n  heap snapshot %" PRIu64 " at %.2f s: %" PRIu64 " objects, %.1f MiB, %" PRIu64
-			   " types; collection took %.1f ms; roots: %" PRIu64 " stack, %" PRIu64 " finalizer, %" PRIu64
-			   " handle, %" PRIu64 " other\n",
-			h->seq, (double)h->time_us / 1e6, h->objects, (double)h->bytes / 1048576.0, h->types,
-			(double)h->pause_us / 1000.0, h->roots[CS_ROOT_STACK], h->roots[CS_ROOT_FINALIZER],
-			h->roots[CS_ROOT_HANDLE], h->roots[CS_ROOT_OTHER]);
-		text_types(f, h->entries, h->nentries, top);
-	}
+	export_text_heap_table(f, p, top);
 	if (p->features & CS_FEATURE_ALLOCATIONS) {
 		fprintf(f, "\n  allocations by type (%" PRIu64 " GCs)%s:\n", p->allocs.gcs,
 			p->allocs.records && !p->allocs.recording ? " (recording paused)" : "");
