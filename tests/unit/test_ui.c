@@ -1102,9 +1102,125 @@ static void events_view(void)
 	remove_tree(base);
 }
 
+/* A heap snapshot with its object graph: a static list of two items, each
+ * with a 1000-byte payload. */
+static void write_heap_graph(const char *proc)
+{
+	uint8_t buf[4096], payload[1024];
+	struct cs_out o, p;
+	cs_out_init(&o, buf, sizeof buf);
+	static const struct {
+		uint64_t address, type, size, refs[2];
+	} objs[] = {
+		{0x1000, 0, 32, {0x1020}},         /* List`1<App.Item> */
+		{0x1020, 1, 40, {0x1048, 0x1068}}, /* App.Item[] */
+		{0x1048, 2, 32, {0x1100}},         /* App.Item */
+		{0x1068, 2, 32, {0x1500}},
+		{0x1100, 3, 1024, {0}}, /* System.Byte[] */
+		{0x1500, 3, 1024, {0}},
+	};
+	static const char *const types[] = {"List`1<App.Item>", "App.Item[]", "App.Item", "System.Byte[]"};
+	uint64_t prev = 0, edges = 0;
+	cs_out_init(&p, payload, sizeof payload);
+	cs_graph_part_encode(&p, &(struct cs_graph_part){1, 0});
+	for (int i = 0; i < 6; i++) {
+		uint64_t n = objs[i].refs[1] ? 2 : objs[i].refs[0] ? 1 : 0;
+		cs_graph_node_encode(&p, &prev, &(struct cs_graph_node){objs[i].address, objs[i].type, objs[i].size, n});
+	}
+	put_record(&o, CS_REC_HEAP_NODES, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	cs_graph_part_encode(&p, &(struct cs_graph_part){1, 0});
+	prev = 0;
+	for (int i = 0; i < 6; i++)
+		for (int k = 0; k < 2 && objs[i].refs[k]; k++, edges++)
+			cs_graph_edge_encode(&p, &prev, objs[i].refs[k]);
+	put_record(&o, CS_REC_HEAP_EDGES, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	cs_graph_part_encode(&p, &(struct cs_graph_part){1, 0});
+	cs_graph_static_encode(&p, &(struct cs_graph_static){0x900, 0x1000, 0, S("App.Registry"), S("s_items")});
+	put_record(&o, CS_REC_HEAP_STATICS, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	cs_graph_part_encode(&p, &(struct cs_graph_part){1, 0});
+	for (int i = 0; i < 4; i++)
+		cs_graph_type_encode(&p, &(struct cs_graph_type){(uint64_t)i, S(types[i])});
+	put_record(&o, CS_REC_HEAP_TYPES, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	cs_graph_head_encode(&p, &(struct cs_graph_head){5, 1, 700, 6, edges, 0, 1, 0, 4, 0});
+	put_record(&o, CS_REC_HEAP_GRAPH, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	cs_heap_head_encode(&p, &(struct cs_heap_head){.time_us = 5, .seq = 1, .parts = 1, .pause_us = 700, .objects = 6,
+						      .bytes = 2184, .types = 4, .roots = {0, 0, 1, 0}});
+	static const uint64_t counts[] = {1, 1, 2, 2}, bytes[] = {32, 40, 64, 2048};
+	for (int i = 0; i < 4; i++)
+		cs_heap_entry_encode(&p, &(struct cs_type_count){0, S(types[i]), counts[i], bytes[i]});
+	put_record(&o, CS_REC_HEAP, p.buf, p.len);
+	write_segment(proc, 2, buf, o.len);
+}
+
+/* Heap with retained bytes, Enter on a type for its paths (Paths), and the
+ * dominator tree (Dominators), opened with Enter. */
+static void heap_graph_views(void)
+{
+	char *base = make_temp_dir();
+	char dir[600], proc[700];
+	snprintf(dir, sizeof dir, "%s/s", base);
+	make_session(dir);
+	snprintf(proc, sizeof proc, "%s/777", dir);
+	write_heap_graph(proc);
+	struct session_screen s;
+	screen_open(&s, dir);
+	session_screen_show(&s, VIEW_HEAP);
+	struct canvas c;
+	canvas_init_memory(&c, 24, 140);
+	screen_draw_session(&s, &c);
+	char *dump = canvas_dump(&c);
+	CHECK(strstr(dump, "     count    +count        bytes      +bytes     retained   +retained type\n") != NULL);
+	CHECK(strstr(dump, "         2         -           64           -         2112           - App.Item\n") != NULL);
+	CHECK(strstr(dump, "         1         -           32           -         2184           - List`1<App.Item>\n") != NULL);
+	free(dump);
+	/* by count (s), App.Item is the first row: Enter shows its paths */
+	session_screen_key(&s, 's');
+	session_screen_key(&s, 'g');
+	CHECK(session_screen_key(&s, '\n'));
+	CHECK(s.shown == VIEW_PATHS);
+	CHECK_STR(ui_view(VIEW_PATHS)->name, "Paths");
+	canvas_clear(&c);
+	screen_draw_session(&s, &c);
+	dump = canvas_dump(&c);
+	CHECK(strstr(dump, "App.Item in snapshot 1: 2 objects, 64 bytes, retaining 2112;") != NULL);
+	CHECK(strstr(dump, "         2           64         2112 static App.Registry.s_items > List`1<App.Item> > "
+			   "App.Item[] > App.Item\n") != NULL);
+	free(dump);
+	session_screen_show(&s, VIEW_DOMINATORS);
+	CHECK_STR(ui_view(VIEW_DOMINATORS)->name, "Dominators");
+	canvas_clear(&c);
+	screen_draw_session(&s, &c);
+	dump = canvas_dump(&c);
+	CHECK(strstr(dump, "snapshot 1: 6 objects, 2184 bytes;") != NULL);
+	CHECK(strstr(dump, "        2184  100.0         32          1 + List`1<App.Item> @1000\n") != NULL);
+	free(dump);
+	CHECK(session_screen_key(&s, '\n')); /* open the list */
+	session_screen_key(&s, 'j');
+	CHECK(session_screen_key(&s, KEY_RIGHT)); /* and its array */
+	canvas_clear(&c);
+	screen_draw_session(&s, &c);
+	dump = canvas_dump(&c);
+	CHECK(strstr(dump, "        2152   98.5         40          2   - App.Item[] @1020\n"
+			   "        1056   48.4         32          1     + App.Item @1048\n"
+			   "        1056   48.4         32          1     + App.Item @1068\n") != NULL);
+	free(dump);
+	session_screen_key(&s, 'j');
+	CHECK(session_screen_key(&s, 'p')); /* the paths to an item's type */
+	CHECK(s.shown == VIEW_PATHS);
+	canvas_free_memory(&c);
+	session_screen_free(&s);
+	remove_tree(base);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "C.UTF-8");
+	RUN(heap_graph_views);
 	RUN(locks_view);
 	RUN(canvas_text_cuts_by_width);
 	RUN(listview_scrolls);

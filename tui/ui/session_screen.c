@@ -18,6 +18,8 @@ static const struct view_ops *const views[VIEW_COUNT] = {
 	[VIEW_GC] = &view_gc,		    [VIEW_LOCKS] = &view_locks,	[VIEW_FLAME] = &view_flame,
 	[VIEW_DIFF] = &view_diff,
 	[VIEW_SOURCE] = &view_source,
+	[VIEW_PATHS] = &view_paths,
+	[VIEW_DOMINATORS] = &view_dominators,
 };
 
 static const char *filter_of(const struct session_screen *s)
@@ -235,6 +237,13 @@ void session_screen_show_source(struct session_screen *s, uint32_t function)
 	s->focus = function;
 	s->views[VIEW_SOURCE].dirty = true;
 	session_screen_show(s, VIEW_SOURCE);
+}
+
+void session_screen_show_paths(struct session_screen *s, const char *type)
+{
+	snprintf(s->heap_type, sizeof s->heap_type, "%s", type);
+	s->views[VIEW_PATHS].dirty = true;
+	session_screen_show(s, VIEW_PATHS);
 }
 
 struct view *ui_shown_view(struct session_screen *s)

@@ -25,6 +25,9 @@ struct session_screen {
 	/* the function in focus, shared by the views (Enter in Functions
 	 * focuses Callers on it, S the Source view); UINT32_MAX = none */
 	uint32_t focus;
+	/* the type whose paths from the roots the Paths view shows (Enter in
+	 * Heap); "" = none */
+	char heap_type[1024];
 
 	struct view views[VIEW_COUNT];
 	enum view_id shown;
@@ -91,6 +94,8 @@ void session_screen_show(struct session_screen *s, enum view_id id);
 void session_screen_set_time(struct session_screen *s, enum prof_time t);
 /* Focuses the views on function and shows its source, line by line. */
 void session_screen_show_source(struct session_screen *s, uint32_t function);
+/* Shows the paths from the roots to the objects of type (the Paths view). */
+void session_screen_show_paths(struct session_screen *s, const char *type);
 struct view *ui_shown_view(struct session_screen *s);
 /* Input for the shown view: a key (true when it took it), a click at
  * (y, x) on screen (true when a row or frame is there and is now selected). */

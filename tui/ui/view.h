@@ -40,6 +40,8 @@ enum view_id {
 	VIEW_FLAME,
 	VIEW_DIFF,
 	VIEW_SOURCE,
+	VIEW_PATHS,
+	VIEW_DOMINATORS,
 	VIEW_COUNT
 };
 
@@ -130,7 +132,8 @@ struct view_ops {
 #define VIEW_COLUMNS(cols) .columns = (cols), .ncolumns = (int)(sizeof(cols) / sizeof *(cols))
 
 extern const struct view_ops view_functions, view_tree, view_callers, view_events, view_threads, view_processes,
-	view_calls, view_heap, view_allocations, view_gc, view_locks, view_flame, view_diff, view_source;
+	view_calls, view_heap, view_allocations, view_gc, view_locks, view_flame, view_diff, view_source, view_paths,
+	view_dominators;
 
 /* Makes v a view of ops on host's screen (dirty, so built when first
  * shown); frees it. */

@@ -1,10 +1,16 @@
 /* Calls (instrumented functions), Heap (the latest snapshot against the
- * one before) and Allocations: tables sorted by any column with 's'. */
+ * one before, with retained bytes from its object graph) and Allocations:
+ * tables sorted by any column with 's'. */
+#include <curses.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "profile/heapsummary.h"
 #include "ui/session_screen.h"
+#include "util/strmap.h"
+#include "util/xalloc.h"
 
 /* Explains an empty view in a few lines; -1: nothing to list. */
 static int explain(struct canvas *c, int y, int height, const char *const *lines)
@@ -129,14 +135,59 @@ static int compare_types(struct view_ctx *c, const struct prof_type_count *x, co
 	return strcmp(x->type, y->type);
 }
 
-/* The rows are the entries of the latest snapshot, found once an update. */
+/* The rows are the entries of the latest snapshot, found once an update,
+ * with the retained bytes of each, now and in the snapshot before, when
+ * the snapshots have their object graphs. */
 struct heap {
-	const struct prof_heap *latest;
+	const struct prof_heap *latest, *prev;
+	bool graph, prev_graph;
+	uint64_t *retained, *prev_retained; /* by entry */
+	size_t cap;
 };
+
+static void heap_done(void *priv)
+{
+	struct heap *h = priv;
+	free(h->retained);
+	free(h->prev_retained);
+}
+
+/* Each entry's retained bytes in summary s (0 for a type it lacks). */
+static void retained_by_entry(const struct prof_heap *h, const struct heap_summary *s, uint64_t *out)
+{
+	struct strmap index;
+	strmap_init(&index);
+	for (size_t i = 0; i < s->ntypes; i++)
+		strmap_add(&index, s->types[i].name, strlen(s->types[i].name), (uint32_t)i);
+	for (size_t i = 0; i < h->nentries; i++) {
+		uint32_t at;
+		const char *name = h->entries[i].type;
+		out[i] = strmap_get(&index, name, strlen(name), &at) ? s->types[at].retained : 0;
+	}
+	strmap_free(&index);
+}
 
 static void heap_update(struct view_ctx *c)
 {
-	((struct heap *)c->priv)->latest = c->p ? prof_latest_heap(c->p, NULL) : NULL;
+	struct heap *h = c->priv;
+	h->latest = c->p ? prof_latest_heap(c->p, &h->prev) : NULL;
+	h->graph = h->prev_graph = false;
+	if (!h->latest)
+		return;
+	xgrow(&h->retained, &h->cap, h->latest->nentries + 1, sizeof *h->retained);
+	h->prev_retained = xrealloc(h->prev_retained, h->cap * sizeof *h->prev_retained);
+	char err[200];
+	/* the one before first: the analysis kept is the latest's */
+	const struct heap_summary *prev =
+		prof_heap_has_graph(c->p, h->prev) ? prof_heap_summary(c->p, h->prev, err, sizeof err) : NULL;
+	const struct heap_summary *now =
+		prof_heap_has_graph(c->p, h->latest) ? prof_heap_summary(c->p, h->latest, err, sizeof err) : NULL;
+	if ((h->graph = now != NULL))
+		retained_by_entry(h->latest, now, h->retained);
+	if ((h->prev_graph = now && prev)) {
+		/* the entries of the latest, their retained bytes before */
+		retained_by_entry(h->latest, prev, h->prev_retained);
+	}
 }
 
 static size_t heap_count(struct view_ctx *c)
@@ -150,14 +201,28 @@ static bool heap_matches(struct view_ctx *c, uint32_t item, const char *filter)
 	return strstr(((struct heap *)c->priv)->latest->entries[item].type, filter) != NULL;
 }
 
+static const char *const heap_sorts[] = {"bytes", "count", "retained", "growth", NULL};
+
 static int compare_heap(struct view_ctx *c, uint32_t a, uint32_t b)
 {
-	const struct prof_heap *h = ((struct heap *)c->priv)->latest;
-	return compare_types(c, &h->entries[a], &h->entries[b]);
+	const struct heap *h = c->priv;
+	const struct prof_type_count *x = &h->latest->entries[a], *y = &h->latest->entries[b];
+	uint64_t kx = 0, ky = 0;
+	if (c->v->sort == 2 && h->graph)
+		kx = h->retained[a], ky = h->retained[b];
+	else if (c->v->sort == 3) {
+		const struct prof_type_count *wx = prof_heap_find(h->prev, x->type), *wy = prof_heap_find(h->prev, y->type);
+		kx = x->bytes > (wx ? wx->bytes : 0) ? x->bytes - (wx ? wx->bytes : 0) : 0;
+		ky = y->bytes > (wy ? wy->bytes : 0) ? y->bytes - (wy ? wy->bytes : 0) : 0;
+	}
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	return compare_types(c, x, y);
 }
 
 static const struct column heap_columns[] = {
-	{"count", 10, true}, {"+count", 9, true}, {"bytes", 12, true}, {"+bytes", 11, true}, {"type", 0, false},
+	{"count", 10, true}, {"+count", 9, true}, {"bytes", 12, true}, {"+bytes", 11, true},
+	{"retained", 12, true}, {"+retained", 11, true}, {"type", 0, false},
 };
 
 static void signed_delta(char *buf, size_t n, uint64_t now, uint64_t before)
@@ -170,47 +235,68 @@ static void signed_delta(char *buf, size_t n, uint64_t now, uint64_t before)
 
 static void heap_cell(struct view_ctx *c, uint32_t item, int col, char *buf, size_t n)
 {
-	const struct prof_heap *prev;
-	const struct prof_heap *h = prof_latest_heap(c->p, &prev);
-	const struct prof_type_count *t = &h->entries[item];
-	const struct prof_type_count *was = prof_heap_find(prev, t->type);
+	const struct heap *h = c->priv;
+	const struct prof_type_count *t = &h->latest->entries[item];
+	const struct prof_type_count *was = prof_heap_find(h->prev, t->type);
 	switch (col) {
 	case 0: snprintf(buf, n, "%" PRIu64, t->count); break;
-	case 1: prev ? signed_delta(buf, n, t->count, was ? was->count : 0) : snprintf(buf, n, "-"); break;
+	case 1: h->prev ? signed_delta(buf, n, t->count, was ? was->count : 0) : snprintf(buf, n, "-"); break;
 	case 2: snprintf(buf, n, "%" PRIu64, t->bytes); break;
-	case 3: prev ? signed_delta(buf, n, t->bytes, was ? was->bytes : 0) : snprintf(buf, n, "-"); break;
+	case 3: h->prev ? signed_delta(buf, n, t->bytes, was ? was->bytes : 0) : snprintf(buf, n, "-"); break;
+	case 4: h->graph ? snprintf(buf, n, "%" PRIu64, h->retained[item]) : snprintf(buf, n, "-"); break;
+	case 5:
+		h->prev_graph ? signed_delta(buf, n, h->retained[item], h->prev_retained[item]) : snprintf(buf, n, "-");
+		break;
 	default: snprintf(buf, n, "%s", t->type); break;
 	}
 }
 
 static int heap_header(struct view_ctx *c, struct canvas *cv, int y, int height)
 {
-	const struct prof_heap *prev;
-	const struct prof_heap *h = c->p ? prof_latest_heap(c->p, &prev) : NULL;
-	if (!h) {
+	const struct heap *h = c->priv;
+	if (!h->latest) {
 		static const char *const none[] = {
 			"No heap snapshot yet.",
 			"Press h (or :snapshot) to take one: the agent forces a full garbage collection",
-			"and counts the live objects by type; the program pauses for that collection.",
+			"and records the live objects, their references and their roots; the program",
+			"pauses for that collection.",
 			NULL};
 		return explain(cv, y, height, none);
 	}
-	char head[300];
+	char head[400];
 	snprintf(head, sizeof head,
-		 "snapshot %" PRIu64 " at %.1f s: %" PRIu64 " objects, %.1f MiB, %" PRIu64 " types, GC %.1f ms%s%s  (s: sort, h: new)",
-		 h->seq, (double)h->time_us / 1e6, h->objects, (double)h->bytes / 1048576.0, h->types,
-		 (double)h->pause_us / 1000.0, prev ? "; + against snapshot " : "", prev ? "before" : "");
+		 "snapshot %" PRIu64 " at %.1f s: %" PRIu64 " objects, %.1f MiB, %" PRIu64 " types, paused %.1f ms%s%s"
+		 "  (s: sort, h: new%s)",
+		 h->latest->seq, (double)h->latest->time_us / 1e6, h->latest->objects,
+		 (double)h->latest->bytes / 1048576.0, h->latest->types, (double)h->latest->pause_us / 1000.0,
+		 h->prev ? "; + against snapshot before" : "",
+		 h->graph ? "" : "; no object graph: no retained sizes", h->graph ? ", Enter: paths from the roots" : "");
 	canvas_text(cv, y, 1, cv->cols - 1, UI_DIM, false, head);
 	return 1;
 }
 
+/* Enter: the paths from the roots to the objects of the type. */
+static bool heap_key(struct view_ctx *c, int k)
+{
+	const struct heap *h = c->priv;
+	uint32_t item;
+	if ((k != '\n' && k != KEY_ENTER) || !h->latest || !view_selected(c->v, &item))
+		return false;
+	if (!h->graph) {
+		session_screen_message(c->s, true, "this snapshot has no object graph: no paths from the roots");
+		return true;
+	}
+	session_screen_show_paths(c->s, h->latest->entries[item].type);
+	return true;
+}
+
 const struct view_ops view_heap = {
 	.name = "Heap",
-	.title = "live objects by type in the latest heap snapshot",
-	.private_size = sizeof(struct heap), .update = heap_update,
+	.title = "live objects by type in the latest heap snapshot, retained bytes, growth; Enter: paths from the roots",
+	.private_size = sizeof(struct heap), .done = heap_done, .update = heap_update,
 	VIEW_COLUMNS(heap_columns), .count = heap_count, .match = heap_matches, .compare = compare_heap,
-	.sorts = type_sorts,
-	.cell = heap_cell, .header = heap_header,
+	.sorts = heap_sorts,
+	.cell = heap_cell, .header = heap_header, .key = heap_key,
 };
 
 static const struct column alloc_columns[] = {

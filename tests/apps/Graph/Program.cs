@@ -1,4 +1,4 @@
-// Graph N RING
+// Graph N RING [SECONDS]
 //
 // A heap of known shape, for the heap graph's tests (every type below is the
 // app's own, Clrscope.TestApps.*):
@@ -18,7 +18,8 @@
 // stdout: "pid <N>", then "ready <sessions>" once the heap is built.  Then each
 // line "grow" on stdin adds N Sessions (answered "grown <sessions>"); stdin at
 // its end releases the finalizer thread, and the program exits 0.  Between
-// lines it allocates nothing of its own.
+// lines it allocates nothing of its own.  With SECONDS it reads no stdin: it
+// sleeps that long, then exits the same way.
 using System.Globalization;
 using System.Runtime.CompilerServices;
 
@@ -107,12 +108,14 @@ internal static class Program
 {
     private static int Main(string[] args)
     {
-        if (args.Length != 2
+        int seconds = -1;
+        if (args.Length < 2 || args.Length > 3
             || !int.TryParse(args[0], NumberStyles.None, CultureInfo.InvariantCulture, out int n)
             || !int.TryParse(args[1], NumberStyles.None, CultureInfo.InvariantCulture, out int ring)
-            || n < 1 || ring < 1)
+            || n < 1 || ring < 1
+            || (args.Length == 3 && !int.TryParse(args[2], NumberStyles.None, CultureInfo.InvariantCulture, out seconds)))
         {
-            Console.Error.WriteLine("usage: Graph N RING");
+            Console.Error.WriteLine("usage: Graph N RING [SECONDS]");
             return 2;
         }
         Console.Out.WriteLine("pid " + Environment.ProcessId.ToString(CultureInfo.InvariantCulture));
@@ -127,6 +130,12 @@ internal static class Program
 
         Console.Out.WriteLine("ready " + Registry.s_sessions.Count.ToString(CultureInfo.InvariantCulture));
         Console.Out.Flush();
+        if (seconds >= 0)
+        {
+            Thread.Sleep(TimeSpan.FromSeconds(seconds));
+            Gate.Release.Set();
+            return 0;
+        }
         string? line;
         while ((line = Console.In.ReadLine()) != null)
         {
