@@ -6,8 +6,8 @@
 # counted once in its type's retained bytes; an object held by two Holders,
 # retained by neither; an Orphan held by the finalization queue alone; and
 # between two snapshots the list grows by N Sessions, the app's other types
-# unchanged (report --heap and clrscope diff --heap say so too).  Background
-# GC stays on.
+# unchanged (report --heap says so too, and clrscope diff --heap against a
+# session of N).  Background GC stays on.
 #
 #   heap_graph.sh          .NET 10 (the SDK's runtime), launched and attached
 #   heap_graph.sh TFM      net8.0, net9.0: the self-contained copy of Graph
@@ -153,6 +153,37 @@ run_attached() {
 	wait "$app_pid" && pass "$tfm: the program ran on after the detach, to its end" || fail "$tfm: the program failed"
 }
 
+# clrscope diff --heap: a session of N sessions against the launched one's
+# latest snapshot (2N): +N Sessions, the app's other types unchanged
+run_diff() {
+	local small=$WORK/small
+	"$CLRSCOPE_BIN" record -o "$small" -- "${program[@]}" "$N" "$RING" 20 >"$WORK/s.out" 2>&1 &
+	local rec=$!
+	CHILDREN+=($rec)
+	wait_line "$WORK/s.out" "^ready $N" 60 || { fail "$tfm: Graph did not start: $(cat "$WORK/s.out")"; return; }
+	expect_status 0 "$tfm: dial snapshot=heap" -- clrscope dial "$small" snapshot=heap
+	wait_snapshots "$small" 1 || { fail "$tfm: no snapshot"; return; }
+	kill -INT "$rec" 2>/dev/null || true
+	wait "$rec" || true
+	expect_status 0 "$tfm: diff --heap as JSON" -- clrscope diff --heap --format json "$small" "$WORK/launched"
+	cp "$WORK/out" "$WORK/diff.json"
+	local row="{t['type']: t for t in d['types']}"
+	jexpect "$WORK/diff.json" "d['base']['seq'] == 1 and d['new']['seq'] == 2" "$tfm: diff --heap compares the latest snapshots"
+	jexpect "$WORK/diff.json" "$row['$NS.Session']['base']['count'] == $N and $row['$NS.Session']['new']['count'] == $((2 * N))" \
+		"$tfm: diff --heap: $N more Sessions"
+	jexpect "$WORK/diff.json" "all(t['base']['count'] == t['new']['count'] and t['base']['bytes'] == t['new']['bytes'] for t in d['types'] if t['type'].startswith('$NS.') and t['type'] != '$NS.Session')" \
+		"$tfm: diff --heap: the app's other types' objects unchanged"
+	jexpect "$WORK/diff.json" "[p for p in d['paths'] if p['path'].endswith('> $NS.Session')][0]['new']['count'] == $((2 * N))" \
+		"$tfm: diff --heap: by path too"
+	expect_status 0 "$tfm: diff --heap as text" -- clrscope diff --heap "$small" "$WORK/launched"
+	grep -qE "^ +$((2 * N)) +\+$N .* $NS\.Session\$" "$WORK/out" && pass "$tfm: the text says so" || fail "$tfm: diff --heap: $(cat "$WORK/out")"
+	expect_status 1 "$tfm: diff --heap of a session without snapshots is refused" -- \
+		clrscope diff --heap "$small" "$WORK/no-such"
+}
+
 run_launched
-[[ $tfm == net10.0 ]] && run_attached
+if [[ $tfm == net10.0 ]]; then
+	run_attached
+	run_diff
+fi
 finish
