@@ -501,24 +501,9 @@ bool cs_heap_head_decode(struct cs_in *in, struct cs_heap_head *h)
 
 /* ---- the heap graph's delta-coded lists ---- */
 
-static uint64_t zigzag(int64_t v)
-{
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-
 static int64_t unzigzag(uint64_t v)
 {
 	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
-}
-
-/* The address as a zigzag step from *prev, in units of CS_GRAPH_ALIGN. */
-static bool put_address(struct cs_out *o, uint64_t *prev, uint64_t address)
-{
-	bool aligned = address % CS_GRAPH_ALIGN == 0;
-	address -= address % CS_GRAPH_ALIGN;
-	put_varint(o, zigzag((int64_t)(address - *prev) / (int64_t)CS_GRAPH_ALIGN));
-	*prev = address;
-	return aligned;
 }
 
 static uint64_t get_address(struct cs_in *in, uint64_t *prev)
@@ -538,15 +523,6 @@ static bool graph_more(struct cs_graph_cursor *c)
 	return !c->in.bad && cs_in_left(&c->in) > 0;
 }
 
-bool cs_graph_node_encode(struct cs_out *o, uint64_t *prev, const struct cs_graph_node *n)
-{
-	bool aligned = put_address(o, prev, n->address);
-	put_varint(o, n->type);
-	put_varint(o, n->size);
-	put_varint(o, n->edges);
-	return aligned;
-}
-
 bool cs_next_graph_node(struct cs_graph_cursor *c, struct cs_graph_node *n)
 {
 	if (!graph_more(c))
@@ -558,27 +534,12 @@ bool cs_next_graph_node(struct cs_graph_cursor *c, struct cs_graph_node *n)
 	return !c->in.bad;
 }
 
-bool cs_graph_edge_encode(struct cs_out *o, uint64_t *prev, uint64_t target)
-{
-	return put_address(o, prev, target);
-}
-
 bool cs_next_graph_edge(struct cs_graph_cursor *c, struct cs_graph_edge *e)
 {
 	if (!graph_more(c))
 		return false;
 	e->target = get_address(&c->in, &c->prev);
 	return !c->in.bad;
-}
-
-bool cs_graph_root_encode(struct cs_out *o, uint64_t *prev, const struct cs_graph_root *r)
-{
-	put_u8(o, r->kind);
-	put_u8(o, r->flags);
-	bool aligned = put_address(o, prev, r->address);
-	put_varint(o, r->root_id);
-	uint64_t base = *prev;
-	return put_address(o, &base, r->value ? r->value : base) && aligned;
 }
 
 bool cs_next_graph_root(struct cs_graph_cursor *c, struct cs_graph_root *r)

@@ -287,15 +287,90 @@ struct cs_graph_root {
 /* The delta-coded lists: the encoders take the address before (0 at a
  * record's start) and advance it; an address off the alignment is coded
  * rounded down and returns false.  A cursor reads one record's entries
- * after its head. */
+ * after its head.
+ *
+ * A snapshot of a large heap has tens of millions of entries, encoded
+ * while the runtime is suspended: the encoders are inline and write
+ * straight into the buffer, which must have room for the largest entry,
+ * CS_GRAPH_ENTRY_MAX bytes (else nothing is written, and overflow set). */
+#define CS_GRAPH_ENTRY_MAX 64
+
+static inline uint8_t *cs_graph_put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/* The address as a zigzag step from *prev, in units of CS_GRAPH_ALIGN. */
+static inline uint8_t *cs_graph_put_address(uint8_t *p, uint64_t *prev, uint64_t address, bool *aligned)
+{
+	*aligned = address % CS_GRAPH_ALIGN == 0;
+	address -= address % CS_GRAPH_ALIGN;
+	int64_t step = (int64_t)(address - *prev) / (int64_t)CS_GRAPH_ALIGN;
+	*prev = address;
+	return cs_graph_put_varint(p, ((uint64_t)step << 1) ^ (uint64_t)(step >> 63));
+}
+
+/* Where an entry goes: the buffer's end, or NULL without room for one. */
+static inline uint8_t *cs_graph_entry_at(struct cs_out *o)
+{
+	if (o->overflow || o->cap - o->len < CS_GRAPH_ENTRY_MAX) {
+		o->overflow = true;
+		return NULL;
+	}
+	return o->buf + o->len;
+}
+
+static inline bool cs_graph_node_encode(struct cs_out *o, uint64_t *prev, const struct cs_graph_node *n)
+{
+	uint8_t *p = cs_graph_entry_at(o), *start = p;
+	bool aligned = true;
+	if (!p)
+		return aligned;
+	p = cs_graph_put_address(p, prev, n->address, &aligned);
+	p = cs_graph_put_varint(p, n->type);
+	p = cs_graph_put_varint(p, n->size);
+	p = cs_graph_put_varint(p, n->edges);
+	o->len += (size_t)(p - start);
+	return aligned;
+}
+
+static inline bool cs_graph_edge_encode(struct cs_out *o, uint64_t *prev, uint64_t target)
+{
+	uint8_t *p = cs_graph_entry_at(o), *start = p;
+	bool aligned = true;
+	if (!p)
+		return aligned;
+	p = cs_graph_put_address(p, prev, target, &aligned);
+	o->len += (size_t)(p - start);
+	return aligned;
+}
+
+static inline bool cs_graph_root_encode(struct cs_out *o, uint64_t *prev, const struct cs_graph_root *r)
+{
+	uint8_t *p = cs_graph_entry_at(o), *start = p;
+	bool aligned = true, value_aligned = true;
+	if (!p)
+		return aligned;
+	*p++ = r->kind;
+	*p++ = r->flags;
+	p = cs_graph_put_address(p, prev, r->address, &aligned);
+	p = cs_graph_put_varint(p, r->root_id);
+	uint64_t base = *prev;
+	p = cs_graph_put_address(p, &base, r->value ? r->value : base, &value_aligned);
+	o->len += (size_t)(p - start);
+	return aligned && value_aligned;
+}
+
 struct cs_graph_cursor {
 	struct cs_in in;
 	uint64_t prev;
 };
 void cs_graph_cursor_init(struct cs_graph_cursor *c, const struct cs_in *after_head);
-bool cs_graph_node_encode(struct cs_out *o, uint64_t *prev, const struct cs_graph_node *n);
-bool cs_graph_edge_encode(struct cs_out *o, uint64_t *prev, uint64_t target);
-bool cs_graph_root_encode(struct cs_out *o, uint64_t *prev, const struct cs_graph_root *r);
 bool cs_next_graph_node(struct cs_graph_cursor *c, struct cs_graph_node *n);
 bool cs_next_graph_edge(struct cs_graph_cursor *c, struct cs_graph_edge *e);
 bool cs_next_graph_root(struct cs_graph_cursor *c, struct cs_graph_root *r);

@@ -74,6 +74,7 @@ static struct {
 	uint64_t roots[CS_ROOT_KINDS];
 	uint32_t next_index[EVENT_STREAMS]; /* each bulk stream's next event Index */
 	uint64_t lost;                       /* events or values lost or cut, types and statics not kept */
+	uint64_t callback_ns;                /* time spent in the callback (the debug log says it) */
 } w = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 bool hg_available(void)
@@ -263,6 +264,7 @@ void hg_event(uint32_t id, const uint8_t *data, size_t len)
 	if (!atomic_load_explicit(&w.armed, memory_order_acquire))
 		return;
 	pthread_mutex_lock(&w.mu);
+	uint64_t t0 = agent_mono_ns();
 	if (atomic_load_explicit(&w.armed, memory_order_relaxed)) {
 		switch (id) {
 		case EV_BULK_NODE: on_nodes(data, len); break;
@@ -273,6 +275,7 @@ void hg_event(uint32_t id, const uint8_t *data, size_t len)
 		default: break;
 		}
 	}
+	w.callback_ns += agent_mono_ns() - t0;
 	pthread_mutex_unlock(&w.mu);
 }
 
@@ -296,6 +299,7 @@ static bool prepare(void)
 	w.last_cls = 0;
 	w.nstatics = 0;
 	w.lost = 0;
+	w.callback_ns = 0;
 	return true;
 }
 
@@ -465,9 +469,10 @@ void hg_take(uint64_t seq, uint64_t time_us)
 			   "(the log could not keep up, or the walk had more types than %u)",
 			   (unsigned long long)seq, (unsigned long long)sum.lost, TYPE_MAX);
 	agent_debug("heap snapshot %llu: %llu objects, %llu references, %llu roots, %llu statics, %u types; "
-		    "pause %.3f ms; %llu KiB waited in memory at most",
+		    "pause %.3f ms, %.3f ms of it encoding; %llu KiB waited in memory at most",
 		    (unsigned long long)seq, (unsigned long long)sum.nodes, (unsigned long long)sum.edges,
 		    (unsigned long long)sum.roots, (unsigned long long)sum.statics, w.ntypes, (double)pause_us / 1000.0,
+		    (double)w.callback_ns / 1e6,
 		    (unsigned long long)(totals.queued_max >> 10));
 	release();
 }

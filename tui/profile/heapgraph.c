@@ -193,12 +193,75 @@ static bool list_reader_more(struct list_reader *lr, uint64_t entries_read)
 
 /* ---- sorting addresses ---- */
 
-/* Sorts keys (with idx alongside) ascending: least significant digit
- * first, 11 bits at a time, skipping digits every key shares. */
-static void radix_sort(uint64_t *keys, uint32_t *idx, size_t n)
+struct run {
+	size_t at, to; /* the run's next key and its end */
+};
+
+/* A min-heap of runs by their next key: sifts entry i down. */
+static void sift(struct run *h, size_t n, size_t i, const uint64_t *keys)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < n && keys[h[l].at] < keys[h[m].at])
+			m = l;
+		if (r < n && keys[h[r].at] < keys[h[m].at])
+			m = r;
+		if (m == i)
+			return;
+		struct run t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/* The GC walks its regions a generation after the other, in runs of
+ * ascending addresses: few runs are merged (into k2, i2) rather than
+ * sorted; false when the runs are many. */
+#define MERGE_RUNS_MAX 4096
+static bool merge_runs(const uint64_t *keys, const uint32_t *idx, size_t n, uint64_t *k2, uint32_t *i2)
+{
+	struct run *runs = NULL;
+	size_t nruns = 0, cap = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!i || keys[i] < keys[i - 1]) {
+			if (nruns == MERGE_RUNS_MAX) {
+				free(runs);
+				return false;
+			}
+			xgrow(&runs, &cap, nruns + 1, sizeof *runs);
+			if (nruns)
+				runs[nruns - 1].to = i;
+			runs[nruns++] = (struct run){i, n};
+		}
+	/* a heap of them, then the least head each time */
+	for (size_t i = nruns / 2; i-- > 0;)
+		sift(runs, nruns, i, keys);
+	for (size_t out = 0; out < n; out++) {
+		k2[out] = keys[runs[0].at];
+		i2[out] = idx[runs[0].at];
+		if (++runs[0].at == runs[0].to)
+			runs[0] = runs[--nruns];
+		sift(runs, nruns, 0, keys);
+	}
+	free(runs);
+	return true;
+}
+
+/* Sorts keys (with idx alongside) ascending: as runs (merge_runs), else
+ * least significant digit first, 11 bits at a time, skipping digits every
+ * key shares. */
+static void sort_by_key(uint64_t *keys, uint32_t *idx, size_t n)
 {
 	uint64_t *k2 = xmalloc((n ? n : 1) * sizeof *k2);
 	uint32_t *i2 = xmalloc((n ? n : 1) * sizeof *i2);
+	if (merge_runs(keys, idx, n, k2, i2)) {
+		memcpy(keys, k2, n * sizeof *keys);
+		memcpy(idx, i2, n * sizeof *idx);
+		free(k2);
+		free(i2);
+		return;
+	}
 	uint64_t all_or = 0, all_and = ~(uint64_t)0;
 	for (size_t i = 0; i < n; i++) {
 		all_or |= keys[i];
@@ -232,49 +295,68 @@ static void radix_sort(uint64_t *keys, uint32_t *idx, size_t n)
 
 /* ---- finding objects by address ---- */
 
-/* The objects are sorted by address; the directory over the address range
- * narrows each search to a bucket. */
+/* The objects are sorted by address.  Their addresses lie in a few
+ * chunks of 4 MiB (the GC's regions), far apart: each chunk that holds
+ * objects gets a directory of buckets, each bucket the first object at or
+ * past it, so that a search ends among the few objects of one bucket. */
+#define CHUNK_SHIFT 22
 struct addr_index {
-	uint64_t base;
-	unsigned shift;
-	uint32_t nbuckets;
-	uint32_t *dir; /* nbuckets + 1: the first node at or past each bucket */
+	uint64_t *chunks; /* the chunks that hold objects (address >> CHUNK_SHIFT), ascending */
+	uint32_t nchunks;
+	unsigned bucket_shift; /* a bucket's bytes: 1 << bucket_shift */
+	uint32_t per_chunk;
+	uint32_t *dir; /* nchunks * per_chunk + 1 */
 };
 
 static void index_build(struct addr_index *x, const struct heap_graph *g)
 {
-	uint32_t objects = g->n - 1;
-	x->base = objects ? g->address[1] : 0;
-	uint64_t span = objects ? g->address[g->n - 1] - x->base + 1 : 1;
-	x->nbuckets = 1;
-	while (x->nbuckets < objects / 4 && x->nbuckets < (1u << 24))
-		x->nbuckets <<= 1;
-	x->shift = 3;
-	while (x->shift < 63 && (span >> x->shift) >= x->nbuckets)
-		x->shift++;
-	x->dir = xmalloc(((size_t)x->nbuckets + 1) * sizeof *x->dir);
+	*x = (struct addr_index){0};
+	size_t cap = 0;
+	for (uint32_t v = 1; v < g->n; v++) {
+		uint64_t c = g->address[v] >> CHUNK_SHIFT;
+		if (!x->nchunks || x->chunks[x->nchunks - 1] != c) {
+			xgrow(&x->chunks, &cap, (size_t)x->nchunks + 1, sizeof *x->chunks);
+			x->chunks[x->nchunks++] = c;
+		}
+	}
+	/* 256-byte buckets, coarser when the chunks are many and sparse */
+	uint64_t limit = 2 * (uint64_t)g->n > (1u << 20) ? 2 * (uint64_t)g->n : (1u << 20);
+	x->bucket_shift = 8;
+	while (x->bucket_shift < CHUNK_SHIFT && ((uint64_t)x->nchunks << (CHUNK_SHIFT - x->bucket_shift)) > limit)
+		x->bucket_shift++;
+	x->per_chunk = 1u << (CHUNK_SHIFT - x->bucket_shift);
+	size_t buckets = (size_t)x->nchunks * x->per_chunk;
+	x->dir = xmalloc((buckets + 1) * sizeof *x->dir);
 	uint32_t v = 1;
-	for (uint32_t b = 0; b <= x->nbuckets; b++) {
-		while (v < g->n && ((g->address[v] - x->base) >> x->shift) < b)
+	for (size_t b = 0; b < buckets; b++) {
+		uint64_t from = (x->chunks[b / x->per_chunk] << CHUNK_SHIFT) + ((uint64_t)(b % x->per_chunk) << x->bucket_shift);
+		while (v < g->n && g->address[v] < from)
 			v++;
 		x->dir[b] = v;
 	}
+	x->dir[buckets] = g->n;
 }
 
 /* The last node whose address is at most a (0: none). */
 static uint32_t index_floor(const struct addr_index *x, const struct heap_graph *g, uint64_t a)
 {
-	if (g->n < 2 || a < x->base)
+	uint64_t c = a >> CHUNK_SHIFT;
+	if (!x->nchunks || c < x->chunks[0])
 		return 0;
-	uint64_t b = (a - x->base) >> x->shift;
-	uint32_t lo, hi;
-	if (b >= x->nbuckets) {
-		lo = x->dir[x->nbuckets - 1];
-		hi = g->n;
-	} else {
-		lo = x->dir[b];
-		hi = x->dir[b + 1];
+	uint32_t lo = 0, hi = x->nchunks; /* the last chunk at or before c */
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (x->chunks[mid] <= c)
+			lo = mid;
+		else
+			hi = mid;
 	}
+	size_t first = (size_t)lo * x->per_chunk;
+	if (x->chunks[lo] < c) /* past the chunk: its last object */
+		return x->dir[first + x->per_chunk] - 1;
+	size_t b = first + ((a >> x->bucket_shift) & (x->per_chunk - 1));
+	lo = x->dir[b];
+	hi = x->dir[b + 1];
 	/* the answer is in [lo - 1, hi): the last address <= a */
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
@@ -283,7 +365,7 @@ static uint32_t index_floor(const struct addr_index *x, const struct heap_graph 
 		else
 			hi = mid;
 	}
-	return lo - 1 >= 1 ? lo - 1 : 0;
+	return lo - 1;
 }
 
 static uint32_t index_exact(const struct addr_index *x, const struct heap_graph *g, uint64_t a)
@@ -411,7 +493,7 @@ static int read_nodes(struct build *b)
 	else if (edges != r->head.edges)
 		rc = fail(b, "its objects list more references than the agent wrote");
 	if (rc == 0) {
-		radix_sort(keys, order, (size_t)n);
+		sort_by_key(keys, order, (size_t)n);
 		g->n = (uint32_t)n + 1;
 		g->address = xmalloc((size_t)g->n * sizeof *g->address);
 		g->type = xmalloc((size_t)g->n * sizeof *g->type);
@@ -698,6 +780,7 @@ int hg_build(const struct hg_records *r, struct heap_graph *g, char *err, size_t
 	g->roots = b.roots;
 	g->nroots = (uint32_t)b.nroots;
 	free(b.index.dir);
+	free(b.index.chunks);
 	free(b.edges_of);
 	free(b.rank);
 	free(b.deps);
