@@ -214,16 +214,22 @@ bench_rss_kb() {
 	echo "${kb:--}"
 }
 
-# bench_dotnet_trace: the reference tool, dotnet-trace (a .NET global tool
-# from NuGet), installed into BUILD/tools on first use; its path in trace.
-# Fails, saying why, when it cannot be installed.
-bench_dotnet_trace() {
-	trace=$build/tools/dotnet-trace
-	[[ -x $trace ]] && return 0
-	echo "installing dotnet-trace into $build/tools (once)" >&2
+# bench_dotnet_tool NAME: a .NET global tool from NuGet (dotnet-trace,
+# dotnet-gcdump), installed into BUILD/tools on first use; its path in
+# tool.  Fails, saying why, when it cannot be installed.
+bench_dotnet_tool() {
+	tool=$build/tools/$1
+	[[ -x $tool ]] && return 0
+	echo "installing $1 into $build/tools (once)" >&2
 	local log
-	log=$(dotnet tool install --tool-path "$build/tools" dotnet-trace 2>&1) && [[ -x $trace ]] && return 0
-	echo "dotnet-trace could not be installed:" >&2
+	log=$(dotnet tool install --tool-path "$build/tools" "$1" 2>&1) && [[ -x $tool ]] && return 0
+	echo "$1 could not be installed:" >&2
 	tail -3 <<<"$log" >&2
 	return 1
+}
+
+# bench_dotnet_trace: the reference tool, dotnet-trace; its path in trace.
+bench_dotnet_trace() {
+	bench_dotnet_tool dotnet-trace || return 1
+	trace=$tool
 }

@@ -10,11 +10,13 @@
 #    instrumented with recording off (the instrument=off dial, set before the
 #    loop starts).  Interleaved runs, medians, nanoseconds per call.
 # 2. Heap snapshots of a MIB-mebibyte heap (tests/apps/BigHeap), each walk
-#    in a process of its own: the default walk in a runtime suspension
-#    (EnumerateGCHeapObjects, .NET 10; background GC on) and --heap-snapshots
-#    (a forced collection with its heap walk; background GC off): the pause
-#    and the objects counted, against a plain full blocking collection of the
-#    same heap (GC.Collect, timed by the program), RUNS of each.
+#    in a process of its own: the default walk of the live object graph (a
+#    forced collection with the runtime's heap-dump events; background GC
+#    on) and --heap-snapshots (a forced collection with the profiler's heap
+#    walk; background GC off): the pause and the objects counted, against a
+#    plain full blocking collection of the same heap (GC.Collect, timed by
+#    the program), RUNS of each.  bench/heapgraph.sh compares the graph walk
+#    with dotnet-gcdump and the counts-only walk in a suspension.
 # -c 0 skips the instrumentation part.
 # Not a test: nothing is asserted.
 set -euo pipefail
@@ -110,7 +112,7 @@ heap_walk() { # heap_walk WALK [OPTION]: writes heap-WALK.out and heap-WALK.json
 	"$clrscope" report --format json "$session" >"$work/heap-$walk.json"
 	rm -rf "$session"
 }
-heap_walk suspended
+heap_walk graph
 heap_walk gc --heap-snapshots
 
 python3 - "$work/calls" "$calls" "$work" "$rss_kb" "$mib" <<'PY'
@@ -135,7 +137,7 @@ for c in ("none", "sampling", "instrument-on", "instrument-off"):
                                                  100 * (max(v) - min(v)) / m))
 print("\nheap snapshots of a %s MiB heap (RSS %s MiB)" % (mib, "%.0f" % (int(rss_kb) / 1024.0) if rss_kb.isdigit() else "?"))
 print("%-60s %10s %10s %12s" % ("pause", "median ms", "max ms", "objects"))
-for walk, name in (("suspended", "snapshot in a suspension (EnumerateGCHeapObjects)"), ("gc", "snapshot by a forced GC with its walk (--heap-snapshots)")):
+for walk, name in (("graph", "snapshot of the live graph (heap-dump events)"), ("gc", "snapshot by a forced GC with its walk (--heap-snapshots)")):
     out, js = "%s/heap-%s.out" % (work, walk), "%s/heap-%s.json" % (work, walk)
     gcs = [float(l.split()[1]) for l in open(out) if l.startswith("gc_ms")]
     p = json.load(open(js))["processes"][0]
