@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/export_memory.h"
 #include "profile/heapanalysis.h"
 #include "profile/heapsummary.h"
 #include "util/json.h"
@@ -18,6 +17,28 @@ static const char *const root_kinds[CS_ROOT_KINDS] = {"stack", "finalizer", "han
 /* ---- choosing ---- */
 
 /* A snapshot's entries, most bytes first (the strings are shared). */
+static int cmp_bytes(const void *a, const void *b)
+{
+	const struct prof_type_count *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->type, y->type);
+}
+
+struct prof_type_count *export_sorted_types(const struct prof_type_count *v, size_t n, size_t *out_n)
+{
+	struct prof_type_count *copy = xmalloc((n ? n : 1) * sizeof *copy);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].type)
+			copy[k++] = v[i];
+	qsort(copy, k, sizeof *copy, cmp_bytes);
+	*out_n = k;
+	return copy;
+}
+
 static struct prof_type_count *sorted_entries(const struct prof_heap *h, size_t *n)
 {
 	return export_sorted_types(h->entries, h->nentries, n);

@@ -24,5 +24,8 @@ void export_text_heap_table(FILE *f, struct prof_process *p, size_t top);
 void export_text_heap(FILE *f, struct prof_process *p, size_t top);
 /* report --retention TYPE: the paths from the roots to TYPE's objects. */
 void export_text_retention(FILE *f, struct prof_process *p, const char *type, size_t top);
+/* A sorted copy of types (most bytes, then most objects first; those
+ * without a name left out): *out_n of them, the strings shared. */
+struct prof_type_count *export_sorted_types(const struct prof_type_count *v, size_t n, size_t *out_n);
 
 #endif

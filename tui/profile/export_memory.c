@@ -18,28 +18,6 @@ void export_json_calls(FILE *f, const struct prof_function *fn)
 		fn->inclusive_ns, fn->exclusive_ns);
 }
 
-static int cmp_bytes(const void *a, const void *b)
-{
-	const struct prof_type_count *x = a, *y = b;
-	if (x->bytes != y->bytes)
-		return x->bytes > y->bytes ? -1 : 1;
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
-	return strcmp(x->type, y->type);
-}
-
-struct prof_type_count *export_sorted_types(const struct prof_type_count *v, size_t n, size_t *out_n)
-{
-	struct prof_type_count *copy = xmalloc((n ? n : 1) * sizeof *copy);
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (v[i].type)
-			copy[k++] = v[i];
-	qsort(copy, k, sizeof *copy, cmp_bytes);
-	*out_n = k;
-	return copy;
-}
-
 static void json_types(FILE *f, const struct prof_type_count *v, size_t n)
 {
 	size_t k;

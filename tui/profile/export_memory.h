@@ -12,9 +12,6 @@
 void export_json_memory(FILE *f, struct prof_process *p);
 /* Per function: ,"calls":N,"inclusive_ns":N,"exclusive_ns":N (null when not hooked). */
 void export_json_calls(FILE *f, const struct prof_function *fn);
-/* A sorted copy of types (most bytes, then most objects first; those
- * without a name left out): *out_n of them, the strings shared. */
-struct prof_type_count *export_sorted_types(const struct prof_type_count *v, size_t n, size_t *out_n);
 /* The GC table and the instrumentation, heap and allocation tables (top rows each). */
 void export_text_memory(FILE *f, struct prof_process *p, size_t top);
 
