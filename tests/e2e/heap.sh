@@ -13,15 +13,6 @@ retainer=$(app Retainer)
 retained_in() { # retained_in REPORT.json -> count of Retained in the latest snapshot
 	json "[h['count'] for h in (d['processes'][0]['heap'] or []) if h['type']=='Clrscope.TestApps.Retained'] or [0]" "$1" | tr -d '[]'
 }
-wait_snapshots() { # wait_snapshots SESSION N: until N snapshots are complete (10 s)
-	local i
-	for i in $(seq 100); do
-		clrscope report --format json "$1" >"$WORK/r.json" 2>/dev/null || true
-		[[ $(json "sum(1 for s in d['processes'][0]['heap_snapshots'] if s['complete'])" "$WORK/r.json" 2>/dev/null) -ge $2 ]] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 # launched
 "$CLRSCOPE_BIN" record -o "$WORK/launched" -- dotnet "$retainer" 1234 20 >"$WORK/l.out" 2>&1 &
@@ -29,20 +20,20 @@ rec=$!
 CHILDREN+=($rec)
 wait_line "$WORK/l.out" '^retained 1234' 20 || fail "Retainer did not start: $(cat "$WORK/l.out")"
 expect_status 0 "dial snapshot=heap" -- clrscope dial "$WORK/launched" snapshot=heap
-wait_snapshots "$WORK/launched" 1 && pass "the snapshot arrived" || fail "no snapshot: $(cat "$WORK/r.json")"
+wait_heap_snapshots 10 "$WORK/launched" 1 && pass "the snapshot arrived" || fail "no snapshot: $(cat "$WORK/r.json")"
 n=$(retained_in "$WORK/r.json")
 [[ "$n" == 1234 ]] && pass "launched: exactly 1234 Retained objects live" || fail "launched: $n Retained"
 bytes=$(json "[h['bytes'] for h in d['processes'][0]['heap'] if h['type']=='Clrscope.TestApps.Retained'][0]" "$WORK/r.json")
 check "b == 1234 * 32" "each Retained takes 32 bytes (aligned)" b="$bytes"
 expect_status 0 "a second snapshot" -- clrscope dial "$WORK/launched" snapshot=heap
-wait_snapshots "$WORK/launched" 2 && pass "both snapshots are kept" || fail "second snapshot missing"
+wait_heap_snapshots 10 "$WORK/launched" 2 && pass "both snapshots are kept" || fail "second snapshot missing"
 check "n == 2" "both snapshots are of the live object graph" \
 	n="$(json "sum(s['walk'] == 'graph' for s in d['processes'][0]['heap_snapshots'])" "$WORK/r.json")"
 check "n > 0" "a graph snapshot counts its roots" \
 	n="$(json "d['processes'][0]['heap_snapshots'][-1]['roots']['handle'] + d['processes'][0]['heap_snapshots'][-1]['roots']['stack']" "$WORK/r.json")"
 # a huge count asked at once is one snapshot, not thousands of heap walks
 expect_status 0 "dial snapshots=5000" -- clrscope dial "$WORK/launched" snapshots=5000
-wait_snapshots "$WORK/launched" 3 || fail "no snapshot for snapshots=5000"
+wait_heap_snapshots 10 "$WORK/launched" 3 || fail "no snapshot for snapshots=5000"
 sleep 1.5
 clrscope report --format json "$WORK/launched" >"$WORK/r.json"
 n=$(json "len(d['processes'][0]['heap_snapshots'])" "$WORK/r.json")
@@ -61,7 +52,7 @@ for mode in default forced; do
 	CHILDREN+=($rec)
 	wait_line "$WORK/$mode.out" '^retained 100000' 30 || fail "$mode: Retainer did not start: $(cat "$WORK/$mode.out")"
 	expect_status 0 "$mode: dial snapshot=heap" -- clrscope dial "$WORK/$mode" snapshot=heap
-	wait_snapshots "$WORK/$mode" 1 && pass "$mode: the snapshot arrived" || fail "$mode: no snapshot"
+	wait_heap_snapshots 10 "$WORK/$mode" 1 && pass "$mode: the snapshot arrived" || fail "$mode: no snapshot"
 	n=$(retained_in "$WORK/r.json")
 	[[ "$n" == 100000 ]] && pass "$mode: exactly 100000 Retained objects" || fail "$mode: $n Retained"
 	if [[ $mode == default ]]; then
@@ -85,7 +76,7 @@ rec=$!
 CHILDREN+=($rec)
 wait_line "$WORK/i.out" '^retained 1234' 20 || fail "Retainer did not start: $(cat "$WORK/i.out")"
 expect_status 0 "instrumented: dial snapshot=heap" -- clrscope dial "$WORK/instr" snapshot=heap
-wait_snapshots "$WORK/instr" 1 && pass "instrumented: the snapshot arrived" || fail "instrumented: no snapshot"
+wait_heap_snapshots 10 "$WORK/instr" 1 && pass "instrumented: the snapshot arrived" || fail "instrumented: no snapshot"
 expect_contains "$(json "d['processes'][0]['heap_snapshots'][-1]['walk']" "$WORK/r.json")" "suspended" \
 	"instrumented: walked in a suspension"
 check "n == 1" "a suspended walk counts no roots" n="$(json "int(d['processes'][0]['heap_snapshots'][-1]['roots'] is None)" "$WORK/r.json")"
@@ -104,7 +95,7 @@ rec=$!
 CHILDREN+=($rec)
 wait_line "$WORK/rec.out" 'attached to pid' 15 || fail "no attach: $(cat "$WORK/rec.out")"
 expect_status 0 "dial snapshot=heap after attaching" -- clrscope dial "$WORK/attached" snapshot=heap
-wait_snapshots "$WORK/attached" 1 && pass "the attached snapshot arrived" || fail "no attached snapshot"
+wait_heap_snapshots 10 "$WORK/attached" 1 && pass "the attached snapshot arrived" || fail "no attached snapshot"
 n=$(retained_in "$WORK/r.json")
 [[ "$n" == 777 ]] && pass "attached: exactly 777 Retained objects live" || fail "attached: $n Retained"
 wait "$rec" && pass "record --pid ends and detaches after a snapshot" || fail "record --pid failed: $(cat "$WORK/rec.out")"

@@ -32,15 +32,6 @@ jexpect() { # jexpect FILE EXPR DESCRIPTION: EXPR (python, over d) is true
 	got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(bool(eval(sys.argv[2])))' "$1" "$2" 2>&1)
 	[[ $got == True ]] && pass "$3" || fail "$3: $2 is $got"
 }
-wait_snapshots() { # wait_snapshots SESSION N: until N snapshots are complete (30 s)
-	local i
-	for i in $(seq 300); do
-		clrscope report --format json "$1" >"$WORK/r.json" 2>/dev/null || true
-		[[ $(json "sum(1 for s in d['processes'][0]['heap_snapshots'] if s['complete'])" "$WORK/r.json" 2>/dev/null) -ge $2 ]] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 types_of() { # types_of REPORT INDEX -> python dict expression of the snapshot's types
 	echo "{t['type']: t for t in d['processes'][0]['heap_snapshots'][$2]['types']}"
 }
@@ -78,11 +69,11 @@ run_launched() {
 	exec 3>"$WORK/in"
 	wait_line "$WORK/l.out" "^ready $N" 60 || { fail "$tfm: Graph did not start: $(cat "$WORK/l.out")"; return; }
 	expect_status 0 "$tfm: dial snapshot=heap" -- clrscope dial "$s" snapshot=heap
-	wait_snapshots "$s" 1 || { fail "$tfm: no snapshot: $(cat "$WORK/l.out")"; return; }
+	wait_heap_snapshots 30 "$s" 1 || { fail "$tfm: no snapshot: $(cat "$WORK/l.out")"; return; }
 	echo grow >&3
 	wait_line "$WORK/l.out" "^grown $((2 * N))" 30 || fail "$tfm: Graph did not grow"
 	expect_status 0 "$tfm: a second snapshot" -- clrscope dial "$s" snapshot=heap
-	wait_snapshots "$s" 2 || fail "$tfm: no second snapshot"
+	wait_heap_snapshots 30 "$s" 2 || fail "$tfm: no second snapshot"
 	local r=$WORK/r.json
 	check_shape "$r" 0 "$N" "$tfm, snapshot 1"
 	check_shape "$r" 1 "$((2 * N))" "$tfm, snapshot 2"
@@ -145,7 +136,7 @@ run_attached() {
 	CHILDREN+=($rec)
 	wait_line "$WORK/rec.out" 'attached to pid' 20 || { fail "$tfm: no attach: $(cat "$WORK/rec.out")"; return; }
 	expect_status 0 "$tfm: dial snapshot=heap after attaching" -- clrscope dial "$WORK/attached" snapshot=heap
-	wait_snapshots "$WORK/attached" 1 || { fail "$tfm: no attached snapshot"; return; }
+	wait_heap_snapshots 30 "$WORK/attached" 1 || { fail "$tfm: no attached snapshot"; return; }
 	check_shape "$WORK/r.json" 0 "$N" "$tfm, attached"
 	kill -INT "$rec" 2>/dev/null || true
 	wait "$rec" || true
@@ -162,7 +153,7 @@ run_diff() {
 	CHILDREN+=($rec)
 	wait_line "$WORK/s.out" "^ready $N" 60 || { fail "$tfm: Graph did not start: $(cat "$WORK/s.out")"; return; }
 	expect_status 0 "$tfm: dial snapshot=heap" -- clrscope dial "$small" snapshot=heap
-	wait_snapshots "$small" 1 || { fail "$tfm: no snapshot"; return; }
+	wait_heap_snapshots 30 "$small" 1 || { fail "$tfm: no snapshot"; return; }
 	kill -INT "$rec" 2>/dev/null || true
 	wait "$rec" || true
 	expect_status 0 "$tfm: diff --heap as JSON" -- clrscope diff --heap --format json "$small" "$WORK/launched"

@@ -158,6 +158,18 @@ wait_line() {
 # with_agent SESSION COMMAND...: runs COMMAND with the agent loaded at
 # startup and writing into SESSION, set up the way clrscope record does it
 # (for the tests that hand the agent what clrscope would refuse).
+# wait_heap_snapshots SECONDS SESSION N: until SESSION's report has N
+# complete heap snapshots (its JSON left in $WORK/r.json); 1 after SECONDS.
+wait_heap_snapshots() {
+	local i
+	for i in $(seq $(($1 * 10))); do
+		clrscope report --format json "$2" >"$WORK/r.json" 2>/dev/null || true
+		[[ $(json "sum(1 for s in d['processes'][0]['heap_snapshots'] if s['complete'])" "$WORK/r.json" 2>/dev/null) -ge $3 ]] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 with_agent() {
 	local session=$1
 	shift
