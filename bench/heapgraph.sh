@@ -80,11 +80,14 @@ snapshots() {
 	return 1
 }
 
-# timed OUT COMMAND...: runs COMMAND, "seconds peak_kib" into OUT
+# timed OUT COMMAND...: runs COMMAND, "seconds peak_kib" into OUT; says
+# when COMMAND fails (its figures are still kept)
 timed() {
 	local out=$1
 	shift
-	/usr/bin/time -f "%e %M" -o "$out" "$@" >/dev/null 2>&1 || true
+	local err=$work/stderr.${out##*/}
+	/usr/bin/time -q -f "%e %M" -o "$out" "$@" >/dev/null 2>"$err" ||
+		echo "  $(basename "$1") $2 failed: $(tail -1 "$err")" >&2
 }
 
 for mib in $sizes; do
