@@ -485,15 +485,17 @@ static bool native_function_frame(uint64_t addr, struct sym_defs *d, uint64_t *f
 	return true;
 }
 
-/* A run of native frames: where the thread is (the leaf), named by its
- * innermost function where the module's unwind table places it; else, and
- * between managed frames, by the module ("[native]" in libcoreclr.so), as
- * the runtime's own walks see them too (one frame, no address): stacks
- * from either walker then share their callers. */
-static uint64_t native_frame(uint64_t addr, bool leaf, struct sym_defs *d)
+/* A native frame from the leaf to the first managed one (leaf), named by
+ * its function where the module's unwind table places it (*function);
+ * else, and for a run of them between managed frames, by the module
+ * ("[native]" in libcoreclr.so), as the runtime's own walks see them too
+ * (one frame, no address): stacks from either walker then share their
+ * callers. */
+static uint64_t native_frame(uint64_t addr, bool leaf, struct sym_defs *d, bool *function)
 {
 	uint64_t frame;
-	if (addr && leaf && native_function_frame(addr, d, &frame))
+	*function = addr && leaf && native_function_frame(addr, d, &frame);
+	if (*function)
 		return frame;
 	const char *module = addr ? codemap_module_name(addr) : "";
 	if (!module[0]) /* code no module holds: a stub the runtime generated */
@@ -790,6 +792,10 @@ uint64_t sym_stack_of_memo(const FunctionID *frames, const uint64_t *addrs, uint
 			skip = n - 1;
 	}
 	bool named_leaf = !act || !act->n; /* else the leaf's native run is the activity */
+	uint32_t lead = 0; /* the native frames from the leaf to the first managed one */
+	while (lead < n && !frames[lead])
+		lead++;
+	uint64_t last = 0;
 	/* the root part the thread's last walk had: its ids, while they are
 	 * still written (an id whose definition did not fit the buffer is not
 	 * kept, so that it is defined again) */
@@ -797,7 +803,7 @@ uint64_t sym_stack_of_memo(const FunctionID *frames, const uint64_t *addrs, uint
 	uint32_t kept = 0;
 	for (uint32_t i = n; i-- > skip;) {
 		uint32_t depth = n - 1 - i;
-		if (reuse && i > 0 && depth < memo->n && memo->fn[depth] == frames[i] && memo->addr[depth] == addrs[i]) {
+		if (reuse && i >= lead && i > 0 && depth < memo->n && memo->fn[depth] == frames[i] && memo->addr[depth] == addrs[i]) {
 			stack = memo->stack[depth];
 			kept = depth + 1;
 			continue;
@@ -805,8 +811,12 @@ uint64_t sym_stack_of_memo(const FunctionID *frames, const uint64_t *addrs, uint
 		reuse = false;
 		uint32_t il = addrs && frames[i] ? ilmap_offset(frames[i], addrs[i], leaf_maybe_call && i == 0)
 						 : ILMAP_NONE;
+		bool function = false;
 		uint64_t frame = frames[i] ? sym_frame(frames[i], d)
-					   : native_frame(addrs ? addrs[i] : 0, named_leaf && i == 0, d);
+					   : native_frame(addrs ? addrs[i] : 0, named_leaf && i < lead, d, &function);
+		if (!frames[i] && !function && frame == last)
+			continue; /* frames of one module not placed by function: one frame */
+		last = frame;
 		stack = sym_stack(stack, frame, il, d);
 		if (memo && addrs && i > 0 && depth == kept && depth < SYM_MEMO_DEPTH &&
 		    epochs_is_current(&sym.stack_written, stack)) {

@@ -34,10 +34,12 @@ static bool read_word(const struct stack_copy *s, uint64_t addr, uint64_t *v)
 	return true;
 }
 
-static void emit(struct unwind_out *out, FunctionID fn, uint64_t addr)
+/* A frame; run: a native one joins the run of native frames before it
+ * (one 0 per run), else it is a frame of its own. */
+static void emit(struct unwind_out *out, FunctionID fn, uint64_t addr, bool run)
 {
-	if (fn == 0 && out->n && out->frames[out->n - 1] == 0)
-		return; /* one [native] per run */
+	if (fn == 0 && run && out->n && out->frames[out->n - 1] == 0)
+		return;
 	if (out->n == out->cap) {
 		out->verdict = UNWIND_TRUNCATED;
 		return;
@@ -338,7 +340,7 @@ static bool rest_from_trail(const struct unwind_trail *t, const struct frame *f,
 		if (t->frames[i])
 			return false;
 	if (t->seam[k].n < t->n)
-		emit(out, 0, t->addrs[t->seam[k].n]);
+		emit(out, 0, t->addrs[t->seam[k].n], true);
 	out->root = true;
 	counts.rests++;
 	return true;
@@ -370,9 +372,12 @@ static void walk(const struct unwind_source *src, const struct unwind_regs *r, b
 					   (uint16_t)out->n, (uint16_t)(s->log ? s->log->n : 0)};
 		/* the runtime's unwinder reports no frame for its own stubs
 		 * (code outside every module), but one for the leaf or the
-		 * root, whatever runs there */
+		 * root, whatever runs there; the native frames from the leaf to
+		 * the first managed one are each a frame (a runtime helper
+		 * between a method and the libc function it called), those
+		 * beyond one per run */
 		if (at.fn || at.in_module || interrupted)
-			emit(out, at.fn, addr);
+			emit(out, at.fn, addr, out->first_managed_sp != 0);
 		if (out->verdict == UNWIND_TRUNCATED)
 			break;
 		struct frame next = f;
@@ -424,7 +429,7 @@ static void walk(const struct unwind_source *src, const struct unwind_regs *r, b
 			break;
 		}
 		if (next.sp >= s->base + s->len) {
-			emit(out, src->at(next.ip - 1, false).fn, next.ip - 1);
+			emit(out, src->at(next.ip - 1, false).fn, next.ip - 1, out->first_managed_sp != 0);
 			out->verdict = UNWIND_TRUNCATED;
 			break;
 		}

@@ -53,7 +53,8 @@ enum unwind_verdict {
 };
 
 struct unwind_out {
-	FunctionID *frames; /* innermost first; one 0 per run of native frames */
+	FunctionID *frames; /* innermost first; 0: native code, one per native frame from the
+			       leaf to the first managed frame, one per run of them beyond */
 	uint32_t n, cap;
 	enum unwind_verdict verdict;
 	uint64_t first_managed_sp; /* the stack pointer in the innermost managed frame (0: none) */

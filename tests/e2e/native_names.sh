@@ -9,7 +9,9 @@
 # whose debug file is beside it is named from that file, found by its
 # .gnu_debuglink as gdb finds it; alone, from a symbol directory named by
 # --symbols, CLRSCOPE_SYMBOLS or the config file, where the debug file sits
-# by build id; the report says where each module's names came from.
+# by build id; the report says where each module's names came from.  The
+# native frames from a leaf to the managed code that called it are each
+# named: a runtime helper between an allocating method and memset.
 source "$CLRSCOPE_TESTLIB"
 tools="$CLRSCOPE_TEST_TOOLS"
 for f in libclrscopeburn1.so libclrscopeburn2.so; do
@@ -161,6 +163,17 @@ clrscope report --format collapsed "$WORK/s-elsewhere" >"$WORK/elsewhere.folded"
 check "n > 100 and b >= 0.9 * n" "the burner's samples are under BurnFor" \
 	n="$(awk '/Thread\.StartCallback/ {n += $NF} END {print n+0}' "$WORK/elsewhere.folded")" \
 	b="$(awk '/Thread\.StartCallback;.*Program\.BurnFor/ {n += $NF} END {print n+0}' "$WORK/elsewhere.folded")"
+
+# A program allocating in a loop clears the memory it is given in libc's
+# memset, called by the runtime's allocation helpers: the native frames
+# from the leaf to the allocating method are each a frame, so a helper of
+# libcoreclr.so (named, or by its address) sits between the two.
+expect_status 0 "record Allocator 50000000" -- \
+	clrscope record -o "$WORK/s-alloc" -- dotnet "$(app Allocator)" 50000000
+clrscope report --format collapsed "$WORK/s-alloc" >"$WORK/alloc.folded"
+check "n >= 5 and c >= 0.9 * n" "memset's samples under AllocateMany have a libcoreclr.so frame between the two" \
+	n="$(awk '/Program\.AllocateMany;.*libc\.so\.6![^;]*memset[^;]* [0-9]+$/ {n += $NF} END {print n+0}' "$WORK/alloc.folded")" \
+	c="$(awk '/Program\.AllocateMany;(libcoreclr\.so[!+][^;]*|\[libcoreclr\.so\]);.*libc\.so\.6![^;]*memset[^;]* [0-9]+$/ {n += $NF} END {print n+0}' "$WORK/alloc.folded")"
 
 expect_status 0 "record NativeWork hashing with SHA-256" -- \
 	clrscope record -o "$WORK/s-sha" -- dotnet "$(app NativeWork)" sha 2

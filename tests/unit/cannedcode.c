@@ -236,8 +236,8 @@ const char *canned_check_walk(const struct unwind_regs *r, const struct stack_co
 		return "a walk both at its root and past the copy";
 	bool managed = false;
 	for (uint32_t k = 0; k < out->n; k++) {
-		if (k && !out->frames[k] && !out->frames[k - 1])
-			return "two [native] frames in a row";
+		if (k && !out->frames[k] && !out->frames[k - 1] && managed)
+			return "two [native] frames in a row beyond the first managed one";
 		managed |= out->frames[k] != 0;
 		if (out->frames[k] && out->addrs && canned_fn_at(out->addrs[k]) != out->frames[k])
 			return "a managed frame whose address is outside its function's code";

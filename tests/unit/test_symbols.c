@@ -681,6 +681,18 @@ static void native_frames(void)
 	const uint64_t stubs[] = {STUBS + 8, addrs[1], STUBS + 16, addrs[3]};
 	CHECK_STR(stack_name(stack_of(walk, stubs, 4, false, false, NULL, NULL)),
 		  "Ns.Program.Main@12;[native];Ns.Program.Run@7;[runtime stub]");
+	/* the native frames from the leaf to the first managed one: each by its
+	 * function, frames of a module without function entries as one */
+	const FunctionID lead_walk[] = {0, 0, 0, 0, F_RUN, F_MAIN};
+	const uint64_t lead_addrs[] = {NATIVE_LIB + 0x123, NATIVE_LIB + 0x250, CORECLR + 0x60,
+				       CORECLR + 0x80, addrs[1], addrs[3]};
+	uint64_t lead = stack_of(lead_walk, lead_addrs, 6, false, false, NULL, NULL);
+	CHECK_STR(stack_name(lead),
+		  "Ns.Program.Main@12;Ns.Program.Run@7;[native](libcoreclr.so);[native](libfoo.so);[native](libfoo.so)");
+	CHECK_EQ_U(model.frame_of[lead], leaf_frame);
+	uint64_t caller = model.frame_of[model.parent[lead]];
+	CHECK(model.native_path[caller] && model.native_address[caller] == 0x4200);
+	CHECK(!model.native_path[model.frame_of[model.parent[model.parent[lead]]]]);
 	sym_fini();
 }
 

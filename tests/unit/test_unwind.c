@@ -448,16 +448,16 @@ static void hijacked_return(void)
 	put(worker_sp, CODE_HIJACK + HIJACK_RET);
 	struct walk w;
 	walk_from(&(struct unwind_regs){CODE_WORKER + 1, worker_sp, JUNK, false}, &w);
-	FRAMES(&w, 0, FN_B, FN_A, 0);
+	FRAMES(&w, 0, 0, FN_B, FN_A, 0); /* the worker, the stub */
 	CHECK(w.out.verdict == UNWIND_EXACT && w.out.root);
-	CHECK_EQ_U(w.addrs[1], CODE_B + T0_RET - 1);
+	CHECK_EQ_U(w.addrs[2], CODE_B + T0_RET - 1);
 	/* not yet filled: the slot holds rax, as the last push does (here a
 	 * value that looks like a return address); the walk stops at the stub
 	 * (no managed frame, not the root) */
 	put(caller_sp - 8 * HIJACK_PUSHES, CODE_C + T0_RET);
 	put(caller_sp - 8, CODE_C + T0_RET);
 	walk_from(&(struct unwind_regs){CODE_WORKER + 1, worker_sp, JUNK, false}, &w);
-	FRAMES(&w, 0);
+	FRAMES(&w, 0, 0);
 	CHECK(!w.out.root && !w.out.past_end && !w.out.first_managed_sp);
 	/* stopped in the stub itself: its pushes are not all done (below them,
 	 * words of the stack that look like a frame) */
@@ -529,14 +529,14 @@ static void native_by_rules(void)
 	lay_native();
 	struct walk w;
 	walk_from(&(struct unwind_regs){CODE_NLEAF + NLEAF_BODY, native.leaf_sp, native.n1_rbp, false}, &w);
-	FRAMES(&w, 0, FN_A, 0);
+	FRAMES(&w, 0, 0, FN_A, 0);
 	CHECK(w.out.verdict == UNWIND_EXACT && w.out.root);
 	CHECK(!w.out.live_fp); /* the caller's frame by its code, not by rbp */
 	CHECK_EQ_U(w.addrs[0], CODE_NLEAF + NLEAF_BODY);
 	CHECK_EQ_U(canned_calls.refuted, 0);
 	/* without rbp at all: the same */
 	walk_from(&(struct unwind_regs){CODE_NLEAF + NLEAF_BODY, native.leaf_sp, 0, true}, &w);
-	FRAMES(&w, 0, FN_A, 0);
+	FRAMES(&w, 0, 0, FN_A, 0);
 	CHECK(w.out.verdict == UNWIND_EXACT && w.out.root && !w.out.live_fp);
 	/* an rbp that disagrees with the code: the decoded frame is refuted
 	 * (walks kept go stale) and the frame is placed by rbp */
@@ -550,7 +550,7 @@ static void native_by_rules(void)
 	CHECK(w.out.live_fp && !w.out.root);
 	/* from then on by rbp: right with the right rbp, and said so */
 	walk_from(&(struct unwind_regs){CODE_NLEAF + NLEAF_BODY, native.leaf_sp, native.n1_rbp, false}, &w);
-	FRAMES(&w, 0, FN_A, 0);
+	FRAMES(&w, 0, 0, FN_A, 0);
 	CHECK(w.out.verdict == UNWIND_EXACT && w.out.root && w.out.live_fp);
 	CHECK_EQ_U(canned_calls.refuted, 1);
 	/* N1 called itself: the inner one, stopped in its body, saved rbp,
@@ -561,7 +561,7 @@ static void native_by_rules(void)
 	put(inner_entry - 8, native.n1_rbp);
 	uint32_t asked = canned_calls.call_cfa;
 	walk_from(&(struct unwind_regs){CODE_NFP + NFP_RET, inner_entry - NFP_FRAME, inner_entry - 8, false}, &w);
-	FRAMES(&w, 0, FN_A, 0);
+	FRAMES(&w, 0, 0, FN_A, 0);
 	CHECK(w.out.verdict == UNWIND_EXACT && w.out.root && w.out.live_fp);
 	CHECK_EQ_U(canned_calls.call_cfa, asked);
 	/* at N1's ret, after leave: rbp's slot lies below rsp (popped), and
@@ -585,8 +585,55 @@ static void native_by_rules(void)
 	uint64_t leaf_entry = push_entry - 16;
 	put(leaf_entry, CODE_NPUSH + NPUSH_RET);
 	walk_from(&(struct unwind_regs){CODE_NLEAF + NLEAF_BODY, leaf_entry - NLEAF_FRAME, a_rbp, false}, &w);
-	FRAMES(&w, 0, FN_A, 0);
+	FRAMES(&w, 0, 0, FN_A, 0);
 	CHECK(w.out.verdict == UNWIND_EXACT && w.out.root && w.out.live_fp);
+}
+
+/* The native frames from the leaf to the first managed one are a frame
+ * each (a runtime helper between a method and the libc function it
+ * called), but for the runtime's stubs; beyond the first managed frame a
+ * run of them is one. */
+static void native_leaf_run(void)
+{
+	setup_code();
+	clear_stack();
+	/* first -> A -> N1 -> N2 (native_fp, each at its call) -> a leaf */
+	uint64_t a_rbp, a_sp = first_and_a(&a_rbp);
+	uint64_t n1_entry = a_sp - 8, n1_rbp = pushed_frame(n1_entry, CODE_A + T0_RET, a_rbp);
+	uint64_t n2_entry = n1_entry - NFP_FRAME - 8, n2_rbp = pushed_frame(n2_entry, CODE_NFP + NFP_RET, n1_rbp);
+	uint64_t leaf_entry = n2_entry - NFP_FRAME - 8;
+	put(leaf_entry, CODE_NFP + NFP_RET);
+	struct walk w;
+	walk_from(&(struct unwind_regs){CODE_NLEAF + NLEAF_BODY, leaf_entry - NLEAF_FRAME, n2_rbp, false}, &w);
+	FRAMES(&w, 0, 0, 0, FN_A, 0);
+	CHECK(w.out.verdict == UNWIND_EXACT && w.out.root);
+	CHECK_EQ_U(w.addrs[0], CODE_NLEAF + NLEAF_BODY);
+	CHECK_EQ_U(w.addrs[1], CODE_NFP + NFP_RET - 1);
+	CHECK_EQ_U(w.addrs[2], CODE_NFP + NFP_RET - 1);
+	CHECK_EQ_U(w.addrs[3], CODE_A + T0_RET - 1);
+	CHECK_EQ_U(w.out.first_managed_sp, a_sp);
+	/* without rbp: the same, by the callers' code */
+	walk_from(&(struct unwind_regs){CODE_NLEAF + NLEAF_BODY, leaf_entry - NLEAF_FRAME, 0, true}, &w);
+	FRAMES(&w, 0, 0, 0, FN_A, 0);
+	CHECK(w.out.verdict == UNWIND_EXACT && w.out.root && !w.out.live_fp);
+	/* N2 calls B, which calls the leaf: N1 and N2 are one frame */
+	uint64_t b_rbp, b_sp = tier0_frame(n2_entry - NFP_FRAME - 8, CODE_NFP + NFP_RET, n2_rbp, &b_rbp);
+	leaf_entry = b_sp - 8;
+	put(leaf_entry, CODE_B + T0_RET);
+	walk_from(&(struct unwind_regs){CODE_NLEAF + NLEAF_BODY, leaf_entry - NLEAF_FRAME, b_rbp, false}, &w);
+	FRAMES(&w, 0, FN_B, 0, FN_A, 0);
+	CHECK(w.out.verdict == UNWIND_EXACT && w.out.root);
+	CHECK_EQ_U(w.addrs[2], CODE_NFP + NFP_RET - 1);
+	/* a leaf called by a stub A called: the stub is no frame */
+	clear_stack();
+	a_sp = first_and_a(&a_rbp);
+	uint64_t stub_entry = a_sp - 8, stub_rbp = pushed_frame(stub_entry, CODE_A + T0_RET, a_rbp);
+	leaf_entry = stub_entry - 16;
+	put(leaf_entry, CODE_STUB + FPONLY_RET);
+	walk_from(&(struct unwind_regs){CODE_NLEAF + NLEAF_BODY, leaf_entry - NLEAF_FRAME, stub_rbp, false}, &w);
+	FRAMES(&w, 0, FN_A, 0);
+	CHECK(w.out.verdict == UNWIND_NATIVE && w.out.root);
+	CHECK_EQ_U(w.addrs[1], CODE_A + T0_RET - 1);
 }
 
 /* Native code without an unwind rule: its frame pointers are followed,
@@ -601,11 +648,11 @@ static void native_by_frame_pointers(void)
 	put(leaf_entry, CODE_NOCFI + FPONLY_RET);
 	struct walk w;
 	walk_from(&(struct unwind_regs){CODE_NLEAF + NLEAF_BODY, leaf_entry - NLEAF_FRAME, rbp, false}, &w);
-	FRAMES(&w, 0, FN_A, 0);
+	FRAMES(&w, 0, 0, FN_A, 0);
 	CHECK(w.out.verdict == UNWIND_NATIVE && w.out.root && w.out.live_fp);
 	/* a frame pointer below the stack pointer is no frame */
 	walk_from(&(struct unwind_regs){CODE_NLEAF + NLEAF_BODY, leaf_entry - NLEAF_FRAME, leaf_entry - 64, false}, &w);
-	FRAMES(&w, 0);
+	FRAMES(&w, 0, 0);
 	CHECK(!w.out.root && !w.out.first_managed_sp);
 }
 
@@ -940,7 +987,7 @@ static void garbage(void)
 	put(fp, fp);
 	put(fp + 8, CODE_NOCFI + FPONLY_RET);
 	walk_from(&(struct unwind_regs){CODE_NOCFI + FPONLY_RET, sp, fp, false}, &w);
-	FRAMES(&w, 0);
+	FRAMES(&w, 0, 0);
 	CHECK(!w.out.root && w.out.verdict == UNWIND_NATIVE);
 	/* a frame pointer beyond the copy, below it, or not aligned */
 	clear_stack();
@@ -982,6 +1029,7 @@ int main(void)
 	RUN(hijacked_return);
 	RUN(runtime_stubs);
 	RUN(native_by_rules);
+	RUN(native_leaf_run);
 	RUN(native_by_frame_pointers);
 	RUN(trail_graft);
 	RUN(trail_through_native);
