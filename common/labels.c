@@ -40,3 +40,8 @@ void cs_label_module(const char *module, char *out, size_t outlen)
 	const char *slash = strrchr(module, '/');
 	snprintf(out, outlen, "[%s]", slash ? slash + 1 : module);
 }
+
+void cs_label_stub(const char *kind, char *out, size_t outlen)
+{
+	snprintf(out, outlen, "[stub: %s]", kind);
+}

@@ -34,4 +34,8 @@ enum cs_label cs_pseudo_frame_label(uint64_t frame_id);
  * path or a name). */
 void cs_label_module(const char *module, char *out, size_t outlen);
 
+/* The label of a runtime stub of a kind the runtime told,
+ * "[stub: VSD_ResolveStub]", into out ([runtime stub] where none did). */
+void cs_label_stub(const char *kind, char *out, size_t outlen);
+
 #endif

@@ -10,6 +10,7 @@
 #include "agent/log/logwriter.h"
 #include "agent/symbols/idmap.h"
 #include "agent/symbols/ilmap.h"
+#include "agent/symbols/stubnames.h"
 #include "agent/unwind/codemap.h"
 #include "common/labels.h"
 #include "common/records.h"
@@ -61,6 +62,7 @@ static struct {
 		uint32_t frame;
 	} natives[NATIVE_MODULES]; /* [native] frames by module, in this id space */
 	uint32_t nnatives;
+	uint32_t stub_frames[STUBNAMES_KINDS]; /* [stub: KIND] frames by kind, in this id space (0: none yet) */
 	struct sym_defs pending;
 	uint32_t cap; /* entries a table may hold before a new id space */
 	uint32_t id_spaces;
@@ -123,6 +125,7 @@ int sym_init(void)
 	sym.next_stack = 1;
 	sym.next_thread = 1;
 	sym.cap = SYM_TABLE_CAP_DEFAULT;
+	stubnames_open(g_agent.session_dir, getpid());
 	return 0;
 }
 
@@ -163,6 +166,7 @@ static void new_id_space(const char *which)
 	sym.nclass_names = 0;
 	sym.next_site = 1;
 	sym.nnatives = 0;
+	memset(sym.stub_frames, 0, sizeof sym.stub_frames);
 	if (!idmap_init(&sym.functions, 4096) || !idmap_init(&sym.stacks, 16384) || !idmap_init(&sym.sites, 4096) ||
 	    !idmap_init(&sym.classes, 64) || !idmap_init(&sym.dynamic_names, 64) || !idmap_init(&sym.dynamic_epochs, 64))
 		lw_message(CS_LEVEL_ERROR, "out of memory starting a new id space");
@@ -221,6 +225,7 @@ void sym_fini(void)
 		free(sym.code_paths[i].path);
 	free(sym.code_paths);
 	ilmap_fini();
+	stubnames_close();
 	memset(&sym, 0, sizeof sym);
 	ids_stamp++;
 	pthread_mutex_unlock(&metadata_mu);
@@ -485,6 +490,26 @@ static bool native_function_frame(uint64_t addr, struct sym_defs *d, uint64_t *f
 	return true;
 }
 
+/* A runtime stub: by its kind where the runtime's perf map tells it
+ * (stubnames.h), else [runtime stub]. */
+static uint64_t stub_frame(uint64_t addr, struct sym_defs *d)
+{
+	int kind = stubnames_kind_at(addr);
+	if (kind < 0)
+		return sym_pseudo_frame(CS_FRAME_STUB, d);
+	uint32_t *id = &sym.stub_frames[kind];
+	if (!*id) {
+		make_room();
+		*id = sym.next_frame++;
+	}
+	if (!epochs_is_current(&sym.frame_written, *id)) {
+		char label[STUBNAMES_KIND_MAX + 16];
+		cs_label_stub(stubnames_kind_name(kind), label, sizeof label);
+		define_frame(*id, label, "", 0, "", NULL, d);
+	}
+	return *id;
+}
+
 /* A native frame from the leaf to the first managed one (leaf), named by
  * its function where the module's unwind table places it (*function);
  * else, and for a run of them between managed frames, by the module
@@ -498,8 +523,10 @@ static uint64_t native_frame(uint64_t addr, bool leaf, struct sym_defs *d, bool 
 	if (*function)
 		return frame;
 	const char *module = addr ? codemap_module_name(addr) : "";
-	if (!module[0]) /* code no module holds: a stub the runtime generated */
-		return sym_pseudo_frame(addr && leaf ? CS_FRAME_STUB : CS_FRAME_NATIVE, d);
+	if (!module[0] && addr && leaf) /* code no module holds: a stub the runtime generated */
+		return stub_frame(addr, d);
+	if (!module[0])
+		return sym_pseudo_frame(CS_FRAME_NATIVE, d);
 	struct native_module *nm = NULL;
 	for (uint32_t i = 0; i < sym.nnatives && !nm; i++)
 		if (!strcmp(sym.natives[i].name, module))

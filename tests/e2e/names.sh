@@ -9,7 +9,8 @@
 #    among them as "[JIT compilation]".
 # 2. The header's achieved rate is the ticks the agent counted over its
 #    time, within 5%, beside the rate asked for.
-# 3. Waiter: its threads are named: the main thread "main", the program's
+# 3. Allocator: the runtime's stubs by the kind its perf map tells.
+# 4. Waiter: its threads are named: the main thread "main", the program's
 #    by their managed names ("parker"), the runtime's by the names it gave
 #    them in the kernel (".NET TP Worker"); in the JSON and the text report.
 source "$CLRSCOPE_TESTLIB"
@@ -95,6 +96,25 @@ counted=$(json "$p['agent']['ticks'] * 1000.0 / $p['agent']['status_ms']" "$WORK
 check "abs(a - c) <= 0.05 * c" "the achieved rate is the ticks counted per second, within 5%" a="$achieved" c="$counted"
 expect_contains "$(cat "$WORK/r.txt")" "1000 Hz requested, $(printf '%.0f' "$achieved") achieved" \
 	"the header says the achieved rate beside the requested one"
+
+# runtime stubs by kind: Allocator stores each object in a static, through
+# the runtime's write barrier, a stub it copies outside every module; the
+# runtime's perf map, asked for in the session, tells its kind, and the map
+# is not left behind, neither there nor in /tmp; a user's own map is theirs
+expect_status 0 "record Allocator 50000000" -- \
+	clrscope record -o "$WORK/a" -- dotnet "$(app Allocator)" 50000000
+clrscope report --format collapsed "$WORK/a" >"$WORK/a.folded"
+stubs() { awk -v pat="$2" 'index($0, pat) {n += $NF} END {print n+0}' "$1"; }
+check "k >= 5 and k >= 0.9 * (k + u)" "the stubs under AllocateMany are named by kind, [stub: KIND]" \
+	k="$(stubs "$WORK/a.folded" "AllocateMany;[stub: ")" u="$(stubs "$WORK/a.folded" "AllocateMany;[runtime stub]")"
+apid=$(json "d['processes'][0]['pid']" <(clrscope report --format json "$WORK/a"))
+expect_eq "$(find "$WORK/a" -name 'perf-*.map' | wc -l)" 0 "no perf map is left in the session"
+[[ ! -e /tmp/perf-$apid.map ]] && pass "... nor in /tmp" || fail "/tmp/perf-$apid.map left behind"
+mkdir -p "$WORK/mine"
+expect_status 0 "record Allocator with a perf map of the user's own" -- \
+	env DOTNET_PerfMapEnabled=3 DOTNET_PerfMapJitDumpPath="$WORK/mine" \
+	"$CLRSCOPE_BIN" record -o "$WORK/m" -- dotnet "$(app Allocator)" 5000000
+expect_eq "$(find "$WORK/mine" -name 'perf-*.map' | wc -l)" 1 "the user's own perf map is left where they asked for it"
 
 # threads by name
 expect_status 0 "record Waiter: three named threads, the thread pool starved" -- \

@@ -35,8 +35,8 @@ def run(f):
     return re.fullmatch(r"\[(native|[^] ]*\.so[^] ]*)\]", f) is not None
 
 def native(f):
-    """a native leaf: a run, a stub, the JIT, the profiler, or a function by name or address"""
-    return (run(f) or f in ("[runtime stub]", "[JIT compilation]", "[clrscope]") or "!" in f
+    """a native leaf: a run, a stub (by kind or not), the JIT, the profiler, or a function by name or address"""
+    return (run(f) or f in ("[runtime stub]", "[JIT compilation]", "[clrscope]") or f.startswith("[stub: ") or "!" in f
             or re.search(r"\+0x[0-9a-f]+$", f))
 
 good = total = deep = 0

@@ -13,6 +13,7 @@
 
 #include "agent/log/logwriter.h"
 #include "agent/symbols/ilmap.h"
+#include "agent/symbols/stubnames.h"
 #include "agent/symbols/symbols.h"
 #include "agent/unwind/codemap.h"
 #include "check.h"
@@ -891,6 +892,37 @@ static void class_names(void)
 	CHECK_EQ_U(asked.md_refs, 0);
 }
 
+/* The runtime's perf map lines: a stub's range and kind, whatever its
+ * granularity's form; a method's line or a damaged one is none. */
+static void perf_map_lines(void)
+{
+	uint64_t start, size;
+	char kind[STUBNAMES_KIND_MAX];
+#define LINE(s) s, sizeof s - 1
+	CHECK(stubnames_parse(LINE("0x7f7ceb050000 110 stub InitThreadManagerPerfMapData<JIT_CopiedWriteBarriers>"),
+			      &start, &size, kind, sizeof kind));
+	CHECK_EQ_U(start, 0x7f7ceb050000ull);
+	CHECK_EQ_U(size, 0x110);
+	CHECK_STR(kind, "JIT_CopiedWriteBarriers");
+	CHECK(stubnames_parse(LINE("7F5A24C523F8 b stub<12> CreateReturnConst<DynamicHelper>"), &start, &size, kind,
+			      sizeof kind));
+	CHECK_EQ_U(start, 0x7f5a24c523f8ull);
+	CHECK_EQ_U(size, 0xb);
+	CHECK_STR(kind, "DynamicHelper");
+	CHECK(stubnames_parse(LINE("0x10 20 stub ReportStubBlock<VSD resolve>"), &start, &size, kind, sizeof kind));
+	CHECK_STR(kind, "VSD_resolve"); /* one word, as a frame's label */
+	CHECK(!stubnames_parse(LINE("0x7f59a5e827d0 a0 int32 [Allocator] Program::AllocateMany(int32)"), &start, &size,
+			       kind, sizeof kind));
+	CHECK(!stubnames_parse(LINE("0x7f59a5e827d0 a0 stubborn<X>"), &start, &size, kind, sizeof kind));
+	CHECK(!stubnames_parse(LINE("0x7f59a5e827d0 0 stub A<B>"), &start, &size, kind, sizeof kind));
+	CHECK(!stubnames_parse(LINE("0x7f59a5e827d0 a0 stub A<>"), &start, &size, kind, sizeof kind));
+	CHECK(!stubnames_parse(LINE("0x7f59a5e827d0 a0 stub A<B"), &start, &size, kind, sizeof kind));
+	CHECK(!stubnames_parse(LINE("0x11112222333344445 a0 stub A<B>"), &start, &size, kind, sizeof kind));
+	CHECK(!stubnames_parse(LINE("0x10"), &start, &size, kind, sizeof kind));
+	CHECK(!stubnames_parse(LINE("0x10 20 stub A<KindNameLongerThanTheBufferHolds>"), &start, &size, kind, 8));
+#undef LINE
+}
+
 int main(void)
 {
 	RUN(frames);
@@ -902,6 +934,7 @@ int main(void)
 	RUN(id_space);
 	RUN(threads);
 	RUN(class_names);
+	RUN(perf_map_lines);
 	reset_log();
 	return CHECK_DONE();
 }

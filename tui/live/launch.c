@@ -50,7 +50,7 @@ char **launch_env_build(const struct launch_request *r)
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **env = xcalloc(n + 12, sizeof *env);
+	char **env = xcalloc(n + 15, sizeof *env);
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
 		if (!replaced(environ[i]))
@@ -71,6 +71,19 @@ char **launch_env_build(const struct launch_request *r)
 			}
 		}
 		env[k++] = assign(CS_ENV_EVENTS, r->events);
+	}
+	/* the runtime's perf map, in the session directory, tells the agent
+	 * its stubs' kinds (agent/symbols/stubnames.h); a user's own is left
+	 * as it is */
+	bool their_map = false;
+	for (size_t i = 0; i < k; i++)
+		their_map |= !strncmp(env[i], "DOTNET_PerfMapEnabled=", 22) ||
+			     !strncmp(env[i], "DOTNET_PerfMapJitDumpPath=", 26) ||
+			     !strncmp(env[i], "COMPlus_PerfMapEnabled=", 23);
+	if (!their_map) {
+		env[k++] = xstrdup("DOTNET_PerfMapEnabled=3");
+		env[k++] = xstrdup("DOTNET_PerfMapShowOptimizationTiers=0");
+		env[k++] = assign("DOTNET_PerfMapJitDumpPath", r->session_dir);
 	}
 	if (r->sampler)
 		env[k++] = assign(CS_ENV_SAMPLER, r->sampler);
