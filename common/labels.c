@@ -41,6 +41,18 @@ void cs_label_module(const char *module, char *out, size_t outlen)
 	snprintf(out, outlen, "[%s]", slash ? slash + 1 : module);
 }
 
+enum cs_label cs_module_label(const char *module)
+{
+	const char *slash = strrchr(module, '/');
+	const char *file = slash ? slash + 1 : module;
+	size_t n = strlen(file);
+	if (!strcmp(file, "libclrjit.so"))
+		return CS_LABEL_JIT;
+	if (!strncmp(file, "libclrscope-agent-", 18) && n > 21 && !strcmp(file + n - 3, ".so"))
+		return CS_LABEL_CLRSCOPE;
+	return CS_LABELS;
+}
+
 void cs_label_stub(const char *kind, char *out, size_t outlen)
 {
 	snprintf(out, outlen, "[stub: %s]", kind);

@@ -34,6 +34,12 @@ enum cs_label cs_pseudo_frame_label(uint64_t frame_id);
  * path or a name). */
 void cs_label_module(const char *module, char *out, size_t outlen);
 
+/* The label a module's code gets whatever its function (a path or a file
+ * name): the JIT's, libclrjit.so (its functions are nameless, and all of
+ * it compiles), and the profiler's, libclrscope-agent-VERSION.so;
+ * CS_LABELS for none. */
+enum cs_label cs_module_label(const char *module);
+
 /* The label of a runtime stub of a kind the runtime told,
  * "[stub: VSD_ResolveStub]", into out ([runtime stub] where none did). */
 void cs_label_stub(const char *kind, char *out, size_t outlen);

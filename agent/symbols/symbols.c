@@ -471,12 +471,14 @@ uint64_t sym_pseudo_frame(uint64_t frame_id, struct sym_defs *d)
 
 /* A native function, by its start (never a FunctionID: those are not
  * code addresses): "[native]" in its module, and where it is in its file
- * for the reading side to name. */
-static bool native_function_frame(uint64_t addr, struct sym_defs *d, uint64_t *frame)
+ * for the reading side to name; *label, the label its module's code gets
+ * whatever its function (CS_LABELS: none). */
+static bool native_function_frame(uint64_t addr, struct sym_defs *d, uint64_t *frame, enum cs_label *label)
 {
 	struct native_function nf;
 	if (!codemap_native_function(addr, &nf))
 		return false;
+	*label = cs_module_label(nf.name);
 	uint32_t id;
 	bool known = idmap_get(&sym.functions, nf.start, &id);
 	if (!known) {
@@ -511,15 +513,17 @@ static uint64_t stub_frame(uint64_t addr, struct sym_defs *d)
 }
 
 /* A native frame from the leaf to the first managed one (leaf), named by
- * its function where the module's unwind table places it (*function);
+ * its function where the module's unwind table places it (*function, with
+ * its module's *label);
  * else, and for a run of them between managed frames, by the module
  * ("[native]" in libcoreclr.so), as the runtime's own walks see them too
  * (one frame, no address): stacks from either walker then share their
  * callers. */
-static uint64_t native_frame(uint64_t addr, bool leaf, struct sym_defs *d, bool *function)
+static uint64_t native_frame(uint64_t addr, bool leaf, struct sym_defs *d, bool *function, enum cs_label *label)
 {
 	uint64_t frame;
-	*function = addr && leaf && native_function_frame(addr, d, &frame);
+	*label = CS_LABELS;
+	*function = addr && leaf && native_function_frame(addr, d, &frame, label);
 	if (*function)
 		return frame;
 	const char *module = addr ? codemap_module_name(addr) : "";
@@ -823,6 +827,7 @@ uint64_t sym_stack_of_memo(const FunctionID *frames, const uint64_t *addrs, uint
 	while (lead < n && !frames[lead])
 		lead++;
 	uint64_t last = 0;
+	enum cs_label last_label = CS_LABELS;
 	/* the root part the thread's last walk had: its ids, while they are
 	 * still written (an id whose definition did not fit the buffer is not
 	 * kept, so that it is defined again) */
@@ -839,11 +844,14 @@ uint64_t sym_stack_of_memo(const FunctionID *frames, const uint64_t *addrs, uint
 		uint32_t il = addrs && frames[i] ? ilmap_offset(frames[i], addrs[i], leaf_maybe_call && i == 0)
 						 : ILMAP_NONE;
 		bool function = false;
+		enum cs_label label = CS_LABELS;
 		uint64_t frame = frames[i] ? sym_frame(frames[i], d)
-					   : native_frame(addrs ? addrs[i] : 0, named_leaf && i < lead, d, &function);
-		if (!frames[i] && !function && frame == last)
-			continue; /* frames of one module not placed by function: one frame */
+					   : native_frame(addrs ? addrs[i] : 0, named_leaf && i < lead, d, &function, &label);
+		if (!frames[i] && ((!function && frame == last) || (label != CS_LABELS && label == last_label)))
+			continue; /* frames of one module not placed by function, or of one labelled
+				     whatever its function (the JIT's, the profiler's): one frame */
 		last = frame;
+		last_label = label;
 		stack = sym_stack(stack, frame, il, d);
 		if (memo && addrs && i > 0 && depth == kept && depth < SYM_MEMO_DEPTH &&
 		    epochs_is_current(&sym.stack_written, stack)) {

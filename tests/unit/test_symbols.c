@@ -66,6 +66,7 @@ static const COR_DEBUG_IL_TO_NATIVE_MAP il_map[] = {
 #define NATIVE_LIB 0x7f0020000000ull /* libfoo.so, functions every 0x100 bytes */
 #define CORECLR 0x7f0030000000ull    /* libcoreclr.so, no function entries */
 #define STUBS 0x7f0040000000ull      /* code no module holds */
+#define AGENT_LIB 0x7f0050000000ull  /* the profiler's own library, functions every 0x100 bytes */
 
 enum { CLS_PROGRAM = 0x9001, CLS_INTS, CLS_GRID, CLS_LIST };
 
@@ -349,6 +350,12 @@ static const uint8_t build_id[] = {0xb1, 0x1d};
 
 bool codemap_native_function(uint64_t addr, struct native_function *out)
 {
+	if (addr >= AGENT_LIB && addr < AGENT_LIB + 0x1000) {
+		uint64_t start = addr & ~(uint64_t)0xff;
+		*out = (struct native_function){start, start - AGENT_LIB, "/opt/clrscope/libclrscope-agent-0.1.0.so",
+						"libclrscope-agent-0.1.0.so", build_id, sizeof build_id};
+		return true;
+	}
 	if (addr < NATIVE_LIB || addr >= NATIVE_LIB + 0x1000)
 		return false;
 	uint64_t start = addr & ~(uint64_t)0xff;
@@ -363,6 +370,8 @@ const char *codemap_module_name(uint64_t addr)
 		return "libfoo.so";
 	if (addr >= CORECLR && addr < CORECLR + 0x1000)
 		return "libcoreclr.so";
+	if (addr >= AGENT_LIB && addr < AGENT_LIB + 0x1000)
+		return "libclrscope-agent-0.1.0.so";
 	return "";
 }
 
@@ -694,6 +703,12 @@ static void native_frames(void)
 	uint64_t caller = model.frame_of[model.parent[lead]];
 	CHECK(model.native_path[caller] && model.native_address[caller] == 0x4200);
 	CHECK(!model.native_path[model.frame_of[model.parent[model.parent[lead]]]]);
+	/* the profiler's own functions, which the reader labels whatever their
+	 * name: one frame */
+	const uint64_t agent_addrs[] = {NATIVE_LIB + 0x123, AGENT_LIB + 0x10, AGENT_LIB + 0x220,
+					AGENT_LIB + 0x330, addrs[1], addrs[3]};
+	uint64_t agent = stack_of(lead_walk, agent_addrs, 6, false, false, NULL, NULL);
+	CHECK_STR(stack_name(agent), "Ns.Program.Main@12;Ns.Program.Run@7;[native](libclrscope-agent-0.1.0.so);[native](libfoo.so)");
 	sym_fini();
 }
 

@@ -243,27 +243,6 @@ struct prof_frame *fold_frame(struct prof_process *p, uint64_t id)
 	return &p->frames[id];
 }
 
-/* The profiler's own library, libclrscope-agent-VERSION.so. */
-static bool is_agent_module(const char *file)
-{
-	size_t n = strlen(file);
-	return !strncmp(file, "libclrscope-agent-", 18) && n > 21 && !strcmp(file + n - 3, ".so");
-}
-
-/* The label a module's code gets whatever its function: the JIT's (its
- * own functions are nameless, and all of it compiles) and the profiler's;
- * CS_LABELS for none. */
-static enum cs_label module_label(const char *module)
-{
-	const char *slash = strrchr(module, '/');
-	const char *file = slash ? slash + 1 : module;
-	if (!strcmp(file, "libclrjit.so"))
-		return CS_LABEL_JIT;
-	if (is_agent_module(file))
-		return CS_LABEL_CLRSCOPE;
-	return CS_LABELS;
-}
-
 /* A label is a function of its own, with no module: one row and one
  * spelling, whichever frames carry it. */
 static uint32_t intern_label(struct prof_process *p, const char *label)
@@ -284,7 +263,7 @@ static void name_frame(struct prof_process *p, struct prof_frame *fr, struct cs_
 	}
 	char file[512], label[520];
 	snprintf(file, sizeof file, "%.*s", (int)module.len, module.p);
-	enum cs_label kind = module_label(file);
+	enum cs_label kind = cs_module_label(file);
 	if (kind != CS_LABELS) {
 		fr->function = intern_label(p, cs_label(kind));
 		return;
@@ -672,7 +651,7 @@ static void fold_native_frames(struct prof_process *p, const struct cs_record *r
 		const char *slash = strrchr(path, '/');
 		const char *file = slash ? slash + 1 : path;
 		fr->native_run = false;
-		enum cs_label kind = module_label(path);
+		enum cs_label kind = cs_module_label(path);
 		if (kind != CS_LABELS) {
 			fr->function = intern_label(p, cs_label(kind));
 			continue;
