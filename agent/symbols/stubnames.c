@@ -112,6 +112,20 @@ static uint8_t intern_kind(const char *kind)
 	return (uint8_t)sn.nkinds++;
 }
 
+/* The first range whose start is above addr. */
+static uint32_t range_after(uint64_t addr)
+{
+	uint32_t lo = 0, hi = sn.n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (sn.range[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static void add_line(const char *line, size_t len)
 {
 	uint64_t start, size;
@@ -119,16 +133,9 @@ static void add_line(const char *line, size_t len)
 	if (!stubnames_parse(line, len, &start, &size, kind, sizeof kind) || sn.n == STUBS_MAX ||
 	    start + size < start)
 		return;
-	uint32_t lo = 0, hi = sn.n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (sn.range[mid].start < start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	memmove(&sn.range[lo + 1], &sn.range[lo], (sn.n - lo) * sizeof *sn.range);
-	sn.range[lo] = (struct stub_range){start, start + size, intern_kind(kind)};
+	uint32_t at = range_after(start);
+	memmove(&sn.range[at + 1], &sn.range[at], (sn.n - at) * sizeof *sn.range);
+	sn.range[at] = (struct stub_range){start, start + size, intern_kind(kind)};
 	sn.n++;
 }
 
@@ -161,15 +168,8 @@ static void read_more(void)
 static int find(uint64_t addr)
 {
 	/* the last range starting at or below addr; blocks do not overlap */
-	uint32_t lo = 0, hi = sn.n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (sn.range[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo && addr < sn.range[lo - 1].end ? sn.range[lo - 1].kind : -1;
+	uint32_t k = range_after(addr);
+	return k && addr < sn.range[k - 1].end ? sn.range[k - 1].kind : -1;
 }
 
 int stubnames_kind_at(uint64_t addr)
