@@ -54,6 +54,18 @@ void stubnames_close(void)
 	sn.ncarry = 0;
 }
 
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* A hexadecimal number at *p (an optional 0x), at most 64 bits; *p after it. */
 static uint64_t hex(const char **p, const char *end, bool *ok)
 {
 	uint64_t v = 0;
@@ -62,9 +74,7 @@ static uint64_t hex(const char **p, const char *end, bool *ok)
 		s += 2;
 	const char *digits = s;
 	for (; s < end; s++) {
-		int d = *s >= '0' && *s <= '9' ? *s - '0' : *s >= 'a' && *s <= 'f' ? *s - 'a' + 10
-				: *s >= 'A' && *s <= 'F'                       ? *s - 'A' + 10
-										: -1;
+		int d = hex_digit(*s);
 		if (d < 0)
 			break;
 		v = v << 4 | (uint64_t)d;

@@ -514,11 +514,10 @@ static uint64_t stub_frame(uint64_t addr, struct sym_defs *d)
 
 /* A native frame from the leaf to the first managed one (leaf), named by
  * its function where the module's unwind table places it (*function, with
- * its module's *label);
- * else, and for a run of them between managed frames, by the module
- * ("[native]" in libcoreclr.so), as the runtime's own walks see them too
- * (one frame, no address): stacks from either walker then share their
- * callers. */
+ * its module's *label); else, and for a run of them between managed
+ * frames, by the module ("[native]" in libcoreclr.so), as the runtime's
+ * own walks see them too (one frame, no address): stacks from either
+ * walker then share their callers. */
 static uint64_t native_frame(uint64_t addr, bool leaf, struct sym_defs *d, bool *function, enum cs_label *label)
 {
 	uint64_t frame;
@@ -835,7 +834,8 @@ uint64_t sym_stack_of_memo(const FunctionID *frames, const uint64_t *addrs, uint
 	uint32_t kept = 0;
 	for (uint32_t i = n; i-- > skip;) {
 		uint32_t depth = n - 1 - i;
-		if (reuse && i >= lead && i > 0 && depth < memo->n && memo->fn[depth] == frames[i] && memo->addr[depth] == addrs[i]) {
+		if (reuse && i >= lead && i > 0 && depth < memo->n && memo->fn[depth] == frames[i] &&
+		    memo->addr[depth] == addrs[i]) {
 			stack = memo->stack[depth];
 			kept = depth + 1;
 			continue;
