@@ -46,7 +46,7 @@ export DOTNET_CLI_USE_MSBUILD_SERVER=0
 # Inputs shared by every app.
 shared=("$here/Directory.Build.props" "$here/build.sh")
 RUNTIMES=(net8.0 net9.0)
-RUNTIME_APPS=(Shapes Spin Graph)
+RUNTIME_APPS=(Shapes Spin Graph Async)
 
 # newer_than_inputs NAME FILE...: true when every FILE exists and is newer
 # than every input of app NAME.

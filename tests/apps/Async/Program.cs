@@ -1,0 +1,151 @@
+// Async SECONDS [tasks|configure|valuetask|deep|whenall|sync]
+//
+// An async program of a known logical shape for the logical stacks. RunAsync
+// loops for SECONDS of wall time; each round awaits QuoteAsync, then
+// CheckAsync; both await SumAsync(units), Quote with three times Check's
+// units, and SumAsync spends them in Kernel, a CPU loop. SumAsync awaits
+// Task.Yield() first, so Kernel always runs after a resume on a pool thread,
+// where the physical stack is the pool's dispatch loop and SumAsync's
+// MoveNext: the logical chains are
+//   RunAsync -> QuoteAsync -> SumAsync -> Kernel   (3 parts of the CPU)
+//   RunAsync -> CheckAsync -> SumAsync -> Kernel   (1 part)
+// Modes:
+//   tasks      Task and Task<T> awaits (the default)
+//   configure  every await with ConfigureAwait(false)
+//   valuetask  QuoteAsync, CheckAsync and SumAsync return ValueTask<double>
+//   deep       QuoteAsync and CheckAsync reach SumAsync through eight
+//              DeepAsync calls: a chain of eleven async methods
+//   whenall    RunAsync awaits Task.WhenAll(QuoteAsync(), CheckAsync())
+//   sync       SumAsync does not yield: every await but RunAsync's own
+//              Task.Yield completes synchronously, so the physical stack
+//              is already the logical one below RunAsync
+// RunAsync is started by Main and not awaited by any async method (Main
+// waits on an event), so it is the root of every chain.
+//
+// stdout: "pid <N>", then "done <rounds>".
+using System.Diagnostics;
+using System.Globalization;
+using System.Runtime.CompilerServices;
+
+namespace Clrscope.TestApps;
+
+internal static class Program
+{
+    // Inner iterations of one unit (~0.5 ms on a modern core).
+    private const int UnitIterations = 250_000;
+    private const int CheckUnits = 1;
+    private const int QuoteUnits = 3 * CheckUnits;
+    private const int Depth = 8;
+
+    private static string s_mode = "tasks";
+    private static readonly ManualResetEventSlim s_done = new();
+    private static long s_rounds;
+    public static double Sink;
+
+    private static int Main(string[] args)
+    {
+        string[] modes = { "tasks", "configure", "valuetask", "deep", "whenall", "sync" };
+        if (args.Length < 1 || args.Length > 2
+            || !double.TryParse(args[0], NumberStyles.Float, CultureInfo.InvariantCulture, out double seconds)
+            || double.IsNaN(seconds) || double.IsInfinity(seconds) || seconds < 0
+            || (args.Length == 2 && Array.IndexOf(modes, args[1]) < 0))
+        {
+            Console.Error.WriteLine("usage: Async SECONDS [tasks|configure|valuetask|deep|whenall|sync]");
+            return 2;
+        }
+        if (args.Length == 2)
+            s_mode = args[1];
+
+        Say("pid " + Environment.ProcessId.ToString(CultureInfo.InvariantCulture));
+        _ = RunAsync(seconds);
+        s_done.Wait();
+        Say("done " + s_rounds.ToString(CultureInfo.InvariantCulture));
+        return 0;
+    }
+
+    private static void Say(string line)
+    {
+        Console.Out.WriteLine(line);
+        Console.Out.Flush();
+    }
+
+    private static async Task RunAsync(double seconds)
+    {
+        // Off Main's stack from here: every round runs on pool threads.
+        await Task.Yield();
+        long deadline = Stopwatch.GetTimestamp() + (long)(seconds * Stopwatch.Frequency);
+        bool configure = s_mode == "configure";
+        while (Stopwatch.GetTimestamp() < deadline)
+        {
+            switch (s_mode)
+            {
+                case "valuetask":
+                    Sink += await QuoteValueAsync();
+                    Sink += await CheckValueAsync();
+                    break;
+                case "whenall":
+                    double[] both = await Task.WhenAll(QuoteAsync(false), CheckAsync(false));
+                    Sink += both[0] + both[1];
+                    break;
+                case "sync":
+                    await Task.Yield();
+                    Sink += await QuoteAsync(false);
+                    Sink += await CheckAsync(false);
+                    break;
+                default:
+                    Sink += await QuoteAsync(configure).ConfigureAwait(!configure);
+                    Sink += await CheckAsync(configure).ConfigureAwait(!configure);
+                    break;
+            }
+            s_rounds++;
+        }
+        s_done.Set();
+    }
+
+    private static async Task<double> QuoteAsync(bool configure)
+    {
+        if (s_mode == "deep")
+            return await DeepAsync(Depth, QuoteUnits);
+        return await SumAsync(QuoteUnits).ConfigureAwait(!configure);
+    }
+
+    private static async Task<double> CheckAsync(bool configure)
+    {
+        if (s_mode == "deep")
+            return await DeepAsync(Depth, CheckUnits);
+        return await SumAsync(CheckUnits).ConfigureAwait(!configure);
+    }
+
+    private static async Task<double> DeepAsync(int depth, int units)
+    {
+        if (depth > 1)
+            return await DeepAsync(depth - 1, units) + 1;
+        return await SumAsync(units);
+    }
+
+    private static async Task<double> SumAsync(int units)
+    {
+        if (s_mode != "sync")
+            await Task.Yield();
+        return Kernel(units);
+    }
+
+    private static async ValueTask<double> QuoteValueAsync() => await SumValueAsync(QuoteUnits);
+
+    private static async ValueTask<double> CheckValueAsync() => await SumValueAsync(CheckUnits);
+
+    private static async ValueTask<double> SumValueAsync(int units)
+    {
+        await Task.Yield();
+        return Kernel(units);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static double Kernel(int units)
+    {
+        double x = 0;
+        for (int i = 0; i < units * UnitIterations; i++)
+            x += Math.Sqrt(i + x);
+        return x;
+    }
+}
