@@ -15,6 +15,9 @@ static const char *const labels[CS_LABELS] = {
 	[CS_LABEL_THREAD_START] = "[thread start]",
 	[CS_LABEL_CLRSCOPE] = "[clrscope]",
 	[CS_LABEL_UNKNOWN] = "[unknown]",
+	[CS_LABEL_AWAIT] = "[await]",
+	[CS_LABEL_AWAIT_UNRESOLVED] = "[await ?]",
+	[CS_LABEL_WHEN_ALL] = "[WhenAll]",
 };
 
 const char *cs_label(enum cs_label label)
@@ -31,6 +34,9 @@ enum cs_label cs_pseudo_frame_label(uint64_t frame_id)
 	case CS_FRAME_TYPE_LOAD: return CS_LABEL_TYPE_LOAD;
 	case CS_FRAME_GC: return CS_LABEL_GC;
 	case CS_FRAME_THREAD_START: return CS_LABEL_THREAD_START;
+	case CS_FRAME_AWAIT: return CS_LABEL_AWAIT;
+	case CS_FRAME_AWAIT_UNRESOLVED: return CS_LABEL_AWAIT_UNRESOLVED;
+	case CS_FRAME_WHEN_ALL: return CS_LABEL_WHEN_ALL;
 	default: return CS_LABEL_TRUNCATED;
 	}
 }

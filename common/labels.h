@@ -19,6 +19,9 @@ enum cs_label {
 	CS_LABEL_THREAD_START, /* the native code a thread starts in, below its first managed frame */
 	CS_LABEL_CLRSCOPE,     /* the profiler's own code (libclrscope-agent-*.so) */
 	CS_LABEL_UNKNOWN,      /* a frame whose definition never arrived */
+	CS_LABEL_AWAIT,        /* a logical stack: the async methods below await the one above */
+	CS_LABEL_AWAIT_UNRESOLVED, /* a logical stack whose awaiting methods could not be known */
+	CS_LABEL_WHEN_ALL,     /* the method below awaits Task.WhenAll of the one above and others */
 	CS_LABELS
 };
 

@@ -35,6 +35,9 @@ enum {
 	CS_FRAME_JIT = 4,       /* compiling the method above it */
 	CS_FRAME_TYPE_LOAD = 5, /* loading a type */
 	CS_FRAME_GC = 6,        /* collecting garbage */
+	CS_FRAME_AWAIT = 7,     /* a logical stack: the async methods awaiting the one above, below it */
+	CS_FRAME_AWAIT_UNRESOLVED = 8, /* a logical stack whose awaiting methods could not be known */
+	CS_FRAME_WHEN_ALL = 9,  /* the method below awaits Task.WhenAll of the one above and others */
 	CS_FRAME_THREAD_START = 15, /* the reader's own, never in a log: a thread's start (the native run at its root) */
 	CS_FRAME_FIRST_FUNCTION = 16
 };

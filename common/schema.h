@@ -85,6 +85,7 @@
 	X(CODE_PATH,    28, OWN,   none,            code_path,    "the paths FRAME_CODE and NATIVE_FRAME refer to") \
 	X(NATIVE_FRAME, 29, OWN,   none,            native_frame, "frame id -> native function: its file and address there") \
 	X(CPU_OWED,     30, OWN,   none,            cpu_owed,     "on-CPU samples for CPU time the ticks' moments missed") \
+	X(LOGICAL,      31, OWN,   none,            logical,      "stack id of a logical (async) stack -> the physical stack it was taken in") \
 	X(HEAP_NODES,   40, OWN,   graph_part,      graph_node,   "a heap snapshot's live objects, in the order the GC walked them") \
 	X(HEAP_EDGES,   41, OWN,   graph_part,      graph_edge,   "the references of those objects, object after object") \
 	X(HEAP_ROOTS,   42, OWN,   graph_part,      graph_root,   "a heap snapshot's roots: stacks, handles, the finalization queue") \
@@ -128,6 +129,7 @@
 	L(code_path,       cs_code_path,       STRUCT, LIST,    always_valid) \
 	L(native_frame,    cs_native_frame,    STRUCT, LIST,    always_valid) \
 	L(cpu_owed,        cs_cpu_owed,        STRUCT, LIST,    cpu_owed_valid) \
+	L(logical,         cs_logical,         STRUCT, LIST,    always_valid) \
 	L(graph_part,      cs_graph_part,      STRUCT, IN_HEAD, always_valid) \
 	L(graph_node,      cs_graph_node,      HAND,   INNER,   always_valid) \
 	L(graph_edge,      cs_graph_edge,      HAND,   INNER,   always_valid) \
@@ -209,7 +211,10 @@
 	F(OPTIONAL, varint, waiting_read,     waiting_read,     "waiting threads' stacks read where they waited (no signal)") \
 	F(OPTIONAL, varint, kernel_samples,   kernel_samples,   "the kernel sampler's samples of running threads") \
 	F(OPTIONAL, varint, kernel_lost,      kernel_lost,      "samples the kernel could not write (a full ring)") \
-	F(OPTIONAL, varint, beyond_copy,      beyond_copy,      "captures whose stack went on past the copy: walked exactly or cut")
+	F(OPTIONAL, varint, beyond_copy,      beyond_copy,      "captures whose stack went on past the copy: walked exactly or cut") \
+	F(OPTIONAL, varint, async_resolved,   async_resolved,   "samples in a resumed async method given their logical callers") \
+	F(WITH,     varint, async_unresolved, async_unresolved, "... whose logical callers could not be known: an [await ?] boundary") \
+	F(WITH,     varint, async_ns,         async_ns,         "sampler time finding the logical callers")
 
 #define CS_FIELDS_message(F) \
 	F(ALWAYS,   u64,    time_us,         time_us,         "") \
@@ -437,6 +442,10 @@
 	F(ALWAYS,   varint, methods,         methods,         "HEAP_METHODS entries") \
 	F(ALWAYS,   varint, types,           types,           "HEAP_TYPES entries") \
 	F(ALWAYS,   varint, lost,            lost,            "events of the walk not written (0: the graph is whole)")
+
+#define CS_FIELDS_logical(F) \
+	F(ALWAYS,   varint, stack_id,        stack,           "a stack whose path has an [await] or [await ?] frame: a logical stack") \
+	F(ALWAYS,   varint, physical_id,     physical,        "the stack the thread was in (its frames as its own stack holds them)")
 
 /* A kind without a head or without entries names this layout. */
 #define CS_FIELDS_none(F)

@@ -8,6 +8,7 @@
 #include "agent/log/logwriter.h"
 #include "agent/sampling/credit.h"
 #include "agent/sampling/stillthreads.h"
+#include "agent/symbols/asyncstack.h"
 #include "agent/symbols/symbols.h"
 #include "common/logfmt.h"
 
@@ -325,6 +326,10 @@ static void samples_record(struct tick *tk, uint64_t now_ns)
 			stacks[t] = sym_stack_of_memo(tk->pool + slot->start, tk->addrs + slot->start, slot->n,
 						      slot->truncated, !slot->captured, &slot->act, defs,
 						      memo_of(slot->thread));
+			/* a resumed async method's sample: its logical stack */
+			stacks[t] = async_stack(stacks[t], tk->pool + slot->start, tk->addrs + slot->start, slot->n,
+						slot->truncated, !slot->captured, &slot->act, sigsampler_async(slot),
+						defs);
 			if (known && slot->captured) {
 				check_parked(known, slot, stacks[t]);
 				known->stack = stacks[t];
@@ -391,6 +396,12 @@ static void publish_now(void)
 	rec.stats.unwind_ns = sig.unwind_ns;
 	rec.stats.handler_cpu_ns = sigsampler_handler_ns();
 	rec.stats.parked_kept = still_stats().parked_kept;
+	struct async_counts ac = async_counts();
+	rec.stats.async_resolved = ac.resolved;
+	rec.stats.async_unresolved = 0;
+	for (int k = 0; k < AW_STATUSES; k++)
+		rec.stats.async_unresolved += ac.unresolved[k];
+	rec.stats.async_ns = ac.ns;
 	uint64_t now = agent_mono_ns(), cpu;
 	if (now - rec.cpu_read_ns >= OWN_CPU_EVERY_NS && (cpu = agent_clock_ns(CLOCK_THREAD_CPUTIME_ID))) {
 		rec.cpu_read_ns = now;

@@ -33,6 +33,7 @@
 #include "agent/log/logwriter.h"
 #include "agent/sampling/kernelsamples.h"
 #include "agent/sampling/threadlist.h"
+#include "agent/symbols/asyncstack.h"
 #include "agent/symbols/unloads.h"
 #include "agent/unwind/codemap.h"
 #include "agent/unwind/memread.h"
@@ -56,6 +57,9 @@ struct capture {
 	uint64_t arg0;    /* rdi: a system call's first argument */
 	uint64_t arg1;    /* rsi: its second (a futex's operation) */
 	uint64_t rax;     /* a system call's result (-EINTR: the signal ended a wait) */
+	uint64_t callee[5]; /* rbx, r12 to r15: where a running async method's box may be (asyncstack.h) */
+	uint32_t gc_epoch;  /* activity_gc_epoch() as it was taken (odd: not known) */
+	struct aw_sample async; /* the running async boxes it held (taken: looked for) */
 	uint64_t cpu_end; /* the thread's CPU clock as the handler ends (0: unread) */
 	uint64_t at_ns;   /* when it was taken (CLOCK_MONOTONIC) */
 	bool in_place;    /* read where it waits, by the sampler thread (no fp; blocked there) */
@@ -95,6 +99,9 @@ struct site_read {
 	bool valid;
 	bool running; /* not valid: the file said the thread runs (or waits for a CPU) */
 };
+
+#define ASYNC_SCAN_BYTES 4096u /* stack bytes looked at for running async boxes */
+#define ASYNC_POOL 1024u        /* captures with such a look per collect */
 
 /* A signal slot: what the handler shares with the sampler thread, and
  * what is kept per slot because it costs.  The handler finds its slot by
@@ -143,7 +150,54 @@ static struct {
 	bool ks_said; /* the kernel's refusal was reported */
 	bool ks_open; /* some thread's kernel sampling may be open */
 	uint32_t ks_count; /* threads whose kernel sampling is open */
+	uint32_t nasync;   /* async_pool entries used since the collect began */
 } g;
+
+static struct aw_sample async_pool[ASYNC_POOL]; /* the collected captures' (sampler thread) */
+
+/* The capture's look for running async boxes (the handler's: the box
+ * cannot complete, and while the thread runs managed code no GC can move
+ * it, until the handler returns): its registers, and its stack words from
+ * the stack pointer up to ASYNC_SCAN_BYTES that may be an object's
+ * address (not in the stack, aligned, in user space). */
+static void take_async(struct capture *c)
+{
+	c->async.taken = false;
+	if (!async_wanted())
+		return;
+	uint64_t w[AW_WORDS_MAX];
+	uint32_t n = 0;
+	const uint64_t regs[] = {c->arg0, c->arg1, c->rax, c->fp, c->callee[0], c->callee[1], c->callee[2],
+				 c->callee[3], c->callee[4]};
+	for (uint32_t i = 0; i < sizeof regs / sizeof *regs; i++)
+		w[n++] = regs[i];
+	uint32_t scan = c->len < ASYNC_SCAN_BYTES ? c->len : ASYNC_SCAN_BYTES;
+	for (uint32_t at = 0; at + 8 <= scan && n < AW_WORDS_MAX; at += 8) {
+		uint64_t v;
+		memcpy(&v, c->stack + at, sizeof v);
+		if (v >= c->sp && v < c->sp + c->len)
+			continue; /* the stack's own addresses */
+		if ((v & 7) || v < (1u << 20) || v >> 47)
+			continue;
+		w[n++] = v;
+	}
+	async_take(w, n, c->gc_epoch, &c->async);
+}
+
+/* A capture's look, kept for the walk until the next collect. */
+static void keep_async(const struct capture *c, struct sig_walk *walk)
+{
+	walk->gc_epoch = c->gc_epoch;
+	if (!c->async.taken || g.nasync == ASYNC_POOL)
+		return;
+	async_pool[g.nasync] = c->async;
+	walk->async = ++g.nasync;
+}
+
+const struct aw_sample *sigsampler_async(const struct sig_walk *walk)
+{
+	return walk->async ? &async_pool[walk->async - 1] : NULL;
+}
 
 /* The last complete walk of each of the first slots' threads (unwind.h):
  * apart from the slots, whose rings are touched by the signal handler. */
@@ -216,6 +270,12 @@ static void on_signal(int sig, siginfo_t *si, void *context)
 	c->arg0 = (uint64_t)uc->uc_mcontext.gregs[REG_RDI];
 	c->arg1 = (uint64_t)uc->uc_mcontext.gregs[REG_RSI];
 	c->rax = (uint64_t)uc->uc_mcontext.gregs[REG_RAX];
+	c->callee[0] = (uint64_t)uc->uc_mcontext.gregs[REG_RBX];
+	c->callee[1] = (uint64_t)uc->uc_mcontext.gregs[REG_R12];
+	c->callee[2] = (uint64_t)uc->uc_mcontext.gregs[REG_R13];
+	c->callee[3] = (uint64_t)uc->uc_mcontext.gregs[REG_R14];
+	c->callee[4] = (uint64_t)uc->uc_mcontext.gregs[REG_R15];
+	c->gc_epoch = activity_gc_epoch(); /* (before the copy: a GC after it may move what the copy holds) */
 	uint64_t hi = atomic_load_explicit(&sl->hi, memory_order_relaxed);
 	/* A thread that glibc started has its thread block at the top of its
 	 * stack's mapping: from its stack pointer up to there every byte is
@@ -240,6 +300,7 @@ static void on_signal(int sig, siginfo_t *si, void *context)
 		c->len = memread_pages(rsp, c->stack, (uint32_t)want);
 		c->top = hi > rsp ? hi : 0;
 	}
+	take_async(c);
 	activity_of((uint32_t)sl->tid, &c->act);
 	c->cpu_end = agent_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	c->at_ns = agent_mono_ns();
@@ -774,6 +835,7 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 				  .cpu_end = c->cpu_end, .captured = true, .wait = site,
 				  .blocked = blocked, .woke = woke, .kernel = c->kernel,
 				  .kernel_periods = c->kernel ? c->kernel_periods : 0, .act = c->act};
+	keep_async(c, walk);
 	if (site.pc && !out.live_fp && !proof->words.overflow) {
 		proof->valid = true;
 		proof->site = site;
@@ -835,6 +897,7 @@ uint32_t sigsampler_collect(FunctionID *pool, uint64_t *addrs, uint32_t pool_siz
 		disarm_timers();
 	g.armed = false;
 	uint32_t nwalks = 0, used = 0;
+	g.nasync = 0;
 	if (nretry)
 		*nretry = 0;
 	uint64_t began = agent_mono_ns();
@@ -1053,6 +1116,9 @@ static bool read_waiting(struct sig_slot *sl, struct sampled_thread *t, uint32_t
 	c->arg0 = at.arg0;
 	c->arg1 = r->call.arg1;
 	c->rax = 0;
+	memset(c->callee, 0, sizeof c->callee);
+	c->gc_epoch = activity_gc_epoch();
+	c->async.taken = false; /* (a waiting thread's boxes are not looked for) */
 	c->in_place = true;
 	c->kernel = false;
 	c->at_ns = agent_mono_ns();
@@ -1200,6 +1266,9 @@ enum kernel_capture sigsampler_kernel_capture(struct sampled_thread *t, uint32_t
 	c->sp = k.sp;
 	c->fp = k.bp;
 	c->arg0 = c->arg1 = c->rax = 0;
+	memset(c->callee, 0, sizeof c->callee);
+	c->gc_epoch = 1; /* (the kernel copied the stack when it sampled: the epoch then is not known) */
+	c->async.taken = false;
 	c->in_place = false;
 	c->kernel = true;
 	c->kernel_periods = n; /* (the one kept stands for them all) */

@@ -10,6 +10,7 @@
 #include "agent/agent.h"
 #include "agent/sampling/threadtable.h"
 #include "agent/symbols/activity.h"
+#include "agent/symbols/asyncwalk.h"
 #include "agent/unwind/unwind.h"
 
 struct sig_walk {
@@ -30,7 +31,13 @@ struct sig_walk {
 	struct activity act; /* what the runtime was doing on the thread then */
 	struct sampled_thread *known; /* its thread as the survey knows it, set by the engine (its stack when
 					 it is still, its CPU credit); NULL: a plain sample */
+	uint32_t async;      /* a capture: its look for running async boxes (sigsampler_async), 0: none */
+	uint32_t gc_epoch;   /* a capture: activity_gc_epoch() as it was taken */
 };
+
+/* A walk's look for running async boxes (asyncstack.h), valid until the
+ * next collect; NULL when none was taken. */
+const struct aw_sample *sigsampler_async(const struct sig_walk *walk) AGENT_HIDDEN;
 
 /* What became of the captures (sampler thread). */
 struct sig_stats {

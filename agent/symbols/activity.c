@@ -123,10 +123,17 @@ bool activity_of(uint32_t tid, struct activity *out)
 }
 
 static atomic_bool gc_suspension;
+static _Atomic uint32_t gc_epoch; /* odd while the runtime is suspended for a GC */
 
 void activity_gc_suspension(bool on)
 {
-	atomic_store(&gc_suspension, on);
+	if (atomic_exchange(&gc_suspension, on) != on)
+		atomic_fetch_add(&gc_epoch, 1);
+}
+
+uint32_t activity_gc_epoch(void)
+{
+	return atomic_load(&gc_epoch);
 }
 
 bool activity_in_gc_suspension(void)

@@ -55,6 +55,9 @@ bool activity_of(uint32_t tid, struct activity *out) AGENT_HIDDEN;
  * sampler must not ask for it (EnumThreads would wait for the GC's end). */
 void activity_gc_suspension(bool on) AGENT_HIDDEN;
 bool activity_in_gc_suspension(void) AGENT_HIDDEN;
+/* A count of the GC suspensions' starts and ends (odd: in one): objects
+ * read while it held one even value did not move.  Async-signal-safe. */
+uint32_t activity_gc_epoch(void) AGENT_HIDDEN;
 
 /* Installs the callbacks only this module needs (dynamic methods); the
  * JIT and suspension callbacks (events/events.c) and the type load events

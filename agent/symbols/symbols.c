@@ -33,6 +33,9 @@ static struct {
 	struct idmap functions; /* FunctionID -> frame id */
 	struct idmap sites;     /* frame << 32 | (IL offset + 1, 0: none) -> site id */
 	struct idmap stacks;    /* parent << 32 | site -> stack id */
+	struct idmap splices[2]; /* [unresolved] parent << 32 | physical stack -> the id of a logical stack's
+				    [await] ([await ?]) frame: one for each physical stack, so that the
+				    logical stacks above it name their physical stack (LOGICAL) */
 	struct idmap threads;   /* ThreadID -> thread ref */
 	struct idmap modules;   /* ModuleID -> index into metadata[] */
 	struct idmap classes;   /* ClassID -> index into class_names[] */
@@ -49,7 +52,7 @@ static struct {
 	size_t thread_info_cap;
 	IMetaDataImport **metadata;
 	size_t nmetadata, metadata_cap;
-	struct epochs frame_written, stack_written, thread_written;
+	struct epochs frame_written, stack_written, thread_written, logical_written;
 	uint32_t next_frame, next_stack, next_thread, next_site;
 	uint8_t *defs_buf; /* the payloads of pending */
 	struct code_path {
@@ -109,7 +112,8 @@ int sym_init(void)
 	sym_fini();
 	if (!idmap_init(&sym.functions, 4096) || !idmap_init(&sym.stacks, 16384) || !idmap_init(&sym.sites, 4096) ||
 	    !idmap_init(&sym.threads, 64) || !idmap_init(&sym.modules, 64) || !idmap_init(&sym.classes, 64) ||
-	    !idmap_init(&sym.dynamic_names, 64) || !idmap_init(&sym.dynamic_epochs, 64))
+	    !idmap_init(&sym.dynamic_names, 64) || !idmap_init(&sym.dynamic_epochs, 64) ||
+	    !idmap_init(&sym.splices[0], 1024) || !idmap_init(&sym.splices[1], 1024))
 		return -1;
 	sym.defs_buf = malloc(SYM_DEFS_PARTS * SYM_DEFS_BYTES);
 	if (!sym.defs_buf || ilmap_init() != 0)
@@ -120,6 +124,7 @@ int sym_init(void)
 	cs_out_init(&sym.pending.stack_il, sym.defs_buf + 3 * SYM_DEFS_BYTES, SYM_DEFS_BYTES);
 	cs_out_init(&sym.pending.code_paths, sym.defs_buf + 4 * SYM_DEFS_BYTES, SYM_DEFS_BYTES);
 	cs_out_init(&sym.pending.native_frames, sym.defs_buf + 5 * SYM_DEFS_BYTES, SYM_DEFS_BYTES);
+	cs_out_init(&sym.pending.logical, sym.defs_buf + 6 * SYM_DEFS_BYTES, SYM_DEFS_BYTES);
 	sym.next_frame = CS_FRAME_FIRST_FUNCTION;
 	sym.next_site = 1;
 	sym.next_stack = 1;
@@ -161,6 +166,8 @@ static void new_id_space(const char *which)
 	idmap_free(&sym.classes);
 	idmap_free(&sym.dynamic_names);
 	idmap_free(&sym.dynamic_epochs);
+	idmap_free(&sym.splices[0]);
+	idmap_free(&sym.splices[1]);
 	for (size_t i = 0; i < sym.nclass_names; i++)
 		free(sym.class_names[i]);
 	sym.nclass_names = 0;
@@ -168,10 +175,12 @@ static void new_id_space(const char *which)
 	sym.nnatives = 0;
 	memset(sym.stub_frames, 0, sizeof sym.stub_frames);
 	if (!idmap_init(&sym.functions, 4096) || !idmap_init(&sym.stacks, 16384) || !idmap_init(&sym.sites, 4096) ||
-	    !idmap_init(&sym.classes, 64) || !idmap_init(&sym.dynamic_names, 64) || !idmap_init(&sym.dynamic_epochs, 64))
+	    !idmap_init(&sym.classes, 64) || !idmap_init(&sym.dynamic_names, 64) || !idmap_init(&sym.dynamic_epochs, 64) ||
+	    !idmap_init(&sym.splices[0], 1024) || !idmap_init(&sym.splices[1], 1024))
 		lw_message(CS_LEVEL_ERROR, "out of memory starting a new id space");
 	epochs_restart(&sym.frame_written, sym.next_frame);
 	epochs_restart(&sym.stack_written, sym.next_stack);
+	epochs_restart(&sym.logical_written, sym.next_stack);
 	if (id_space_hook)
 		id_space_hook(); /* stacks kept elsewhere are of the old space */
 	/* said at the 1st, 10th, 100th ...: a cap below what the program
@@ -217,8 +226,11 @@ void sym_fini(void)
 	idmap_free(&sym.sites);
 	idmap_free(&sym.threads);
 	idmap_free(&sym.modules);
+	idmap_free(&sym.splices[0]);
+	idmap_free(&sym.splices[1]);
 	free(sym.frame_written.v);
 	free(sym.stack_written.v);
+	free(sym.logical_written.v);
 	free(sym.thread_written.v);
 	free(sym.defs_buf);
 	for (uint32_t i = 0; i < sym.ncode_paths; i++)
@@ -265,6 +277,11 @@ static IMetaDataImport *module_metadata(ModuleID mod)
 	IMetaDataImport *md = module_metadata_locked(mod);
 	pthread_mutex_unlock(&metadata_mu);
 	return md;
+}
+
+IMetaDataImport *sym_module_metadata(ModuleID mod)
+{
+	return module_metadata(mod);
 }
 
 static size_t wide_to_utf8(const WCHAR *w, ULONG n, char *out, size_t cap)
@@ -459,7 +476,7 @@ size_t sym_defs_pending(void)
 {
 	const struct sym_defs *d = &sym.pending;
 	return d->frames.len + d->frame_code.len + d->stacks.len + d->stack_il.len + d->code_paths.len +
-	       d->native_frames.len;
+	       d->native_frames.len + d->logical.len;
 }
 
 uint64_t sym_pseudo_frame(uint64_t frame_id, struct sym_defs *d)
@@ -608,18 +625,20 @@ static uint32_t site_of(uint64_t frame, uint32_t il_offset)
 	return site;
 }
 
-uint64_t sym_stack(uint64_t parent, uint64_t frame, uint32_t il_offset, struct sym_defs *d)
+/* The stack id map gives for key, defined (again) as parent and frame
+ * when it is not written in this drop epoch. */
+static uint64_t stack_in(struct idmap *map, uint64_t key, uint64_t parent, uint64_t frame, uint32_t il_offset,
+			 struct sym_defs *d)
 {
-	uint64_t key = (parent << 32) | site_of(frame, il_offset);
 	uint32_t id;
-	bool known = idmap_get(&sym.stacks, key, &id);
+	bool known = idmap_get(map, key, &id);
 	if (known && epochs_is_current(&sym.stack_written, id))
 		return id;
 	if (!known) {
 		if (sym.stacks.count >= sym.cap) /* parent and frame stay defined in the old space */
 			new_id_space("stack");
 		id = sym.next_stack++;
-		idmap_put(&sym.stacks, key, id);
+		idmap_put(map, key, id);
 	}
 	struct cs_stack_def s = {id, parent, frame};
 	size_t before = d->stacks.len, il_before = d->stack_il.len;
@@ -638,6 +657,39 @@ uint64_t sym_stack(uint64_t parent, uint64_t frame, uint32_t il_offset, struct s
 	return id;
 }
 
+uint64_t sym_stack(uint64_t parent, uint64_t frame, uint32_t il_offset, struct sym_defs *d)
+{
+	return stack_in(&sym.stacks, (parent << 32) | site_of(frame, il_offset), parent, frame, il_offset, d);
+}
+
+uint64_t sym_splice(uint64_t parent, bool resolved, uint64_t physical, struct sym_defs *d)
+{
+	uint64_t frame = sym_pseudo_frame(resolved ? CS_FRAME_AWAIT : CS_FRAME_AWAIT_UNRESOLVED, d);
+	if (sym.stacks.count + sym.splices[0].count + sym.splices[1].count >= sym.cap)
+		new_id_space("stack"); /* (ids of the old space stay defined in the log) */
+	return stack_in(&sym.splices[!resolved], (parent << 32) | physical, parent, frame, ILMAP_NONE, d);
+}
+
+void sym_logical(uint64_t logical, uint64_t physical, struct sym_defs *d)
+{
+	if (epochs_is_current(&sym.logical_written, logical))
+		return;
+	size_t before = d->logical.len;
+	struct cs_logical l = {logical, physical};
+	cs_logical_encode(&d->logical, &l);
+	if (d->logical.overflow) {
+		d->logical.len = before;
+		d->logical.overflow = false;
+	} else {
+		epochs_mark(&sym.logical_written, logical);
+	}
+}
+
+uint32_t sym_ids_stamp(void)
+{
+	return ids_stamp;
+}
+
 void sym_flush_defs(struct sym_defs *d)
 {
 	/* frames first: stacks refer to them; each part after what it adds to */
@@ -653,8 +705,10 @@ void sym_flush_defs(struct sym_defs *d)
 		lw_append_record(CS_REC_STACKS, d->stacks.buf, d->stacks.len);
 	if (d->stack_il.len)
 		lw_append_record(CS_REC_STACK_IL, d->stack_il.buf, d->stack_il.len);
+	if (d->logical.len)
+		lw_append_record(CS_REC_LOGICAL, d->logical.buf, d->logical.len);
 	d->frames.len = d->frame_code.len = d->stacks.len = d->stack_il.len = d->code_paths.len = 0;
-	d->native_frames.len = 0;
+	d->native_frames.len = d->logical.len = 0;
 }
 
 static struct thread_info *thread_info_of(uint32_t ref)
@@ -803,12 +857,13 @@ static bool memo_valid(const struct sym_memo *memo, bool truncated)
 	       memo->truncated == truncated;
 }
 
-uint64_t sym_stack_of_memo(const FunctionID *frames, const uint64_t *addrs, uint32_t n, bool truncated,
-			   bool leaf_maybe_call, const struct activity *act, struct sym_defs *d,
-			   struct sym_memo *memo)
+/* frames[n - 1] .. frames[0] on top of stack base (0: a root). */
+static uint64_t stack_above(uint64_t base, const FunctionID *frames, const uint64_t *addrs, uint32_t n,
+			    bool truncated, bool leaf_maybe_call, const struct activity *act, struct sym_defs *d,
+			    struct sym_memo *memo)
 {
-	uint64_t stack = 0;
-	if (truncated)
+	uint64_t stack = base;
+	if (truncated && !base)
 		stack = sym_stack(0, sym_pseudo_frame(CS_FRAME_TRUNCATED, d), ILMAP_NONE, d);
 	/* the native run at the leaf is the activity's work: it goes, but for
 	 * its outermost frame when nothing managed is below it */
@@ -872,6 +927,19 @@ uint64_t sym_stack_of_memo(const FunctionID *frames, const uint64_t *addrs, uint
 	if (act && act->n)
 		stack = push_activity(stack, skip < n ? frames[skip] : 0, act, d);
 	return stack;
+}
+
+uint64_t sym_stack_of_memo(const FunctionID *frames, const uint64_t *addrs, uint32_t n, bool truncated,
+			   bool leaf_maybe_call, const struct activity *act, struct sym_defs *d,
+			   struct sym_memo *memo)
+{
+	return stack_above(0, frames, addrs, n, truncated, leaf_maybe_call, act, d, memo);
+}
+
+uint64_t sym_stack_above(uint64_t base, const FunctionID *frames, const uint64_t *addrs, uint32_t n,
+			 bool leaf_maybe_call, const struct activity *act, struct sym_defs *d)
+{
+	return stack_above(base, frames, addrs, n, false, leaf_maybe_call, act, d, NULL);
 }
 
 uint64_t sym_stack_of(const FunctionID *frames, const uint64_t *addrs, uint32_t n, bool truncated,

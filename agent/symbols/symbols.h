@@ -36,10 +36,10 @@ void sym_fini(void) AGENT_HIDDEN;
  * and STACK_IL records, filled by the calls below and emptied by
  * sym_flush_defs. */
 #define SYM_DEFS_BYTES (64u << 10)
-#define SYM_DEFS_PARTS 6
+#define SYM_DEFS_PARTS 7
 struct sym_defs {
 	struct cs_out frames, frame_code, code_paths, native_frames;
-	struct cs_out stacks, stack_il;
+	struct cs_out stacks, stack_il, logical;
 };
 /* The sampler thread's builders.  Definitions wait there until
  * sym_flush_defs, which must come before any record that uses them is
@@ -54,6 +54,14 @@ uint64_t sym_frame(FunctionID fn, struct sym_defs *d) AGENT_HIDDEN;
 uint64_t sym_pseudo_frame(uint64_t frame_id, struct sym_defs *d) AGENT_HIDDEN;
 /* il_offset: where in the frame's method (ILMAP_NONE: not known). */
 uint64_t sym_stack(uint64_t parent, uint64_t frame, uint32_t il_offset, struct sym_defs *d) AGENT_HIDDEN;
+/* A logical stack's boundary: an [await] frame (resolved: false, [await ?])
+ * on top of parent, a stack of its own for each physical stack, so that
+ * every stack above it was taken in that physical stack (sym_logical). */
+uint64_t sym_splice(uint64_t parent, bool resolved, uint64_t physical, struct sym_defs *d) AGENT_HIDDEN;
+/* LOGICAL: logical (a stack above a sym_splice) was taken in physical. */
+void sym_logical(uint64_t logical, uint64_t physical, struct sym_defs *d) AGENT_HIDDEN;
+/* Changes whenever an id may come to mean something else. */
+uint32_t sym_ids_stamp(void) AGENT_HIDDEN;
 /* Appends the pending definitions to the log, before any sample using them. */
 void sym_flush_defs(struct sym_defs *d) AGENT_HIDDEN;
 
@@ -66,6 +74,11 @@ void sym_flush_defs(struct sym_defs *d) AGENT_HIDDEN;
  * runtime walk, which starts at the innermost managed frame. */
 uint64_t sym_stack_of(const FunctionID *frames, const uint64_t *addrs, uint32_t n, bool truncated,
 		      bool leaf_maybe_call, const struct activity *act, struct sym_defs *d) AGENT_HIDDEN;
+
+/* frames[n - 1] .. frames[0] (innermost first) on top of stack base, as
+ * sym_stack_of names them. */
+uint64_t sym_stack_above(uint64_t base, const FunctionID *frames, const uint64_t *addrs, uint32_t n,
+			 bool leaf_maybe_call, const struct activity *act, struct sym_defs *d) AGENT_HIDDEN;
 
 /* A thread's last walk, root first, with the stack id of each prefix: the
  * next walk of the thread shares most of its root part (a server thread's
@@ -100,6 +113,9 @@ uint32_t sym_thread_os_of(uint64_t ref) AGENT_HIDDEN;
 void sym_class_name(ClassID cls, char *out, size_t n) AGENT_HIDDEN;
 /* The same name, uncached; safe on any thread. */
 void sym_class_name_uncached(ClassID cls, char *out, size_t n) AGENT_HIDDEN;
+/* A module's metadata, cached (not to be released); NULL when the runtime
+ * gives none. */
+IMetaDataImport *sym_module_metadata(ModuleID mod) AGENT_HIDDEN;
 /* "Namespace.Type.Method" of a function, uncached; safe on any thread. */
 void sym_function_name(FunctionID fn, char *out, size_t n) AGENT_HIDDEN;
 

@@ -9,6 +9,7 @@
 
 #include "agent/log/logwriter.h"
 #include "agent/symbols/activity.h"
+#include "agent/symbols/asyncstack.h"
 #include "agent/symbols/symbols.h"
 #include "agent/unwind/codemap.h"
 #include "agent/unwind/memread.h"
@@ -350,6 +351,27 @@ bool activity_in_gc_suspension(void)
 
 void codemap_code_unloaded(void)
 {
+}
+
+/* ---- async stacks: none (the physical stack is every sample's) ---- */
+
+uint64_t async_stack(uint64_t physical, const FunctionID *frames, const uint64_t *addrs, uint32_t n,
+		     bool truncated, bool leaf_maybe_call, const struct activity *act, const struct aw_sample *taken,
+		     struct sym_defs *d)
+{
+	(void)frames, (void)addrs, (void)n, (void)truncated, (void)leaf_maybe_call, (void)act, (void)taken, (void)d;
+	return physical;
+}
+
+struct async_counts async_counts(void)
+{
+	return (struct async_counts){0};
+}
+
+const struct aw_sample *sigsampler_async(const struct sig_walk *walk)
+{
+	(void)walk;
+	return NULL;
 }
 
 uint32_t memread_pages(uint64_t addr, uint8_t *out, uint32_t len)

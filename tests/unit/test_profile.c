@@ -335,9 +335,9 @@ static void aggregates(void)
 	CHECK_EQ_U(p->pid, 4242);
 	CHECK_EQ_U(p->samples, 46);
 	CHECK_EQ_U(p->ticks, 46);
-	/* the STATUS record (12 + 8 + 26 bytes) lost its last 7 */
+	/* the STATUS record (12 + 8 + 29 bytes) lost its last 7 */
 	uint64_t torn = p->reader.torn_bytes;
-	CHECK_EQ_U(torn, 46 - 7);
+	CHECK_EQ_U(torn, 49 - 7);
 	CHECK(!p->have_status); /* the status record was the torn one */
 	prof_compute(p);
 	struct prof_function *burn = find_function(p, "App.Program+Worker.Burn");

@@ -244,30 +244,32 @@ static void status_and_messages(void)
 	uint8_t buf[256];
 	struct cs_out o;
 	cs_out_init(&o, buf, sizeof buf);
-	struct cs_status s = {123, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26};
+	struct cs_status s = {123, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29};
 	cs_status_encode(&o, &s);
 	struct cs_status d;
 	CHECK(cs_status_decode(buf, o.len, &d));
 	CHECK(memcmp(&s, &d, sizeof s) == 0);
-	/* older agents' records end before the captures beyond their copy, the
-	 * kernel's samples, the waiting
+	/* older agents' records end before the async stacks' counts, the
+	 * captures beyond their copy, the kernel's samples, the waiting
 	 * threads read in place,
 	 * the signals that found their thread waiting, the cost figures, the
 	 * signal counts, the stack checks, or deferred_walks (every value here
 	 * is one byte) */
-	CHECK(cs_status_decode(buf, o.len - 1, &d) && d.kernel_lost == 25 && d.beyond_copy == 0);
-	CHECK(cs_status_decode(buf, o.len - 2, &d) && d.kernel_samples == 24 && d.kernel_lost == 0);
-	CHECK(cs_status_decode(buf, o.len - 3, &d) && d.waiting_read == 23 && d.kernel_samples == 0);
-	CHECK(cs_status_decode(buf, o.len - 4, &d) && d.signals_waiting == 22 && d.waiting_read == 0);
-	CHECK(cs_status_decode(buf, o.len - 5, &d) && d.record_ns == 21 && d.signals_waiting == 0);
-	CHECK(cs_status_decode(buf, o.len - 12, &d) && d.parked_kept == 14 && d.sampler_cpu_ns == 0 &&
+	CHECK(cs_status_decode(buf, o.len - 3, &d) && d.beyond_copy == 26 && d.async_resolved == 0 &&
+	      d.async_unresolved == 0 && d.async_ns == 0);
+	CHECK(cs_status_decode(buf, o.len - 4, &d) && d.kernel_lost == 25 && d.beyond_copy == 0);
+	CHECK(cs_status_decode(buf, o.len - 5, &d) && d.kernel_samples == 24 && d.kernel_lost == 0);
+	CHECK(cs_status_decode(buf, o.len - 6, &d) && d.waiting_read == 23 && d.kernel_samples == 0);
+	CHECK(cs_status_decode(buf, o.len - 7, &d) && d.signals_waiting == 22 && d.waiting_read == 0);
+	CHECK(cs_status_decode(buf, o.len - 8, &d) && d.record_ns == 21 && d.signals_waiting == 0);
+	CHECK(cs_status_decode(buf, o.len - 15, &d) && d.parked_kept == 14 && d.sampler_cpu_ns == 0 &&
 	      d.record_ns == 0);
-	CHECK(cs_status_decode(buf, o.len - 6, &d) && d.signal_ns == 20 && d.record_ns == 0);
-	CHECK(cs_status_decode(buf, o.len - 14, &d) && d.stack_mismatches == 12 && d.signals == 0 && d.parked_kept == 0);
-	CHECK(cs_status_decode(buf, o.len - 16, &d) && d.deferred_walks == 10 && d.stack_checks == 0 &&
+	CHECK(cs_status_decode(buf, o.len - 9, &d) && d.signal_ns == 20 && d.record_ns == 0);
+	CHECK(cs_status_decode(buf, o.len - 17, &d) && d.stack_mismatches == 12 && d.signals == 0 && d.parked_kept == 0);
+	CHECK(cs_status_decode(buf, o.len - 19, &d) && d.deferred_walks == 10 && d.stack_checks == 0 &&
 	      d.stack_mismatches == 0);
-	CHECK(cs_status_decode(buf, o.len - 17, &d) && d.failed_walks == 9 && d.deferred_walks == 0);
-	CHECK(!cs_status_decode(buf, o.len - 18, &d));
+	CHECK(cs_status_decode(buf, o.len - 20, &d) && d.failed_walks == 9 && d.deferred_walks == 0);
+	CHECK(!cs_status_decode(buf, o.len - 21, &d));
 
 	cs_out_init(&o, buf, sizeof buf);
 	struct cs_message m = {77, CS_LEVEL_WARNING, S("disk full")};

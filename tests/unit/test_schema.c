@@ -57,7 +57,7 @@ static void enc_ticks(struct cs_out *o)
 static void enc_status(struct cs_out *o)
 {
 	struct cs_status s = {123456, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 1ull << 35, 15, 16, 17, 18, 19,
-			      20, 21, 22, 23, 24, 25, 300};
+			      20, 21, 22, 23, 24, 25, 300, 27, 28, 29};
 	cs_status_encode(o, &s);
 }
 
@@ -214,6 +214,11 @@ static void enc_native_frame(struct cs_out *o)
 	cs_native_frame_encode(o, &(struct cs_native_frame){200, 2, 0x1234, {"\x01\x02", 2}});
 }
 
+static void enc_logical(struct cs_out *o)
+{
+	cs_logical_encode(o, &(struct cs_logical){300, 17});
+}
+
 static void enc_cpu_owed(struct cs_out *o)
 {
 	cs_cpu_owed_encode(o, &(struct cs_cpu_owed){3, 77, 1000999, 4});
@@ -283,7 +288,7 @@ static const struct golden goldens[] = {
 	{CS_REC_FRAMES, enc_frames, "1003412e4d05612e646c6cc801085b6e61746976655d00"},
 	{CS_REC_STACKS, enc_stacks, "010010820101c801"},
 	{CS_REC_SAMPLES, enc_samples, "e80790c802020105ac028201050000"},
-	{CS_REC_STATUS, enc_status, "40e20100000000000102030405060708090a0b0c0d8080808080010f10111213141516171819ac02"},
+	{CS_REC_STATUS, enc_status, "40e20100000000000102030405060708090a0b0c0d8080808080010f10111213141516171819ac021b1c1d"},
 	{CS_REC_MESSAGE, enc_message, "4d0000000000000002096469736b2066756c6c"},
 	{CS_REC_END, enc_end, "63000000000000000209646574616368696e67"},
 	{CS_REC_DIALS, enc_dials, "881300000000000003021473616d706c696e673d6f6e20726174653d353030086e6f20686f6f6b73"},
@@ -311,6 +316,7 @@ static const struct golden goldens[] = {
 	{CS_REC_CODE_PATH, enc_code_path, "01062f612e646c6c"},
 	{CS_REC_NATIVE_FRAME, enc_native_frame, "c80102b424020102"},
 	{CS_REC_CPU_OWED, enc_cpu_owed, "034da78c3d04"},
+	{CS_REC_LOGICAL, enc_logical, "ac0211"},
 	{CS_REC_HEAP_NODES, enc_heap_nodes, "0280208088808080f8070318010600a0080009012002"},
 	{CS_REC_HEAP_EDGES, enc_heap_edges, "02008688808080f80705"},
 	{CS_REC_HEAP_ROOTS, enc_heap_roots, "020000008088808080f80780a0fc030002010380a0010004000488a00106"},
@@ -495,6 +501,10 @@ static bool c_decode(uint16_t type, const uint8_t *p, size_t n)
 		return !cs_list_bad(&l);
 	case CS_REC_CPU_OWED:
 		while (cs_next_cpu_owed(&l, &(struct cs_cpu_owed){0}))
+			;
+		return !cs_list_bad(&l);
+	case CS_REC_LOGICAL:
+		while (cs_next_logical(&l, &(struct cs_logical){0}))
 			;
 		return !cs_list_bad(&l);
 	case CS_REC_SAMPLES:

@@ -1,0 +1,478 @@
+#include "agent/symbols/asyncstack.h"
+
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "agent/log/logwriter.h"
+#include "agent/symbols/idmap.h"
+#include "agent/symbols/ilmap.h"
+#include "agent/unwind/memread.h"
+#include "common/records.h"
+
+#define NAME_BYTES 1024
+#define PARENTS_MAX 16  /* classes between a type and the one declaring a field */
+#define FIELDS_MAX 128
+#define TYPE_ARGS_MAX 8
+#define CALLERS_MAX AW_MAX_DEPTH
+/* An object[]'s elements follow its MethodTable pointer and its length
+ * (padded to 8 bytes): the runtime's ArrayBase layout on 64-bit targets. */
+#define ARRAY_DATA 16
+
+static const char *const box_prefixes[] = {
+	"System.Runtime.CompilerServices.AsyncTaskMethodBuilder`1+AsyncStateMachineBox`1<",
+	"System.Runtime.CompilerServices.AsyncTaskMethodBuilder`1+DebugFinalizableAsyncStateMachineBox`1<",
+};
+
+/* What a function is to a splice. */
+enum fn_kind {
+	FN_OTHER,
+	FN_SM,       /* a state machine's MoveNext */
+	FN_DISPATCH, /* a box's dispatch: its MoveNext, ExecuteFromThreadPool, ExecutionContextCallback ... */
+};
+struct fn_info {
+	uint8_t kind;
+	ClassID cls; /* FN_SM: the state machine's type; FN_DISPATCH: the box's (0: not known) */
+};
+
+static atomic_bool enabled = true;
+
+static struct {
+	bool ready;
+	struct idmap fns;   /* FunctionID -> index into fn_infos */
+	struct fn_info *fn_infos;
+	uint32_t nfn_infos, fn_infos_cap;
+	struct idmap types; /* MethodTable -> index into type_infos */
+	struct aw_type *type_infos;
+	uint32_t ntype_infos, type_infos_cap;
+	struct idmap move_next; /* state machine ClassID -> its MoveNext's FunctionID, index into move_nexts */
+	FunctionID *move_nexts;
+	uint32_t nmove_nexts, move_nexts_cap;
+	uint32_t ids_stamp;
+	struct async_counts counts;
+} as;
+
+void async_set_enabled(bool on)
+{
+	atomic_store(&enabled, on);
+}
+
+bool async_enabled(void)
+{
+	return atomic_load(&enabled);
+}
+
+void async_reset(void)
+{
+	idmap_free(&as.fns);
+	idmap_free(&as.types);
+	idmap_free(&as.move_next);
+	free(as.fn_infos);
+	free(as.type_infos);
+	free(as.move_nexts);
+	struct async_counts counts = as.counts;
+	memset(&as, 0, sizeof as);
+	as.counts = counts;
+}
+
+static bool ready(void)
+{
+	if (as.ready)
+		return true;
+	if (!idmap_init(&as.fns, 1024) || !idmap_init(&as.types, 256) || !idmap_init(&as.move_next, 256))
+		return false;
+	as.ready = true;
+	return true;
+}
+
+/* Appends one element to an array grown by doubling; its index. */
+static bool grow(void **v, uint32_t *cap, uint32_t n, size_t size)
+{
+	if (n < *cap)
+		return true;
+	uint32_t ncap = *cap ? *cap * 2 : 64;
+	void *nv = realloc(*v, (size_t)ncap * size);
+	if (!nv)
+		return false;
+	*v = nv;
+	*cap = ncap;
+	return true;
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static bool is_box_name(const char *name)
+{
+	for (size_t i = 0; i < sizeof box_prefixes / sizeof *box_prefixes; i++)
+		if (starts_with(name, box_prefixes[i]))
+			return true;
+	return false;
+}
+
+static struct fn_info classify_function(FunctionID fn)
+{
+	struct fn_info fi = {FN_OTHER, 0};
+	char name[NAME_BYTES];
+	sym_function_name(fn, name, sizeof name);
+	const char *dot = strrchr(name, '.');
+	if (!dot)
+		return fi;
+	ICorProfilerInfo10 *info = g_agent.info;
+	ClassID cls = 0;
+	ModuleID mod = 0;
+	mdToken token = 0;
+	if (strcmp(dot + 1, "MoveNext") == 0 && strstr(name, ">d__") && !strstr(name, "AsyncStateMachineBox`1")) {
+		if (SUCCEEDED(info->vtbl->GetFunctionInfo2(info, fn, 0, &cls, &mod, &token, 0, NULL, NULL)) && cls)
+			fi = (struct fn_info){FN_SM, cls};
+	} else if (strstr(name, "AsyncTaskMethodBuilder`1+AsyncStateMachineBox`1.") ||
+		   strstr(name, "AsyncTaskMethodBuilder`1+DebugFinalizableAsyncStateMachineBox`1.")) {
+		if (FAILED(info->vtbl->GetFunctionInfo2(info, fn, 0, &cls, &mod, &token, 0, NULL, NULL)))
+			cls = 0;
+		fi = (struct fn_info){FN_DISPATCH, cls};
+	} else if (strcmp(name, "System.Threading.ExecutionContext.RunInternal") == 0 ||
+		   strcmp(name, "System.Threading.ExecutionContext.RunFromThreadPoolDispatchLoop") == 0) {
+		fi = (struct fn_info){FN_DISPATCH, 0};
+	}
+	return fi;
+}
+
+static struct fn_info function_info(FunctionID fn)
+{
+	uint32_t idx;
+	if (!fn)
+		return (struct fn_info){FN_OTHER, 0};
+	if (idmap_get(&as.fns, fn, &idx))
+		return as.fn_infos[idx];
+	struct fn_info fi = classify_function(fn);
+	if (grow((void **)&as.fn_infos, &as.fn_infos_cap, as.nfn_infos, sizeof *as.fn_infos)) {
+		as.fn_infos[as.nfn_infos] = fi;
+		idmap_put(&as.fns, fn, as.nfn_infos++);
+	}
+	return fi;
+}
+
+int32_t async_splice(const FunctionID *frames, uint32_t n, uint64_t *box_class)
+{
+	*box_class = 0;
+	if (!ready())
+		return -1;
+	if (as.ids_stamp != sym_ids_stamp()) { /* FunctionIDs may mean others (an unload, an attach) */
+		async_reset();
+		if (!ready())
+			return -1;
+		as.ids_stamp = sym_ids_stamp();
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		if (function_info(frames[i]).kind != FN_SM)
+			continue;
+		bool dispatched = false;
+		for (uint32_t j = i + 1; j < n; j++) {
+			struct fn_info fi = function_info(frames[j]);
+			if (fi.kind != FN_DISPATCH)
+				break;
+			dispatched = true;
+			if (!*box_class)
+				*box_class = fi.cls;
+		}
+		if (dispatched)
+			return (int32_t)i;
+	}
+	return -1;
+}
+
+/* ---- types, from the runtime ---- */
+
+static bool class_info(ClassID cls, ModuleID *mod, mdTypeDef *td, ClassID *parent)
+{
+	ICorProfilerInfo10 *info = g_agent.info;
+	return SUCCEEDED(info->vtbl->GetClassIDInfo2(info, cls, mod, td, parent, 0, NULL, NULL));
+}
+
+/* The offset of a field declared by cls: from the object's start for a
+ * reference type, from the value's start for a value type (GetClassLayout). */
+static bool declared_offset(ClassID cls, ModuleID mod, mdTypeDef td, const WCHAR *name, uint32_t *offset)
+{
+	IMetaDataImport *md = sym_module_metadata(mod);
+	mdFieldDef field = 0;
+	if (!md || FAILED(md->vtbl->FindField(md, td, name, NULL, 0, &field)))
+		return false;
+	ICorProfilerInfo10 *info = g_agent.info;
+	COR_FIELD_OFFSET fields[FIELDS_MAX];
+	ULONG n = 0, size = 0;
+	if (FAILED(info->vtbl->GetClassLayout(info, cls, fields, FIELDS_MAX, &n, &size)))
+		return false;
+	for (ULONG i = 0; i < n && i < FIELDS_MAX; i++) {
+		if (fields[i].ridOfField == field) {
+			*offset = fields[i].ulOffset;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ... or by one of its ancestors. */
+static bool field_offset(ClassID cls, const WCHAR *name, uint32_t *offset)
+{
+	for (int depth = 0; cls && depth < PARENTS_MAX; depth++) {
+		ModuleID mod = 0;
+		mdTypeDef td = 0;
+		ClassID parent = 0;
+		if (!class_info(cls, &mod, &td, &parent))
+			return false;
+		if (declared_offset(cls, mod, td, name, offset))
+			return true;
+		cls = parent;
+	}
+	return false;
+}
+
+/* Whether cls is name or derives from it. */
+static bool derives_from(ClassID cls, const char *name)
+{
+	char buf[NAME_BYTES];
+	for (int depth = 0; cls && depth < PARENTS_MAX; depth++) {
+		sym_class_name(cls, buf, sizeof buf);
+		if (strcmp(buf, name) == 0)
+			return true;
+		ModuleID mod = 0;
+		mdTypeDef td = 0;
+		ClassID parent = 0;
+		if (!class_info(cls, &mod, &td, &parent))
+			return false;
+		cls = parent;
+	}
+	return false;
+}
+
+/* A box's type: its state machine's type (the last type argument) and
+ * where the state and the builder sit (a struct state machine only: a
+ * class one, as Debug builds make, is not walked). */
+static bool box_type(ClassID cls, struct aw_type *t)
+{
+	ICorProfilerInfo10 *info = g_agent.info;
+	ModuleID mod = 0;
+	mdTypeDef td = 0;
+	ClassID parent = 0, args[TYPE_ARGS_MAX];
+	ULONG32 nargs = 0;
+	if (FAILED(info->vtbl->GetClassIDInfo2(info, cls, &mod, &td, &parent, TYPE_ARGS_MAX, &nargs, args)) ||
+	    nargs < 1 || nargs > TYPE_ARGS_MAX)
+		return false;
+	ClassID sm = args[nargs - 1], sm_parent = 0;
+	ModuleID sm_mod = 0;
+	mdTypeDef sm_td = 0;
+	char pname[NAME_BYTES];
+	if (!class_info(sm, &sm_mod, &sm_td, &sm_parent))
+		return false;
+	sym_class_name(sm_parent, pname, sizeof pname);
+	if (strcmp(pname, "System.ValueType") != 0)
+		return false;
+	t->kind = AW_BOX;
+	t->sm_class = sm;
+	return field_offset(cls, u"m_continuationObject", &t->continuation) &&
+	       field_offset(cls, u"StateMachine", &t->sm_off) &&
+	       declared_offset(sm, sm_mod, sm_td, u"<>1__state", &t->sm_state) &&
+	       declared_offset(sm, sm_mod, sm_td, u"<>t__builder", &t->sm_builder);
+}
+
+/* What a type is to the walk (AW_OTHER when nothing the walk follows). */
+static struct aw_type classify_type(ClassID cls)
+{
+	struct aw_type t = {.kind = AW_OTHER};
+	char name[NAME_BYTES];
+	sym_class_name(cls, name, sizeof name);
+	if (is_box_name(name)) {
+		if (!box_type(cls, &t))
+			t = (struct aw_type){.kind = AW_OTHER};
+	} else if (strcmp(name, "System.Threading.Tasks.Task") == 0) {
+		t.kind = AW_SENTINEL; /* a plain Task as a continuation: s_taskCompletionSentinel */
+	} else if (strcmp(name, "System.Action") == 0) {
+		if (field_offset(cls, u"_target", &t.target))
+			t.kind = AW_DELEGATE;
+	} else if (strcmp(name, "System.Runtime.CompilerServices.AsyncMethodBuilderCore+ContinuationWrapper") == 0) {
+		if (field_offset(cls, u"_continuation", &t.target))
+			t.kind = AW_WRAPPER;
+	} else if (strcmp(name, "System.Threading.Tasks.AwaitTaskContinuation") == 0 ||
+		   strcmp(name, "System.Threading.Tasks.SynchronizationContextAwaitTaskContinuation") == 0 ||
+		   strcmp(name, "System.Threading.Tasks.TaskSchedulerAwaitTaskContinuation") == 0) {
+		if (field_offset(cls, u"m_action", &t.target))
+			t.kind = AW_AWAIT_CONT;
+	} else if (strcmp(name, "System.Collections.Generic.List`1<System.Object>") == 0) {
+		if (field_offset(cls, u"_items", &t.items) && field_offset(cls, u"_size", &t.size))
+			t.kind = AW_LIST;
+	} else if (derives_from(cls, "System.Threading.Tasks.Task")) {
+		if (field_offset(cls, u"m_continuationObject", &t.continuation)) {
+			t.kind = AW_TASK;
+			t.when_all = starts_with(name, "System.Threading.Tasks.Task+WhenAllPromise");
+		}
+	}
+	return t;
+}
+
+/* ---- the look in the signal handler ---- */
+
+static int handler_read(void *ctx, uint64_t addr, void *buf, uint32_t n)
+{
+	(void)ctx;
+	return memread(addr, buf, n);
+}
+
+/* The words in one system call; from an unreadable one on, again past it. */
+static void handler_read_words(void *ctx, const uint64_t *addrs, uint64_t *out, uint32_t n)
+{
+	(void)ctx;
+	struct iovec remote[64];
+	uint32_t at = 0;
+	while (at < n) {
+		uint32_t k = n - at < 64 ? n - at : 64;
+		for (uint32_t i = 0; i < k; i++)
+			remote[i] = (struct iovec){(void *)(uintptr_t)addrs[at + i], 8};
+		struct iovec local = {out + at, (size_t)k * 8};
+		ssize_t got = syscall(SYS_process_vm_readv, (long)getpid(), &local, 1ul, remote, (unsigned long)k, 0ul);
+		uint32_t whole = got > 0 ? (uint32_t)(got / 8) : 0;
+		if (whole < k)
+			out[at + whole++] = 0; /* unreadable: skipped */
+		at += whole;
+	}
+}
+
+static bool handler_type_of(void *ctx, uint64_t mt, struct aw_type *out)
+{
+	(void)ctx;
+	return aw_types_get(mt, out);
+}
+
+bool async_wanted(void)
+{
+	return atomic_load_explicit(&enabled, memory_order_relaxed) && aw_types_any_box();
+}
+
+void async_take(const uint64_t *words, uint32_t n, uint32_t gc_epoch, struct aw_sample *out)
+{
+	out->taken = out->moved = false;
+	out->nboxes = 0;
+	if (gc_epoch & 1) {
+		out->moved = true;
+		return;
+	}
+	struct aw_env env = {NULL, handler_read, handler_read_words, handler_type_of, ARRAY_DATA};
+	aw_take(&env, words, n, out);
+	if (activity_gc_epoch() != gc_epoch) {
+		out->taken = false;
+		out->moved = true;
+	}
+}
+
+/* ---- on the sampler thread ---- */
+
+/* The type of a ClassID the runtime gave, or of a MethodTable read while
+ * no GC could move what held it: learnt once, for the handlers. */
+static bool learn(uint64_t cls, struct aw_type *t)
+{
+	if (aw_types_get(cls, t))
+		return true;
+	*t = classify_type((ClassID)cls);
+	return aw_types_put(cls, t);
+}
+
+/* The MoveNext of a state machine type (0: not to be had: a generic one). */
+static FunctionID move_next_of(ClassID sm)
+{
+	uint32_t idx;
+	if (idmap_get(&as.move_next, sm, &idx))
+		return as.move_nexts[idx];
+	FunctionID fn = 0;
+	ModuleID mod = 0;
+	mdTypeDef td = 0;
+	ClassID parent = 0;
+	IMetaDataImport *md = NULL;
+	mdMethodDef method = 0;
+	ICorProfilerInfo10 *info = g_agent.info;
+	if (class_info(sm, &mod, &td, &parent) && (md = sym_module_metadata(mod)) &&
+	    SUCCEEDED(md->vtbl->FindMethod(md, td, u"MoveNext", NULL, 0, &method)) &&
+	    FAILED(info->vtbl->GetFunctionFromToken(info, mod, method, &fn)))
+		fn = 0;
+	if (grow((void **)&as.move_nexts, &as.move_nexts_cap, as.nmove_nexts, sizeof *as.move_nexts)) {
+		as.move_nexts[as.nmove_nexts] = fn;
+		idmap_put(&as.move_next, sm, as.nmove_nexts++);
+	}
+	return fn;
+}
+
+/* The callers of the box running the state machine of frame sm_frame, as
+ * the capture's look found them. */
+static enum aw_status resolve(FunctionID sm_frame, uint64_t box_class, const struct aw_sample *taken,
+			      const struct aw_found **found)
+{
+	struct aw_type bt;
+	if (!box_class || !learn(box_class, &bt) || bt.kind != AW_BOX || bt.sm_class != function_info(sm_frame).cls)
+		return AW_TYPE; /* a shared box's code names no exact type */
+	if (taken && taken->moved)
+		return AW_GC;
+	if (!taken || !taken->taken)
+		return AW_TYPE; /* (not looked for: the box type was not known yet) */
+	*found = NULL;
+	for (uint32_t i = 0; i < taken->nboxes; i++) {
+		if (taken->box[i].box_mt != box_class)
+			continue;
+		if (*found)
+			return AW_AMBIGUOUS;
+		*found = &taken->box[i];
+	}
+	if (!*found)
+		return taken->more ? AW_AMBIGUOUS : AW_NOT_FOUND;
+	if ((*found)->status == AW_TYPE) {
+		struct aw_type t;
+		learn((*found)->unknown_mt, &t); /* (read with the box held: a real type) */
+	}
+	return (enum aw_status)(*found)->status;
+}
+
+uint64_t async_stack(uint64_t physical, const FunctionID *frames, const uint64_t *addrs, uint32_t n,
+		     bool truncated, bool leaf_maybe_call, const struct activity *act, const struct aw_sample *taken,
+		     struct sym_defs *d)
+{
+	if (!atomic_load(&enabled) || truncated || !physical)
+		return physical;
+	uint64_t box_class = 0;
+	int32_t splice = async_splice(frames, n, &box_class);
+	if (splice < 0)
+		return physical;
+	uint64_t t0 = agent_mono_ns();
+	const struct aw_found *found = NULL;
+	enum aw_status st = resolve(frames[splice], box_class, taken, &found);
+	uint64_t base = 0;
+	for (uint32_t k = st == AW_RESOLVED ? found->n : 0; k-- > 0;) {
+		FunctionID fn = move_next_of(found->callers[k].sm_class);
+		if (!fn) {
+			st = AW_TYPE;
+			break;
+		}
+		base = sym_stack(base, sym_frame(fn, d), ILMAP_NONE, d);
+		if (found->callers[k].when_all)
+			base = sym_stack(base, sym_pseudo_frame(CS_FRAME_WHEN_ALL, d), ILMAP_NONE, d);
+	}
+	if (st != AW_RESOLVED)
+		base = 0;
+	uint64_t marker = sym_splice(base, st == AW_RESOLVED, physical, d);
+	uint64_t logical = sym_stack_above(marker, frames, addrs, (uint32_t)splice + 1, leaf_maybe_call, act, d);
+	sym_logical(logical, physical, d);
+	if (st == AW_RESOLVED)
+		as.counts.resolved++;
+	else if (as.counts.unresolved[st]++ % 256 == 0)
+		agent_debug("async stacks: %" PRIu64 " unresolved (%s), %" PRIu64 " resolved", as.counts.unresolved[st],
+			    aw_status_name(st), as.counts.resolved);
+	as.counts.ns += agent_mono_ns() - t0;
+	return logical;
+}
+
+struct async_counts async_counts(void)
+{
+	return as.counts;
+}

@@ -1,0 +1,59 @@
+/* Logical (async) stacks: a sample taken in an async method resumed after
+ * an await goes on past the await into the methods that await it, found
+ * on the heap from the running box (asyncwalk.h), instead of the thread
+ * pool's dispatch loop.  Sampler thread only, but for the switch.
+ *
+ * A source of logical callers is one kind of async method: the compiler's
+ * state machines in their boxes (this one, .NET 8 to 11).  .NET 11's
+ * runtime-async methods (continuations without boxes) would be another
+ * source beside it, answering the same two questions: where a stack's
+ * resumed part begins (async_splice), and who awaits it. */
+#ifndef CLRSCOPE_AGENT_ASYNCSTACK_H
+#define CLRSCOPE_AGENT_ASYNCSTACK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "agent/agent.h"
+#include "agent/symbols/activity.h"
+#include "agent/symbols/asyncwalk.h"
+#include "agent/symbols/symbols.h"
+
+/* The switch (the async dial); any thread. */
+void async_set_enabled(bool on) AGENT_HIDDEN;
+bool async_enabled(void) AGENT_HIDDEN;
+
+/* Where frames (innermost first) hold a resumed async method: the index of
+ * its MoveNext, the innermost one called by a box's dispatch (not by a
+ * first, synchronous run); -1 when none.  *box_class: the box's type as
+ * the dispatch frame names it (0: not known). */
+int32_t async_splice(const FunctionID *frames, uint32_t n, uint64_t *box_class) AGENT_HIDDEN;
+
+/* Whether a signal's capture is to look for running boxes (async_take):
+ * the switch is on and a box type is known.  Async-signal-safe. */
+bool async_wanted(void) AGENT_HIDDEN;
+/* The running boxes and their awaiting chains among words (a capture's
+ * registers and stack words), read in the sampled thread's signal handler,
+ * which the box cannot leave meanwhile; gc_epoch: activity_gc_epoch() as
+ * the capture began.  Async-signal-safe. */
+void async_take(const uint64_t *words, uint32_t n, uint32_t gc_epoch, struct aw_sample *out) AGENT_HIDDEN;
+
+/* A sample's stack: the logical stack when frames hold a splice and the
+ * switch is on (taken: the capture's look, NULL: none), else physical,
+ * the stack id the sample has by its frames.  truncated: the walk was cut
+ * (its splice may be beyond: no logical stack). */
+uint64_t async_stack(uint64_t physical, const FunctionID *frames, const uint64_t *addrs, uint32_t n,
+		     bool truncated, bool leaf_maybe_call, const struct activity *act, const struct aw_sample *taken,
+		     struct sym_defs *d) AGENT_HIDDEN;
+
+struct async_counts {
+	uint64_t resolved;
+	uint64_t unresolved[AW_STATUSES]; /* by cause (enum aw_status) */
+	uint64_t ns;                      /* time spent in async_stack on samples with a splice */
+};
+struct async_counts async_counts(void) AGENT_HIDDEN;
+
+/* Forgets what is known of functions and types (a new attach). */
+void async_reset(void) AGENT_HIDDEN;
+
+#endif
