@@ -80,6 +80,7 @@ void cs_dials_default(struct cs_dials *d, uint32_t rate_hz)
 	d->allocations = true;
 	d->snapshots = 0;
 	d->validate = CS_VALIDATE_DEFAULT;
+	d->async = true;
 	d->detach = false;
 }
 
@@ -177,6 +178,7 @@ int cs_dials_assign(struct cs_dials *d, const char *assignment, char *err, size_
 		{"sampling", offsetof(struct cs_dials, sampling)},
 		{"instrument", offsetof(struct cs_dials, instrument)},
 		{"allocations", offsetof(struct cs_dials, allocations)},
+		{"async", offsetof(struct cs_dials, async)},
 	};
 	for (size_t i = 0; i < sizeof switches / sizeof *switches; i++) {
 		if (strcmp(key, switches[i].key) != 0)
@@ -256,7 +258,7 @@ int cs_dials_assign(struct cs_dials *d, const char *assignment, char *err, size_
 		return 0;
 	}
 	snprintf(err, errlen,
-		 "unknown dial '%s' (sampling, sampler, rate, events, flush_ms, instrument, allocations, snapshot, validate, detach)",
+		 "unknown dial '%s' (sampling, sampler, rate, events, flush_ms, instrument, allocations, snapshot, validate, async, detach)",
 		 key);
 	return -1;
 }
@@ -267,11 +269,11 @@ size_t cs_dials_format(const struct cs_dials *d, char *out, size_t n)
 	cs_events_format(d->events, events, sizeof events);
 	int len = snprintf(out, n,
 			   "generation %llu\nsampling=%s\nsampler=%s\nrate=%u\nevents=%s\nflush_ms=%u\n"
-			   "instrument=%s\nallocations=%s\nsnapshots=%u\nvalidate=%u\n%s",
+			   "instrument=%s\nallocations=%s\nsnapshots=%u\nvalidate=%u\nasync=%s\n%s",
 			   (unsigned long long)d->generation, d->sampling ? "on" : "off",
 			   cs_sampler_name(d->sampler), d->rate_hz, events, d->flush_ms,
 			   d->instrument ? "on" : "off", d->allocations ? "on" : "off", d->snapshots, d->validate,
-			   d->detach ? "detach\n" : "");
+			   d->async ? "on" : "off", d->detach ? "detach\n" : "");
 	return len < 0 ? 0 : (size_t)len;
 }
 
@@ -280,10 +282,10 @@ void cs_dials_summary(const struct cs_dials *d, char *out, size_t n)
 	char events[128];
 	cs_events_format(d->events, events, sizeof events);
 	snprintf(out, n,
-		 "sampling=%s sampler=%s rate=%u events=%s flush_ms=%u instrument=%s allocations=%s snapshots=%u validate=%u%s",
+		 "sampling=%s sampler=%s rate=%u events=%s flush_ms=%u instrument=%s allocations=%s snapshots=%u validate=%u async=%s%s",
 		 d->sampling ? "on" : "off", cs_sampler_name(d->sampler), d->rate_hz, events,
 		 d->flush_ms, d->instrument ? "on" : "off", d->allocations ? "on" : "off", d->snapshots, d->validate,
-		 d->detach ? " detach" : "");
+		 d->async ? "on" : "off", d->detach ? " detach" : "");
 }
 
 int cs_dials_apply_summary(struct cs_dials *d, const char *line, size_t len)

@@ -23,6 +23,7 @@
 #define CS_ENV_SAMPLING "CLRSCOPE_SAMPLING"       /* initial sampling=on|off */
 #define CS_ENV_SAMPLER "CLRSCOPE_SAMPLER"         /* initial sampler=mixed|kernel|suspend|signal */
 #define CS_ENV_VALIDATE "CLRSCOPE_VALIDATE"       /* initial validate=N */
+#define CS_ENV_ASYNC "CLRSCOPE_ASYNC"             /* initial async=on|off */
 #define CS_ENV_AGENT_LOG "CLRSCOPE_AGENT_LOG"     /* optional debug log file of the agent */
 #define CS_ENV_INSTRUMENT "CLRSCOPE_INSTRUMENT"   /* functions to hook, one pattern per line */
 #define CS_ENV_ALLOCATIONS "CLRSCOPE_ALLOCATIONS" /* "1": count allocations by type */

@@ -20,6 +20,7 @@
 #include "agent/log/sizecap.h"
 #include "agent/runtime/lifecycle.h"
 #include "agent/sampling/sampler.h"
+#include "agent/symbols/asyncstack.h"
 #include "common/records.h"
 #include "common/session.h"
 
@@ -162,6 +163,8 @@ int control_apply(const struct cs_dials *want, char *error, size_t errlen)
 		sampler_set_sampling(want->sampling);
 	if (want->validate != c.current.validate)
 		sampler_set_validate(want->validate);
+	if (want->async != c.current.async)
+		async_set_enabled(want->async);
 	if (want->flush_ms != c.current.flush_ms)
 		lw_set_flush_ms(want->flush_ms);
 	uint8_t sampler = c.current.sampler;

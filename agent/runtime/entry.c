@@ -29,6 +29,7 @@
 #include "agent/sampling/stillthreads.h"
 #include "agent/sampling/threadlist.h"
 #include "agent/symbols/activity.h"
+#include "agent/symbols/asyncstack.h"
 #include "agent/symbols/symbols.h"
 #include "common/dials.h"
 #include "common/records.h"
@@ -219,7 +220,7 @@ static void config_from_env(struct agent_config *cfg)
 	static const struct {
 		const char *env, *key;
 	} settings[] = {{CS_ENV_RATE, "rate"}, {CS_ENV_EVENTS, "events"}, {CS_ENV_SAMPLING, "sampling"},
-			{CS_ENV_SAMPLER, "sampler"}, {CS_ENV_VALIDATE, "validate"}};
+			{CS_ENV_SAMPLER, "sampler"}, {CS_ENV_VALIDATE, "validate"}, {CS_ENV_ASYNC, "async"}};
 	for (size_t i = 0; i < sizeof settings / sizeof *settings; i++) {
 		const char *v = getenv(settings[i].env);
 		if (!v || !*v)
@@ -458,6 +459,7 @@ static HRESULT start_profiling(IUnknown *info_unk, uint8_t load_mode, struct age
 	if (!control)
 		lw_message(CS_LEVEL_WARNING, "no control semaphore: dials cannot reach this process");
 	sampler_set_validate(cfg->dials.validate);
+	async_set_enabled(cfg->dials.async);
 	if (fail_after("sampler") || sampler_start(cfg->dials.rate_hz, cfg->dials.sampling) < 0)
 		lw_message(CS_LEVEL_ERROR, "the sampler could not start (out of memory?)");
 	bool thread_failed = control && fail_after("control-thread");

@@ -67,6 +67,8 @@ void cmd_record_usage(FILE *f)
 		   "                      (busy threads only; CPU time)\n"
 		   "      --validate N    repeat every Nth fast walk of a thread exactly and count\n"
 		   "                      the differences (0: never; default 1000)\n"
+		   "      --async on|off  logical stacks: samples of async methods resumed after an\n"
+		   "                      await go on into the methods awaiting them (default on)\n"
 		   "      --rotate SEC    also write a pprof profile of each SEC seconds beside the\n"
 		   "                      session (DIR.000001.pb.gz, ...), for collectors\n"
 		   "      --symbols DIR   also look for native modules' debug files in DIR, by debug\n"
@@ -326,6 +328,7 @@ int cmd_record(int argc, char **argv)
 		{"rotate", required_argument, NULL, 'R'}, {"max-size", required_argument, NULL, 'm'},
 		{"follow-children", no_argument, NULL, 'F'}, {"heap-snapshots", no_argument, NULL, 'H'},
 		{"symbols", required_argument, NULL, 'Y'},
+		{"async", required_argument, NULL, 'a'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -339,7 +342,7 @@ int cmd_record(int argc, char **argv)
 	unsigned pid = 0;
 	bool pause = false, follow = false;
 	uint64_t max_size = 0;
-	const char *sampler = NULL, *validate = NULL;
+	const char *sampler = NULL, *validate = NULL, *async = NULL;
 	struct startup_features features = {.patterns = ""};
 	int c;
 	optind = 0;
@@ -404,6 +407,11 @@ int cmd_record(int argc, char **argv)
 			validate = optarg;
 			break;
 		}
+		case 'a':
+			if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0)
+				return cmd_usage_error("record", "--async is on or off, not '%s'", optarg);
+			async = optarg;
+			break;
 		case 'p':
 			if (parse_u32(optarg, 1, 0x7fffffff, &pid) < 0)
 				return cmd_usage_error("record", "--pid wants a process id, not '%s'", optarg);
@@ -455,7 +463,7 @@ int cmd_record(int argc, char **argv)
 	struct paused_start ps;
 	bool paused = pause && paused_start_open(&ps, session);
 	struct launch_request req = {.argv = command, .agent_path = agent, .session_dir = session, .rate_hz = rate,
-				     .events = events, .sampler = sampler, .validate = validate,
+				     .events = events, .sampler = sampler, .validate = validate, .async = async,
 				     .diagnostic_port = paused ? ps.path : NULL, .instrument = features.patterns,
 				     .allocations = features.allocations, .heap_snapshots = features.heap_snapshots};
 	pid_t child = launch_spawn(&req, &old, err, sizeof err);

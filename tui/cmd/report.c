@@ -14,7 +14,7 @@
 void cmd_report_usage(FILE *f)
 {
 	fprintf(f, "usage: clrscope report [--format FMT] [--time cpu|wall] [--lines] [--heap] [--retention TYPE] [--top N] [--pid PID]\n"
-		   "                       [--thread TID] [--from SEC] [--to SEC] [--symbols DIR]... DIR\n"
+		   "                       [--thread TID] [--from SEC] [--to SEC] [--stacks logical|physical] [--symbols DIR]... DIR\n"
 		   "\n"
 		   "Reads the session directory DIR (live, finished or crashed: whatever the agent\n"
 		   "flushed) and prints its profile.\n"
@@ -39,6 +39,9 @@ void cmd_report_usage(FILE *f)
 		   "  -t, --thread TID  only the samples of the thread with OS thread id TID\n"
 		   "      --from SEC    only samples taken SEC seconds or more after the agent started\n"
 		   "      --to SEC      only samples taken before SEC seconds after the agent started\n"
+		   "      --stacks KIND logical (the default): a sample in an async method resumed after\n"
+		   "                    an await goes on past an [await] frame into the methods that\n"
+		   "                    await it; physical: the thread's own stack (the dispatch loop)\n"
 		   "      --symbols DIR also look for native modules' debug files in DIR, by\n"
 		   "                    debug link and build id (repeatable; CLRSCOPE_SYMBOLS and\n"
 		   "                    the config file's symbols keys add more)\n"
@@ -102,11 +105,12 @@ int cmd_report(int argc, char **argv)
 		{"lines", no_argument, NULL, 'l'}, {"time", required_argument, NULL, 'w'},
 		{"symbols", required_argument, NULL, 'Y'},
 		{"heap", no_argument, NULL, 'E'}, {"retention", required_argument, NULL, 'R'},
+		{"stacks", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct export_options o = {EXPORT_TEXT, 0, 0, false, false, NULL};
-	struct prof_filter filter = {0, 0, 0};
+	struct prof_filter filter = {0, 0, 0, false};
 	enum prof_time time = PROF_TIME_CPU;
 	unsigned v;
 	double secs;
@@ -148,6 +152,10 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'l':
 			o.lines = true;
+			break;
+		case 'S':
+			if (prof_stacks_parse(optarg, &filter.physical) < 0)
+				return cmd_usage_error("report", "--stacks wants logical or physical, not '%s'", optarg);
 			break;
 		case 'w':
 			if (prof_time_parse(optarg, &time) < 0)

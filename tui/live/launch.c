@@ -89,6 +89,8 @@ char **launch_env_build(const struct launch_request *r)
 		env[k++] = assign(CS_ENV_SAMPLER, r->sampler);
 	if (r->validate)
 		env[k++] = assign(CS_ENV_VALIDATE, r->validate);
+	if (r->async)
+		env[k++] = assign(CS_ENV_ASYNC, r->async);
 	if (r->instrument && r->instrument[0])
 		env[k++] = assign(CS_ENV_INSTRUMENT, r->instrument);
 	if (r->allocations)

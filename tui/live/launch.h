@@ -17,6 +17,7 @@ struct launch_request {
 	const char *events; /* event kinds (dials syntax), NULL: the agent's default */
 	const char *sampler; /* "suspend" or "signal", NULL: the agent's default */
 	const char *validate; /* fast walks per exact check ("0": never), NULL: the agent's default */
+	const char *async;    /* "on" or "off": logical stacks of async methods, NULL: the agent's default */
 	const char *diagnostic_port; /* a socket to pause the runtime on at startup, or NULL */
 	const char *output_path;     /* the program's stdout and stderr (and no stdin), or NULL: ours */
 	const char *instrument;      /* functions to hook, one pattern per line, or NULL */

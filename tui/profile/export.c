@@ -151,6 +151,11 @@ static void describe_cost(FILE *f, const struct prof_process *p)
 			"sample's 32 KiB, a signal's 64 KiB): walked exactly instead, or truncated where that could "
 			"not be\n",
 			st->beyond_copy);
+	if (st->async_resolved || st->async_unresolved)
+		fprintf(f,
+			"  async stacks: %" PRIu64 " samples in resumed async methods given the methods awaiting them, "
+			"%" PRIu64 " not ([await ?]); %.1f ms of the sampler's time\n",
+			st->async_resolved, st->async_unresolved, (double)st->async_ns / 1e6);
 	/* ... which the threads found waiting as the sampler looked were spared */
 	if (st->waiting_read)
 		fprintf(f,
@@ -812,14 +817,16 @@ static void write_json_process(FILE *f, struct prof_process *p, const struct exp
 		   ",\"stack_checks\":%" PRIu64 ",\"stack_mismatches\":%" PRIu64 ",\"signals\":%" PRIu64
 		   ",\"signals_waiting\":%" PRIu64 ",\"waiting_read\":%" PRIu64 ",\"kernel_samples\":%" PRIu64
 		   ",\"kernel_lost\":%" PRIu64 ",\"beyond_copy\":%" PRIu64 ",\"parked_kept\":%" PRIu64
+		   ",\"async_resolved\":%" PRIu64 ",\"async_unresolved\":%" PRIu64 ",\"async_ms\":%.1f"
 		   ",\"samples\":%" PRIu64 ",\"ticks\":%" PRIu64 ",\"status_ms\":%.1f"
 		   ",\"sampler_cpu_ms\":%.1f,\"writer_cpu_ms\":%.1f,\"handler_cpu_ms\":%.1f"
 		   ",\"sampler_ms\":{\"unwind\":%.1f,\"survey\":%.1f,\"signal\":%.1f,\"record\":%.1f},\"cpu_share\":",
 		st->dropped_records, st->dropped_bytes, st->write_errors, prof_suspend_median_us(p),
 		(double)st->suspend_max_ns / 1000.0, (double)st->suspend_total_ns / 1e6, st->failed_walks,
 		st->truncated_stacks, st->deferred_walks, st->stack_checks, st->stack_mismatches, st->signals,
-		st->signals_waiting, st->waiting_read, st->kernel_samples, st->kernel_lost, st->beyond_copy, st->parked_kept, st->samples, st->ticks, (double)st->time_us / 1000.0,
-		(double)st->sampler_cpu_ns / 1e6,
+		st->signals_waiting, st->waiting_read, st->kernel_samples, st->kernel_lost, st->beyond_copy, st->parked_kept,
+		st->async_resolved, st->async_unresolved, (double)st->async_ns / 1e6, st->samples, st->ticks,
+		(double)st->time_us / 1000.0, (double)st->sampler_cpu_ns / 1e6,
 		(double)st->writer_cpu_ns / 1e6,
 		(double)st->handler_cpu_ns / 1e6, (double)st->unwind_ns / 1e6, (double)st->survey_ns / 1e6,
 		(double)st->signal_ns / 1e6, (double)st->record_ns / 1e6);

@@ -738,6 +738,42 @@ static void count_second(struct prof_process *p, uint64_t time_us, uint64_t n)
 	p->per_second[sec] += n;
 }
 
+int prof_stacks_parse(const char *name, bool *physical)
+{
+	if (strcmp(name, "logical") == 0 || strcmp(name, "physical") == 0) {
+		*physical = name[0] == 'p';
+		return 0;
+	}
+	return -1;
+}
+
+/* LOGICAL: a logical stack's physical stack (both defined before). */
+static void fold_logical(struct prof_process *p, const struct cs_record *rec)
+{
+	struct cs_list l;
+	struct cs_logical lg;
+	cs_list_init(&l, rec->payload, rec->len);
+	while (cs_next_logical(&l, &lg)) {
+		if (!fold_id_ok(p, lg.stack) || !fold_id_ok(p, lg.physical) || lg.stack >= p->nstacks ||
+		    lg.physical >= p->nstacks || !lg.physical || lg.physical == lg.stack) {
+			p->bad_records++;
+			return;
+		}
+		p->stacks[lg.stack].physical = (uint32_t)lg.physical;
+	}
+	if (cs_list_bad(&l))
+		p->bad_records++;
+}
+
+/* The stack a sample counts in: its physical stack when the filter asks
+ * for those and the sample names a logical one. */
+static uint64_t counted_stack(const struct prof_process *p, uint64_t stack)
+{
+	if (p->filter.physical && stack && stack < p->nstacks && p->stacks[stack].physical)
+		return p->stacks[stack].physical;
+	return stack;
+}
+
 /* A sample names a stack the log defined before it (the agent writes
  * definitions first, and again after a drop) and a thread near those seen. */
 static bool sample_ids_ok(const struct prof_process *p, uint64_t thread, uint64_t stack)
@@ -772,7 +808,7 @@ static void fold_samples(struct prof_process *p, const struct cs_record *rec)
 				p->filtered_out++;
 				continue;
 			}
-			count_samples(p, thread, stack, 1, off_cpu ? 0 : 1, period_ns, t.time_us);
+			count_samples(p, thread, counted_stack(p, stack), 1, off_cpu ? 0 : 1, period_ns, t.time_us);
 			n++;
 		}
 		if (!in_window)
@@ -821,7 +857,7 @@ static void fold_hold(struct prof_process *p, const struct cs_hold *h, uint64_t 
 		return;
 	uint64_t t0 = h->first_us + first * h->period_us, t1 = h->first_us + (end - 1) * h->period_us;
 	/* a thread that kept its stack did not run: off the CPU */
-	count_samples(p, h->thread_ref, h->stack_id, n, 0, period_ns, t1);
+	count_samples(p, h->thread_ref, counted_stack(p, h->stack_id), n, 0, period_ns, t1);
 	if (p->thread_stacks) {
 		if (!p->window_ticks || t0 < p->window_first_us)
 			p->window_first_us = t0;
@@ -878,7 +914,7 @@ static void fold_cpu_owed(struct prof_process *p, const struct cs_record *rec)
 		if (c.time_us < f->from_us || (f->to_us && c.time_us >= f->to_us) ||
 		    (f->os_tid && (c.thread_ref >= p->nthreads || p->threads[c.thread_ref].os_tid != f->os_tid)))
 			continue; /* (not the agent's samples: not in filtered_out) */
-		count_samples(p, c.thread_ref, c.stack_id, 0, c.count, 1000000000u / rate, c.time_us);
+		count_samples(p, c.thread_ref, counted_stack(p, c.stack_id), 0, c.count, 1000000000u / rate, c.time_us);
 	}
 	if (cs_list_bad(&l))
 		p->bad_records++;
@@ -1236,6 +1272,9 @@ static void fold(struct prof_process *p, const struct cs_record *rec)
 		return;
 	case CS_REC_CPU_OWED:
 		fold_cpu_owed(p, rec);
+		return;
+	case CS_REC_LOGICAL:
+		fold_logical(p, rec);
 		return;
 	case CS_REC_STATUS: {
 		struct cs_status st;

@@ -38,6 +38,7 @@ struct prof_stack {
 	uint32_t frame;      /* frame id, 0 = not defined (yet) */
 	uint32_t canon;      /* the canonical stack, 0 = this one */
 	uint32_t il_plus1;   /* the innermost frame's IL offset + 1 (STACK_IL), 0: not known */
+	uint32_t physical;   /* a logical (async) stack's physical stack (LOGICAL), 0: not a logical stack */
 	uint64_t count;      /* samples (of the time shown) whose innermost stack is this path of functions (canonical stacks) */
 	uint64_t line_count; /* samples (of the time shown) whose innermost stack is this very stack */
 	/* the same in each time: on the CPU, and all (wall clock) */
@@ -50,6 +51,9 @@ struct prof_stack {
 enum prof_time { PROF_TIME_CPU, PROF_TIME_WALL };
 const char *prof_time_name(enum prof_time t);
 int prof_time_parse(const char *name, enum prof_time *out);
+/* "logical" (false) or "physical" (true): which stacks samples count in
+ * (struct prof_filter); -1 for anything else. */
+int prof_stacks_parse(const char *name, bool *physical);
 
 /* What an off-CPU sample's thread was waiting for, told by its innermost
  * frames (PROF_STATE_RUNNING: on the CPU). */
@@ -217,6 +221,7 @@ struct prof_event_counts {
 struct prof_filter {
 	uint32_t os_tid;          /* 0 = every thread */
 	uint64_t from_us, to_us;  /* time since the agent started; to_us 0 = no end */
+	bool physical;            /* samples count in their physical stacks, not their logical (async) ones */
 };
 
 /* What a sample is worth, kept per thread and stack when the session asks

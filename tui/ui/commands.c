@@ -350,6 +350,27 @@ static void run_time(struct app *a, int argc, char **argv)
 						    : "wall time: every thread's samples, waiting ones too");
 }
 
+/* stacks logical|physical|toggle: a sample in an async method resumed
+ * after an await counts in its logical stack (the methods awaiting it,
+ * below an [await] frame) or in its thread's own. */
+static void run_stacks(struct app *a, int argc, char **argv)
+{
+	if (!a->session) {
+		app_message(a, true, "stacks needs a session");
+		return;
+	}
+	struct prof_filter f = a->session->samples;
+	bool physical = !f.physical;
+	if (argc > 1 && strcmp(argv[1], "toggle") != 0 && prof_stacks_parse(argv[1], &physical) < 0) {
+		app_message(a, true, "stacks is logical, physical or toggle, not '%s'", argv[1]);
+		return;
+	}
+	f.physical = physical;
+	if (session_screen_set_samples(a->session, &f))
+		app_message(a, false, "%s", physical ? "physical stacks: each thread's own frames (the dispatch loop)"
+						     : "logical stacks: async methods go on into the methods awaiting them");
+}
+
 /* The thread named (exactly, else the first whose name holds it) or with
  * that os tid, in any process of the session; 0 when none. */
 static uint32_t find_thread(struct session_screen *s, const char *which)
@@ -543,6 +564,7 @@ static const char *const rate_args[] = {"50", "100", "200", "500", "1000", NULL}
 static const char *const validate_args[] = {"0", "20", "200", "1000", NULL};
 static const char *const time_args[] = {"cpu", "wall", "toggle", NULL};
 static const char *const thread_args[] = {"all", NULL};
+static const char *const stacks_args[] = {"logical", "physical", "toggle", NULL};
 static const char *const flame_args[] = {"diff", "plain", NULL};
 static const char *const range_args[] = {"all", "start", "end", NULL};
 
@@ -569,6 +591,8 @@ const struct ui_command ui_commands[] = {
 	{"flame", "[diff|plain]", "", "the flame graph: arrows move, Enter zooms in, Backspace or u zooms out; after :diff red grew, blue shrank (diff) or namespaces (plain)", run_flame, flame_args},
 	{"time", "cpu|wall|toggle", "", "count samples of running threads only (cpu) or of waiting ones too (wall)",
 	 run_time, time_args},
+	{"stacks", "logical|physical|toggle", "", "count samples of resumed async methods in their logical stacks ([await] and the methods awaiting them) or in their threads' own",
+	 run_stacks, stacks_args},
 	{"diff", "DIR", "", "compare the shown process with a recorded session (red: more time now, green: less)",
 	 run_diff, NULL},
 	{"thread", "NAME|TID|all", "Enter in Threads", "count only that thread's samples in every view", run_thread, thread_args},
@@ -601,6 +625,7 @@ const struct ui_binding ui_bindings[] = {
 	{'o', false, true, "o", "output"},
 	{'f', false, true, "f", "flame"},
 	{'w', false, true, "w", "time toggle"},
+	{'L', false, true, "L", "stacks toggle"},
 	{'<', false, true, "<", "cursor -1"},
 	{'>', false, true, ">", "cursor +1"},
 	{'[', false, true, "[", "range start"},

@@ -109,6 +109,11 @@ void screen_status_text(struct session_screen *s, char *out, size_t n)
 	double share = prof_agent_cpu_share(p, true);
 	if (share >= 0)
 		snprintf(cost, sizeof cost, " | agent %.1f%% CPU", 100.0 * share);
+	/* samples of resumed async methods whose awaiting methods were not
+	 * known: their logical stacks begin at [await ?] */
+	char unresolved[48] = "";
+	if (p->status.async_unresolved)
+		snprintf(unresolved, sizeof unresolved, " | async unresolved %" PRIu64, p->status.async_unresolved);
 	/* the rate asked for and the ticks the sampler took per second lately */
 	char hz[48] = "";
 	double achieved = prof_achieved_hz(p, true);
@@ -127,9 +132,9 @@ void screen_status_text(struct session_screen *s, char *out, size_t n)
 		snprintf(narrow, sizeof narrow, " | samples of %s", range);
 	const struct prof_process *counted = ui_samples(s);
 	snprintf(out, n, "%s %s%s | %s | %" PRIu64 " samples/s | %" PRIu64 " samples | dropped %" PRIu64
-			 " | suspend %.0f us%s%s%s%s%s%s%s%s",
+			 " | suspend %.0f us%s%s%s%s%s%s%s%s%s",
 		 who, st, p->features & CS_FEATURE_INSTRUMENT ? " instrumented (no detach)" : p->features & CS_FEATURE_ALLOCATIONS ? " counting allocations (no detach)" : "",
-		 p->time == PROF_TIME_CPU ? "cpu time" : "wall time", rate, counted->samples, p->status.dropped_records, prof_suspend_recent_us(p), checks, dials, cost, hz, narrow,
+		 p->time == PROF_TIME_CPU ? "cpu time" : "wall time", rate, counted->samples, p->status.dropped_records, prof_suspend_recent_us(p), checks, unresolved, dials, cost, hz, narrow,
 		 p->reader.torn_bytes || p->reader.skipped_bytes || p->reader.refused_segments ? " | damaged log" : "", s->filter[0] ? " | filter: " : "",
 		 s->filter);
 }

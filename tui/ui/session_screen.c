@@ -101,7 +101,7 @@ struct prof_process *ui_samples(struct session_screen *s)
 
 bool session_screen_set_samples(struct session_screen *s, const struct prof_filter *f)
 {
-	if (!f->os_tid && !f->from_us && !f->to_us) {
+	if (!f->os_tid && !f->from_us && !f->to_us && !f->physical) {
 		drop_narrow(s);
 		s->samples = *f;
 		session_screen_update_views(s);
@@ -147,8 +147,10 @@ void ui_samples_text(const struct session_screen *s, char *out, size_t n)
 		char to[32] = "end";
 		if (f->to_us)
 			snprintf(to, sizeof to, "%.1f s", (double)f->to_us / 1e6);
-		snprintf(out + len, n - len, "%s%.1f s-%s", len ? ", " : "", (double)f->from_us / 1e6, to);
+		len += (size_t)snprintf(out + len, n - len, "%s%.1f s-%s", len ? ", " : "", (double)f->from_us / 1e6, to);
 	}
+	if (f->physical && len < n)
+		snprintf(out + len, n - len, "%sphysical stacks", len ? ", " : "");
 }
 
 void session_screen_free(struct session_screen *s)

@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/xalloc.h"
 
@@ -90,6 +91,14 @@ static void cell_of_row(void *ctx, size_t row, int col, char *buf, size_t n)
 {
 	struct view_ctx *c = ctx;
 	c->v->ops->cell(c, c->v->rows[row], col, buf, n);
+}
+
+enum ui_style view_function_style(const struct prof_process *p, uint32_t function)
+{
+	if (function >= p->nfunctions || p->functions[function].module[0])
+		return UI_NORMAL;
+	const char *name = p->functions[function].name;
+	return strncmp(name, "[await", 6) == 0 || strcmp(name, "[WhenAll]") == 0 ? UI_DIM : UI_NORMAL;
 }
 
 static enum ui_style style_of_row(void *ctx, size_t row)

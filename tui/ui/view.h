@@ -147,6 +147,10 @@ bool view_key(struct view *v, struct session_screen *s, int key);
 bool view_click(struct view *v, struct session_screen *s, int y, int x);
 void view_search(struct view *v, struct session_screen *s, const char *text);
 
+/* How a function's rows are drawn: the boundaries of logical (async)
+ * stacks ([await], [await ?], [WhenAll]) dim, the rest plain. */
+enum ui_style view_function_style(const struct prof_process *p, uint32_t function);
+
 /* The list of a list view, NULL for another. */
 struct listview *view_list(struct view *v);
 /* The item under the cursor; false when there is no row. */

@@ -97,6 +97,12 @@ static void cell(struct view_ctx *c, uint32_t item, int col, char *buf, size_t n
 	}
 }
 
+static enum ui_style style(struct view_ctx *c, uint32_t item)
+{
+	const struct callers *v = c->priv;
+	return view_function_style(c->p, v->rows[item].function);
+}
+
 /* The function in focus above its callers and callees. */
 static int header(struct view_ctx *c, struct canvas *cv, int y, int height)
 {
@@ -137,6 +143,6 @@ const struct view_ops view_callers = {
 	.title = "who calls the chosen function and what it calls: Enter moves there",
 	.private_size = sizeof(struct callers), .samples = true, .init = init, .done = done, .update = update,
 	VIEW_COLUMNS(columns),
-	.cell = cell, .header = header,
+	.cell = cell, .style = style, .header = header,
 	.key = key,
 };

@@ -261,7 +261,8 @@ static void draw_node(const struct layout *l, uint32_t node, uint64_t start, int
 	enum ui_style style = node == l->f->selected ? UI_SELECTED
 			      : l->f->match[node]	 ? UI_HOT
 			      : l->f->diff		 ? by_change
-						 : namespace_style(name);
+			      : view_function_style(l->p, n->function) == UI_DIM ? UI_DIM
+									 : namespace_style(name);
 	canvas_fill(l->c, y, x0, width, style);
 	const char *mark = l->f->diff && !l->c->color ? change_mark(by_change) : "";
 	int used = canvas_text(l->c, y, x0, width - 1, style, false, mark);

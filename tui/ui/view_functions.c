@@ -67,6 +67,11 @@ static void cell(struct view_ctx *c, uint32_t item, int col, char *buf, size_t n
 	}
 }
 
+static enum ui_style style(struct view_ctx *c, uint32_t item)
+{
+	return view_function_style(c->p, item);
+}
+
 /* Enter: the callers of the function under the cursor; S: its source. */
 static bool key(struct view_ctx *c, int k)
 {
@@ -95,5 +100,6 @@ const struct view_ops view_functions = {
 	.samples = true, .update = update,
 	VIEW_COLUMNS(columns), .count = count, .keep = keep, .match = match, .compare = compare, .sorts = sorts,
 	.cell = cell,
+	.style = style,
 	.key = key,
 };

@@ -104,6 +104,12 @@ static void cell(struct view_ctx *c, uint32_t item, int col, char *buf, size_t n
 	}
 }
 
+static enum ui_style style(struct view_ctx *c, uint32_t item)
+{
+	const struct tree *s = c->priv;
+	return view_function_style(c->p, s->calls.nodes[s->visible[item]].function);
+}
+
 static bool key(struct view_ctx *c, int k)
 {
 	struct tree *s = c->priv;
@@ -155,5 +161,6 @@ const struct view_ops view_tree = {
 	.process_changed = process_changed,
 	VIEW_COLUMNS(columns),
 	.cell = cell,
+	.style = style,
 	.key = key,
 };
