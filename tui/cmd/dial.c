@@ -46,6 +46,8 @@ void cmd_dial_usage(FILE *f)
 		   "  snapshot=heap        take a heap snapshot: live objects by type (a full GC)\n"
 		   "  validate=N           repeat every Nth fast walk of a thread with the runtime's\n"
 		   "                       unwinder and count the differences (0: never)\n"
+		   "  async=on|off         logical stacks: samples of resumed async methods go on\n"
+		   "                       into the methods awaiting them\n"
 		   "  detach               the agent stops and leaves the process (it keeps running)\n"
 		   "\n"
 		   "  -t, --timeout SEC    how long to wait for the acknowledgement (default %.0f)\n"
