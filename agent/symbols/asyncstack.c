@@ -357,6 +357,7 @@ void async_take(const uint64_t *words, uint32_t n, uint32_t gc_epoch, struct aw_
 {
 	out->taken = out->moved = false;
 	out->nboxes = 0;
+	out->gc_epoch = gc_epoch;
 	if (gc_epoch & 1) {
 		out->moved = true;
 		return;
@@ -431,7 +432,19 @@ static enum aw_status resolve(FunctionID sm_frame, uint64_t box_class, const str
 		struct aw_type t;
 		learn((*found)->unknown_mt, &t); /* (read with the box held: a real type) */
 	}
-	return (enum aw_status)(*found)->status;
+	if ((*found)->status != AW_RESOLVED)
+		return (enum aw_status)(*found)->status;
+	/* a root may have been a method registering its await on another
+	 * thread: it stands if its continuation is still null (no GC since the
+	 * sample, so the address is still the object's) */
+	struct aw_env env = {NULL, handler_read, handler_read_words, handler_type_of, ARRAY_DATA};
+	uint32_t epoch = activity_gc_epoch();
+	if (epoch != taken->gc_epoch)
+		return AW_GC;
+	bool stands = aw_root_stands(&env, *found);
+	if (activity_gc_epoch() != epoch)
+		return AW_GC;
+	return stands ? AW_RESOLVED : AW_UNKNOWN;
 }
 
 uint64_t async_stack(uint64_t physical, const FunctionID *frames, const uint64_t *addrs, uint32_t n,

@@ -120,10 +120,12 @@ static bool list_first(const struct aw_env *env, uint64_t list, const struct aw_
 }
 
 enum aw_status aw_walk(const struct aw_env *env, uint64_t box, const struct aw_type *box_type,
-		       struct aw_caller *out, uint32_t max, uint32_t *n, uint64_t *unknown_mt)
+		       struct aw_caller *out, uint32_t max, uint32_t *n, uint64_t *unknown_mt, uint64_t *root,
+		       uint32_t *root_continuation)
 {
 	*n = 0;
-	*unknown_mt = 0;
+	*unknown_mt = *root = 0;
+	*root_continuation = 0;
 	uint64_t cur = box;
 	struct aw_type type = *box_type;
 	bool when_all = false;
@@ -133,8 +135,13 @@ enum aw_status aw_walk(const struct aw_env *env, uint64_t box, const struct aw_t
 			return AW_UNKNOWN;
 		bool next = false;
 		for (uint32_t inner = 0; !next; inner++) {
-			if (!obj)
-				return AW_RESOLVED; /* nothing awaits it: the root */
+			if (!obj && inner)
+				return AW_UNKNOWN; /* a continuation that leads nowhere */
+			if (!obj) {
+				*root = cur; /* nothing awaits it (yet): the root */
+				*root_continuation = type.continuation;
+				return AW_RESOLVED;
+			}
 			if (inner == INNER_HOPS)
 				return AW_UNKNOWN;
 			uint64_t mt = 0;
@@ -225,7 +232,14 @@ void aw_take(const struct aw_env *env, const uint64_t *words, uint32_t nwords, s
 		struct aw_found *f = &out->box[out->nboxes++];
 		uint32_t depth = 0;
 		f->box_mt = mts[i] & MT_MASK;
-		f->status = (uint8_t)aw_walk(env, cand[i], &t, f->callers, AW_CHAIN_MAX, &depth, &f->unknown_mt);
+		f->status = (uint8_t)aw_walk(env, cand[i], &t, f->callers, AW_CHAIN_MAX, &depth, &f->unknown_mt, &f->root,
+					     &f->root_continuation);
 		f->n = (uint8_t)depth;
 	}
+}
+
+bool aw_root_stands(const struct aw_env *env, const struct aw_found *f)
+{
+	uint64_t obj = 1;
+	return f->root && read_word(env, f->root + f->root_continuation, &obj) && obj == 0;
 }

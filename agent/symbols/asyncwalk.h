@@ -81,10 +81,14 @@ struct aw_caller {
 
 /* The chain of the methods that await box, innermost first, into out (at
  * most max); *n: how many.  AW_RESOLVED when it ends where nothing awaits
- * (the root); otherwise out holds what was found before the cause, and for
- * AW_TYPE *unknown_mt is the type not known. */
+ * (the root: *root, its continuation at *root_continuation); otherwise
+ * out holds what was found before the cause, and for AW_TYPE *unknown_mt
+ * is the type not known.  A root may be one whose awaiting method has not
+ * yet registered (it runs on another thread): the caller checks that its
+ * continuation is still null later (aw_root_stands). */
 enum aw_status aw_walk(const struct aw_env *env, uint64_t box, const struct aw_type *box_type,
-		       struct aw_caller *out, uint32_t max, uint32_t *n, uint64_t *unknown_mt);
+		       struct aw_caller *out, uint32_t max, uint32_t *n, uint64_t *unknown_mt, uint64_t *root,
+		       uint32_t *root_continuation);
 
 /* What a sample's thread held of running boxes, read as it was sampled:
  * each box whose address the words held at least twice (the box of a
@@ -95,6 +99,8 @@ enum aw_status aw_walk(const struct aw_env *env, uint64_t box, const struct aw_t
 #define AW_CHAIN_MAX 32
 struct aw_found {
 	uint64_t box_mt;
+	uint64_t root;       /* AW_RESOLVED: the outermost box or task, whose continuation was null */
+	uint32_t root_continuation; /* ... where that continuation is in it */
 	uint64_t unknown_mt; /* status AW_TYPE: the type met */
 	uint8_t status;      /* enum aw_status of its walk */
 	uint8_t n;
@@ -104,6 +110,7 @@ struct aw_sample {
 	uint8_t nboxes;
 	bool taken;     /* looked for (else: nothing is known) */
 	bool moved;     /* a GC was under way, or began as it was taken: nothing is known */
+	uint32_t gc_epoch; /* activity_gc_epoch() as it was taken */
 	bool more;      /* more boxes than AW_BOXES_MAX */
 	struct aw_found box[AW_BOXES_MAX];
 };
@@ -113,6 +120,11 @@ struct aw_sample {
  * calls it); no allocation. */
 #define AW_WORDS_MAX 600
 void aw_take(const struct aw_env *env, const uint64_t *words, uint32_t nwords, struct aw_sample *out);
+
+/* A chain's root, read again after the sample: still nobody awaits it
+ * (false: its continuation was set meanwhile, its awaiting method was
+ * registering as the sample was taken, or it completed). */
+bool aw_root_stands(const struct aw_env *env, const struct aw_found *f);
 
 /* The types the walk knows, by MethodTable: written by one thread (the
  * sampler thread, as it learns them), read by any, the signal handler's
