@@ -6,7 +6,8 @@
 #define INNER_HOPS 8           /* delegates and wrappers between two tasks */
 #define MT_MASK (~(uint64_t)7) /* the MethodTable word's low bits may be the GC's */
 #define COUNT_SLOTS 1024       /* the words' counts (a power of two, above AW_WORDS_MAX) */
-#define CANDIDATES_MAX 64      /* words seen twice or more, looked at as boxes */
+#define CANDIDATES_MAX 64      /* words seen REPEATS times or more, looked at as boxes */
+#define REPEATS 3              /* a running box sits in several registers and stack slots */
 #define TYPES_SLOTS 4096       /* types known (a power of two) */
 
 const char *aw_status_name(enum aw_status st)
@@ -83,6 +84,29 @@ static bool read_word(const struct aw_env *env, uint64_t addr, uint64_t *out)
 	return env->read(env->ctx, addr, out, 8) == 0;
 }
 
+/* An object's first bytes, read at once: its MethodTable and the fields
+ * the walk reads lie there (each read is a system call in the signal
+ * handler). */
+#define WINDOW 64
+struct window {
+	uint64_t addr; /* 0: none */
+	bool whole;    /* all WINDOW bytes read (else: the object ends nearer, read field by field) */
+	uint8_t bytes[WINDOW];
+};
+
+static bool read_field(const struct aw_env *env, struct window *w, uint64_t obj, uint32_t off, uint64_t *out)
+{
+	if (w->addr != obj) {
+		w->addr = obj;
+		w->whole = env->read(env->ctx, obj, w->bytes, WINDOW) == 0;
+	}
+	if (w->whole && off + 8 <= WINDOW) {
+		memcpy(out, w->bytes + off, 8);
+		return true;
+	}
+	return read_word(env, obj + off, out);
+}
+
 /* box runs its state machine, whose builder's task is box itself (the
  * builder's first two words: m_task of every task builder, or the
  * AsyncVoidMethodBuilder's inner one). */
@@ -90,11 +114,17 @@ static bool running_box(const struct aw_env *env, uint64_t box, const struct aw_
 {
 	int32_t state = 0;
 	uint64_t builder[2];
-	if (env->read(env->ctx, box + t->sm_off + t->sm_state, &state, sizeof state) != 0 || state != -1)
+	uint32_t lo = t->sm_state < t->sm_builder ? t->sm_state : t->sm_builder;
+	uint32_t hi = t->sm_state + 4 > t->sm_builder + 16 ? t->sm_state + 4 : t->sm_builder + 16;
+	uint8_t both[64];
+	if (hi - lo <= sizeof both && env->read(env->ctx, box + t->sm_off + lo, both, hi - lo) == 0) {
+		memcpy(&state, both + (t->sm_state - lo), sizeof state);
+		memcpy(builder, both + (t->sm_builder - lo), sizeof builder);
+	} else if (env->read(env->ctx, box + t->sm_off + t->sm_state, &state, sizeof state) != 0 ||
+		   env->read(env->ctx, box + t->sm_off + t->sm_builder, builder, sizeof builder) != 0) {
 		return false;
-	if (env->read(env->ctx, box + t->sm_off + t->sm_builder, builder, sizeof builder) != 0)
-		return false;
-	return builder[0] == box || builder[1] == box;
+	}
+	return state == -1 && (builder[0] == box || builder[1] == box);
 }
 
 /* The first continuation a list holds (a task awaited by several: the
@@ -129,9 +159,10 @@ enum aw_status aw_walk(const struct aw_env *env, uint64_t box, const struct aw_t
 	uint64_t cur = box;
 	struct aw_type type = *box_type;
 	bool when_all = false;
+	struct window w = {0};
 	for (uint32_t hops = 0; hops < AW_MAX_DEPTH; hops++) {
 		uint64_t obj = 0;
-		if (!read_word(env, cur + type.continuation, &obj))
+		if (!read_field(env, &w, cur, type.continuation, &obj))
 			return AW_UNKNOWN;
 		bool next = false;
 		for (uint32_t inner = 0; !next; inner++) {
@@ -146,7 +177,7 @@ enum aw_status aw_walk(const struct aw_env *env, uint64_t box, const struct aw_t
 				return AW_UNKNOWN;
 			uint64_t mt = 0;
 			struct aw_type t;
-			if (!read_word(env, obj, &mt))
+			if (!read_field(env, &w, obj, 0, &mt))
 				return AW_UNKNOWN;
 			if (!env->type_of(env->ctx, mt & MT_MASK, &t)) {
 				*unknown_mt = mt & MT_MASK;
@@ -171,7 +202,7 @@ enum aw_status aw_walk(const struct aw_env *env, uint64_t box, const struct aw_t
 			case AW_DELEGATE:
 			case AW_WRAPPER:
 			case AW_AWAIT_CONT:
-				if (!read_word(env, obj + t.target, &obj))
+				if (!read_field(env, &w, obj, t.target, &obj))
 					return AW_UNKNOWN;
 				if (!obj)
 					return AW_UNKNOWN; /* a delegate without a target: not a box's */
@@ -190,7 +221,7 @@ enum aw_status aw_walk(const struct aw_env *env, uint64_t box, const struct aw_t
 	return AW_DEPTH;
 }
 
-/* The words seen at least twice, at most max of them, into out. */
+/* The words seen at least REPEATS times, at most max of them, into out. */
 static uint32_t repeated(const uint64_t *words, uint32_t nwords, uint64_t *out, uint32_t max)
 {
 	uint64_t key[COUNT_SLOTS];
@@ -205,10 +236,10 @@ static uint32_t repeated(const uint64_t *words, uint32_t nwords, uint64_t *out, 
 		while (count[k] && key[k] != w)
 			k = (k + 1) & (COUNT_SLOTS - 1);
 		key[k] = w;
-		if (++count[k] == 2 && n < max)
+		if (++count[k] == REPEATS && n < max)
 			out[n++] = w;
 		if (count[k] == 255)
-			count[k] = 2;
+			count[k] = REPEATS;
 	}
 	return n;
 }

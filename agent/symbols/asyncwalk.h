@@ -91,8 +91,8 @@ enum aw_status aw_walk(const struct aw_env *env, uint64_t box, const struct aw_t
 		       uint32_t *root_continuation);
 
 /* What a sample's thread held of running boxes, read as it was sampled:
- * each box whose address the words held at least twice (the box of a
- * running MoveNext sits in several registers and stack slots), of a type
+ * each box whose address the words held at least three times (the box of
+ * a running MoveNext sits in several registers and stack slots), of a type
  * known as a box, running its state machine (state -1, its builder's task
  * the box itself), and the chain that awaits it. */
 #define AW_BOXES_MAX 2

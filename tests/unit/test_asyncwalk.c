@@ -92,9 +92,10 @@ static void learn_types(void)
 #define Z (BASE + 0x700)
 
 /* RunAsync awaits QuoteAsync, which awaits SumAsync, running: the stack words
- * hold SumAsync's box twice, a completed one of its type twice (state -2,
- * its state machine cleared), an unreadable address twice, QuoteAsync's box
- * once (not a running box's: seen once, not looked at) */
+ * hold SumAsync's box three times, a completed one of its type three times
+ * (state -2, its state machine cleared), an unreadable address three times,
+ * QuoteAsync's box twice (not a running box's: seen less often, not looked
+ * at) */
 static void setup_chain(void)
 {
 	memset(mem, 0, sizeof mem);
@@ -108,7 +109,7 @@ static void setup_chain(void)
 static void chain(void)
 {
 	setup_chain();
-	const uint64_t words[] = {7, S, 0x50, STALE, 0xdead0000, Q, S | 1, S, STALE, 0xdead0000, 0};
+	const uint64_t words[] = {7, S, 0x50, STALE, 0xdead0000, Q, S | 1, S, STALE, 0xdead0000, 0, Q, S, STALE, 0xdead0000};
 	struct aw_sample out;
 	aw_take(&env, words, sizeof words / sizeof *words, &out);
 	CHECK(out.taken && !out.more);
@@ -126,18 +127,20 @@ static void chain(void)
 	put64(R + CONT, X);
 	CHECK(!aw_root_stands(&env, f));
 
-	/* seen once: not looked at */
-	const uint64_t once[] = {S, Q, R};
-	aw_take(&env, once, 3, &out);
+	/* seen twice: not looked at */
+	const uint64_t twice_each[] = {S, Q, R, S, Q, R};
+	aw_take(&env, twice_each, 6, &out);
 	CHECK_EQ_U(out.nboxes, 0);
 	/* a box of the right type that is not running (its state is not -1,
 	 * or its builder is not its own): not taken */
+	const uint64_t thrice[] = {S, S, S};
+	aw_take(&env, thrice, 3, &out);
+	CHECK_EQ_U(out.nboxes, 1);
 	box(S, MT_SUM, Q, 0, S);
-	const uint64_t twice[] = {S, S};
-	aw_take(&env, twice, 2, &out);
+	aw_take(&env, thrice, 3, &out);
 	CHECK_EQ_U(out.nboxes, 0);
 	box(S, MT_SUM, Q, -1, Q);
-	aw_take(&env, twice, 2, &out);
+	aw_take(&env, thrice, 3, &out);
 	CHECK_EQ_U(out.nboxes, 0);
 }
 
@@ -147,9 +150,9 @@ static void two_running(void)
 {
 	setup_chain();
 	box(Q, MT_QUOTE, R, -1, Q);
-	const uint64_t words[] = {S, Q, S, Q};
+	const uint64_t words[] = {S, Q, S, Q, Q, S};
 	struct aw_sample out;
-	aw_take(&env, words, 4, &out);
+	aw_take(&env, words, 6, &out);
 	CHECK_EQ_U(out.nboxes, 2);
 	CHECK(out.box[0].box_mt != out.box[1].box_mt);
 }
