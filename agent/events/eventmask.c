@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "agent/events/eventpipe.h"
+#include "agent/symbols/asyncstack.h"
 #include "common/dials.h"
 
 static _Atomic uint32_t enabled_kinds;
@@ -65,6 +66,10 @@ static void compute_mask(uint32_t kinds, DWORD *low, DWORD *high)
 			COR_PRF_MONITOR_MODULE_LOADS;
 	if (kinds & CS_EV_GC)
 		*low |= COR_PRF_MONITOR_SUSPENDS;
+	/* the async stacks: the GC epoch (activity.h), and the box types as
+	 * they load (asyncstack.h) */
+	if (async_enabled())
+		*low |= COR_PRF_MONITOR_SUSPENDS | COR_PRF_MONITOR_CLASS_LOADS;
 	if (kinds & CS_EV_JIT)
 		*low |= COR_PRF_MONITOR_JIT_COMPILATION;
 	if (mask.heap_walk || mask.gc_at_start)

@@ -569,6 +569,7 @@ static void install_callbacks(void)
 	callback_vtbl.ProfilerDetachSucceeded = profiler_detach_succeeded;
 	events_install(&callback_vtbl);
 	activity_install(&callback_vtbl);
+	async_install(&callback_vtbl);
 	instr_install_callbacks(&callback_vtbl);
 	allocs_install_callbacks(&callback_vtbl);
 	heapsnap_install_callbacks(&callback_vtbl);

@@ -310,6 +310,7 @@ static void write_tick(const uint64_t *refs, const uint64_t *stacks, uint32_t ns
 static void samples_record(struct tick *tk, uint64_t now_ns)
 {
 	struct sym_defs *defs = sym_defs();
+	async_drain(); /* the box types loaded since, for the handlers */
 	uint32_t nslots = tk->n;
 	uint64_t tick_us = (tk->start_ns - g_agent.start_mono_ns) / 1000;
 

@@ -41,6 +41,13 @@ struct fn_info {
 
 static atomic_bool enabled = true;
 
+/* Classes the runtime loaded, from its threads to the sampler thread,
+ * which learns the boxes among them: a box whose code is shared (a
+ * Task<T> of a reference type) names no exact type on the stack. */
+#define LOADED_RING 8192u
+static _Atomic uint64_t loaded[LOADED_RING];
+static _Atomic uint64_t loaded_head, loaded_tail;
+
 static struct {
 	bool ready;
 	struct idmap fns;   /* FunctionID -> index into fn_infos */
@@ -315,6 +322,43 @@ static struct aw_type classify_type(ClassID cls)
 	return t;
 }
 
+/* ---- classes as they load ---- */
+
+static HRESULT on_class_loaded(ICorProfilerCallback11 *self, ClassID cls, HRESULT status)
+{
+	(void)self;
+	if (FAILED(status) || !cls || !atomic_load_explicit(&enabled, memory_order_relaxed))
+		return S_OK;
+	uint64_t at = atomic_fetch_add(&loaded_head, 1);
+	if (at - atomic_load(&loaded_tail) >= LOADED_RING)
+		return S_OK; /* (a burst beyond the ring: those boxes are learnt from their stacks) */
+	atomic_store_explicit(&loaded[at % LOADED_RING], cls, memory_order_release);
+	return S_OK;
+}
+
+void async_install(struct ICorProfilerCallback11Vtbl *vtbl)
+{
+	vtbl->ClassLoadFinished = on_class_loaded;
+}
+
+static bool learn(uint64_t cls, struct aw_type *t);
+
+void async_drain(void)
+{
+	uint64_t tail = atomic_load(&loaded_tail), head = atomic_load(&loaded_head);
+	char name[NAME_BYTES];
+	for (; tail != head; tail++) {
+		uint64_t cls = atomic_exchange_explicit(&loaded[tail % LOADED_RING], 0, memory_order_acquire);
+		if (!cls)
+			break; /* (not written yet: next time) */
+		sym_class_name((ClassID)cls, name, sizeof name);
+		struct aw_type t;
+		if (is_box_name(name))
+			learn(cls, &t);
+	}
+	atomic_store(&loaded_tail, tail);
+}
+
 /* ---- the look in the signal handler ---- */
 
 static int handler_read(void *ctx, uint64_t addr, void *buf, uint32_t n)
@@ -412,15 +456,18 @@ static enum aw_status resolve(FunctionID sm_frame, uint64_t box_class, const str
 			      const struct aw_found **found)
 {
 	struct aw_type bt;
-	if (!box_class || !learn(box_class, &bt) || bt.kind != AW_BOX || bt.sm_class != function_info(sm_frame).cls)
-		return AW_TYPE; /* a shared box's code names no exact type */
+	ClassID sm = function_info(sm_frame).cls;
+	if (box_class && learn(box_class, &bt) && (bt.kind != AW_BOX || bt.sm_class != sm))
+		return AW_TYPE; /* (the dispatch frame's box is not the frame's state machine's) */
 	if (taken && taken->moved)
 		return AW_GC;
 	if (!taken || !taken->taken)
-		return AW_TYPE; /* (not looked for: the box type was not known yet) */
+		return AW_TYPE; /* (not looked for: no box type was known yet) */
 	*found = NULL;
 	for (uint32_t i = 0; i < taken->nboxes; i++) {
-		if (taken->box[i].box_mt != box_class)
+		/* a box of the frame's state machine (the dispatch frame's class is
+		 * the canonical one where the box's code is shared: Task<string>) */
+		if (!aw_types_get(taken->box[i].box_mt, &bt) || bt.kind != AW_BOX || bt.sm_class != sm)
 			continue;
 		if (*found)
 			return AW_AMBIGUOUS;

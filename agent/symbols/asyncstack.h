@@ -53,6 +53,12 @@ struct async_counts {
 };
 struct async_counts async_counts(void) AGENT_HIDDEN;
 
+/* The ClassLoadFinished callback (COR_PRF_MONITOR_CLASS_LOADS), which
+ * queues the classes loaded; async_drain (sampler thread, each tick)
+ * learns the boxes among them, for the signal handlers' looks. */
+void async_install(struct ICorProfilerCallback11Vtbl *vtbl) AGENT_HIDDEN;
+void async_drain(void) AGENT_HIDDEN;
+
 /* Forgets what is known of functions and types (a new attach). */
 void async_reset(void) AGENT_HIDDEN;
 

@@ -6,8 +6,8 @@
 # where a caller had not registered its await yet (fewer), never another caller;
 # --stacks physical gives the dispatch loop's stacks of the same samples, and
 # the async dial off records those.  Each await shape of the issue (ConfigureAwait(false),
-# ValueTask, a chain eleven deep, WhenAll, synchronous completions) gives
-# its chain; .NET 8 and 9 (the self-contained copies) give the same chains.
+# ValueTask, Task<string>, a chain eleven deep, WhenAll, synchronous
+# completions) gives its chain; .NET 8 and 9 (the self-contained copies) give the same chains.
 source "$CLRSCOPE_TESTLIB"
 
 P='Clrscope\.TestApps\.Program'
@@ -75,6 +75,10 @@ logical_ratio "ConfigureAwait(false)" "$s" QuoteAsync CheckAsync SumAsync
 s="$WORK/valuetask"
 expect_status 0 "record Async valuetask" -- clrscope record -o "$s" --rate 400 -- dotnet "$(app Async)" 4 valuetask
 logical_ratio "ValueTask" "$s" QuoteValueAsync CheckValueAsync SumValueAsync
+
+s="$WORK/reference"
+expect_status 0 "record Async reference" -- clrscope record -o "$s" --rate 400 -- dotnet "$(app Async)" 4 reference
+logical_ratio "Task<string> (shared box code)" "$s" QuoteTextAsync CheckTextAsync SumTextAsync
 
 s="$WORK/deep"
 expect_status 0 "record Async deep" -- clrscope record -o "$s" --rate 400 -- dotnet "$(app Async)" 3 deep

@@ -363,6 +363,10 @@ uint64_t async_stack(uint64_t physical, const FunctionID *frames, const uint64_t
 	return physical;
 }
 
+void async_drain(void)
+{
+}
+
 struct async_counts async_counts(void)
 {
 	return (struct async_counts){0};

@@ -1,4 +1,4 @@
-// Async SECONDS [tasks|configure|valuetask|deep|whenall|sync]
+// Async SECONDS [tasks|configure|valuetask|reference|deep|whenall|sync]
 //
 // An async program of a known logical shape for the logical stacks. RunAsync
 // loops for SECONDS of wall time; each round awaits QuoteAsync, then
@@ -13,6 +13,9 @@
 //   tasks      Task and Task<T> awaits (the default)
 //   configure  every await with ConfigureAwait(false)
 //   valuetask  QuoteAsync, CheckAsync and SumAsync return ValueTask<double>
+//   reference  QuoteTextAsync, CheckTextAsync and SumTextAsync return
+//              Task<string>: a reference type, so their boxes' code is
+//              shared by every such method
 //   deep       QuoteAsync and CheckAsync reach SumAsync through eight
 //              DeepAsync calls: a chain of eleven async methods
 //   whenall    RunAsync awaits Task.WhenAll(QuoteAsync(), CheckAsync())
@@ -44,13 +47,13 @@ internal static class Program
 
     private static int Main(string[] args)
     {
-        string[] modes = { "tasks", "configure", "valuetask", "deep", "whenall", "sync" };
+        string[] modes = { "tasks", "configure", "valuetask", "reference", "deep", "whenall", "sync" };
         if (args.Length < 1 || args.Length > 2
             || !double.TryParse(args[0], NumberStyles.Float, CultureInfo.InvariantCulture, out double seconds)
             || double.IsNaN(seconds) || double.IsInfinity(seconds) || seconds < 0
             || (args.Length == 2 && Array.IndexOf(modes, args[1]) < 0))
         {
-            Console.Error.WriteLine("usage: Async SECONDS [tasks|configure|valuetask|deep|whenall|sync]");
+            Console.Error.WriteLine("usage: Async SECONDS [tasks|configure|valuetask|reference|deep|whenall|sync]");
             return 2;
         }
         if (args.Length == 2)
@@ -82,6 +85,10 @@ internal static class Program
                 case "valuetask":
                     Sink += await QuoteValueAsync();
                     Sink += await CheckValueAsync();
+                    break;
+                case "reference":
+                    Sink += (await QuoteTextAsync()).Length;
+                    Sink += (await CheckTextAsync()).Length;
                     break;
                 case "whenall":
                     double[] both = await Task.WhenAll(QuoteAsync(false), CheckAsync(false));
@@ -138,6 +145,16 @@ internal static class Program
     {
         await Task.Yield();
         return Kernel(units);
+    }
+
+    private static async Task<string> QuoteTextAsync() => await SumTextAsync(QuoteUnits);
+
+    private static async Task<string> CheckTextAsync() => await SumTextAsync(CheckUnits);
+
+    private static async Task<string> SumTextAsync(int units)
+    {
+        await Task.Yield();
+        return Kernel(units).ToString(CultureInfo.InvariantCulture);
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
