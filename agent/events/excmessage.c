@@ -4,10 +4,10 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "agent/symbols/symbols.h"
 #include "common/utf16.h"
 
 #define UNITS_MAX 256  /* UTF-16 units of a message looked at */
-#define FIELDS_MAX 128 /* System.Exception has about twenty */
 #define DEPTH_MAX 32   /* classes between a thrown one and System.Exception */
 
 /* Where _message sits in an exception object: found once, from the first
@@ -22,33 +22,8 @@ static bool field_offset_in(ClassID cls, uint32_t *offset)
 	ModuleID mod = 0;
 	mdTypeDef td = 0;
 	ClassID parent = 0;
-	if (FAILED(info->vtbl->GetClassIDInfo2(info, cls, &mod, &td, &parent, 0, NULL, NULL)))
-		return false;
-	IUnknown *unk = NULL;
-	IMetaDataImport *md = NULL;
-	if (FAILED(info->vtbl->GetModuleMetaData(info, mod, ofRead, &IID_IMetaDataImport, &unk)) || !unk)
-		return false;
-	if (FAILED(unk->vtbl->QueryInterface(unk, &IID_IMetaDataImport, (void **)&md)))
-		md = NULL;
-	unk->vtbl->Release(unk);
-	if (!md)
-		return false;
-	mdFieldDef field = 0;
-	HRESULT hr = md->vtbl->FindField(md, td, u"_message", NULL, 0, &field);
-	md->vtbl->Release(md);
-	if (FAILED(hr))
-		return false;
-	COR_FIELD_OFFSET fields[FIELDS_MAX];
-	ULONG n = 0, size = 0;
-	if (FAILED(info->vtbl->GetClassLayout(info, cls, fields, FIELDS_MAX, &n, &size)))
-		return false;
-	for (ULONG i = 0; i < n && i < FIELDS_MAX; i++) {
-		if (fields[i].ridOfField == field) {
-			*offset = fields[i].ulOffset; /* from the object's start (GetClassLayout) */
-			return true;
-		}
-	}
-	return false;
+	return SUCCEEDED(info->vtbl->GetClassIDInfo2(info, cls, &mod, &td, &parent, 0, NULL, NULL)) &&
+	       sym_field_offset(cls, mod, td, u"_message", offset);
 }
 
 /* Walks up from cls to the class that declares _message. */

@@ -16,7 +16,6 @@
 
 #define NAME_BYTES 1024
 #define PARENTS_MAX 16  /* classes between a type and the one declaring a field */
-#define FIELDS_MAX 128
 #define TYPE_ARGS_MAX 8
 #define CALLERS_MAX AW_MAX_DEPTH
 /* An object[]'s elements follow its MethodTable pointer and its length
@@ -202,28 +201,6 @@ static bool class_info(ClassID cls, ModuleID *mod, mdTypeDef *td, ClassID *paren
 	return SUCCEEDED(info->vtbl->GetClassIDInfo2(info, cls, mod, td, parent, 0, NULL, NULL));
 }
 
-/* The offset of a field declared by cls: from the object's start for a
- * reference type, from the value's start for a value type (GetClassLayout). */
-static bool declared_offset(ClassID cls, ModuleID mod, mdTypeDef td, const WCHAR *name, uint32_t *offset)
-{
-	IMetaDataImport *md = sym_module_metadata(mod);
-	mdFieldDef field = 0;
-	if (!md || FAILED(md->vtbl->FindField(md, td, name, NULL, 0, &field)))
-		return false;
-	ICorProfilerInfo10 *info = g_agent.info;
-	COR_FIELD_OFFSET fields[FIELDS_MAX];
-	ULONG n = 0, size = 0;
-	if (FAILED(info->vtbl->GetClassLayout(info, cls, fields, FIELDS_MAX, &n, &size)))
-		return false;
-	for (ULONG i = 0; i < n && i < FIELDS_MAX; i++) {
-		if (fields[i].ridOfField == field) {
-			*offset = fields[i].ulOffset;
-			return true;
-		}
-	}
-	return false;
-}
-
 /* ... or by one of its ancestors. */
 static bool field_offset(ClassID cls, const WCHAR *name, uint32_t *offset)
 {
@@ -233,7 +210,7 @@ static bool field_offset(ClassID cls, const WCHAR *name, uint32_t *offset)
 		ClassID parent = 0;
 		if (!class_info(cls, &mod, &td, &parent))
 			return false;
-		if (declared_offset(cls, mod, td, name, offset))
+		if (sym_field_offset(cls, mod, td, name, offset))
 			return true;
 		cls = parent;
 	}
@@ -284,8 +261,8 @@ static bool box_type(ClassID cls, struct aw_type *t)
 	t->sm_class = sm;
 	return field_offset(cls, u"m_continuationObject", &t->continuation) &&
 	       field_offset(cls, u"StateMachine", &t->sm_off) &&
-	       declared_offset(sm, sm_mod, sm_td, u"<>1__state", &t->sm_state) &&
-	       declared_offset(sm, sm_mod, sm_td, u"<>t__builder", &t->sm_builder);
+	       sym_field_offset(sm, sm_mod, sm_td, u"<>1__state", &t->sm_state) &&
+	       sym_field_offset(sm, sm_mod, sm_td, u"<>t__builder", &t->sm_builder);
 }
 
 /* What a type is to the walk (AW_OTHER when nothing the walk follows). */

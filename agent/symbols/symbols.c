@@ -18,6 +18,7 @@
 
 #define NAME_MAX_UTF8 1024
 #define NESTING_MAX 16
+#define FIELDS_MAX 128 /* a class's own fields looked at for one (System.Exception has about twenty) */
 #define NATIVE_MODULES 256 /* modules whose native frames get a frame of their own */
 
 /* Per id from base on: 0 = never written, else 1 + the drop epoch it was
@@ -282,6 +283,26 @@ static IMetaDataImport *module_metadata(ModuleID mod)
 IMetaDataImport *sym_module_metadata(ModuleID mod)
 {
 	return module_metadata(mod);
+}
+
+bool sym_field_offset(ClassID cls, ModuleID mod, mdTypeDef td, const WCHAR *name, uint32_t *offset)
+{
+	IMetaDataImport *md = module_metadata(mod);
+	mdFieldDef field = 0;
+	if (!md || FAILED(md->vtbl->FindField(md, td, name, NULL, 0, &field)))
+		return false;
+	ICorProfilerInfo10 *info = g_agent.info;
+	COR_FIELD_OFFSET fields[FIELDS_MAX];
+	ULONG n = 0, size = 0;
+	if (FAILED(info->vtbl->GetClassLayout(info, cls, fields, FIELDS_MAX, &n, &size)))
+		return false;
+	for (ULONG i = 0; i < n && i < FIELDS_MAX; i++) {
+		if (fields[i].ridOfField == field) {
+			*offset = fields[i].ulOffset;
+			return true;
+		}
+	}
+	return false;
 }
 
 static size_t wide_to_utf8(const WCHAR *w, ULONG n, char *out, size_t cap)

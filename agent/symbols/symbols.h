@@ -116,6 +116,11 @@ void sym_class_name_uncached(ClassID cls, char *out, size_t n) AGENT_HIDDEN;
 /* A module's metadata, cached (not to be released); NULL when the runtime
  * gives none. */
 IMetaDataImport *sym_module_metadata(ModuleID mod) AGENT_HIDDEN;
+/* The offset of the field name that class cls (its module and TypeDef)
+ * declares itself: from the object's start for a reference type, from the
+ * value's for a value type (GetClassLayout); false when it has none.  Any
+ * thread. */
+bool sym_field_offset(ClassID cls, ModuleID mod, mdTypeDef td, const WCHAR *name, uint32_t *offset) AGENT_HIDDEN;
 /* "Namespace.Type.Method" of a function, uncached; safe on any thread. */
 void sym_function_name(FunctionID fn, char *out, size_t n) AGENT_HIDDEN;
 
