@@ -328,12 +328,17 @@ static void samples_record(struct tick *tk, uint64_t now_ns)
 						      slot->truncated, !slot->captured, &slot->act, defs,
 						      memo_of(slot->thread));
 			/* a resumed async method's sample: its logical stack */
-			stacks[t] = async_stack(stacks[t], tk->pool + slot->start, tk->addrs + slot->start, slot->n,
+			uint64_t physical = stacks[t];
+			stacks[t] = async_stack(physical, tk->pool + slot->start, tk->addrs + slot->start, slot->n,
 						slot->truncated, !slot->captured, &slot->act, sigsampler_async(slot),
 						defs);
 			if (known && slot->captured) {
 				check_parked(known, slot, stacks[t]);
 				known->stack = stacks[t];
+				/* a thread found again in the same wait with the same frames
+				 * may wait for another caller: not the same logical stack */
+				if (stacks[t] != physical)
+					known->wait = (struct syscall_site){0};
 			} else if (known)
 				still_walked(known, stacks[t]);
 		}

@@ -836,7 +836,11 @@ static bool unwind_capture(const struct capture *c, ThreadID thread, FunctionID 
 				  .blocked = blocked, .woke = woke, .kernel = c->kernel,
 				  .kernel_periods = c->kernel ? c->kernel_periods : 0, .act = c->act};
 	keep_async(c, walk);
-	if (site.pc && !out.live_fp && !proof->words.overflow) {
+	/* a thread found again at the site with the same stack words has the
+	 * same frames, but not the same callers of a resumed async method */
+	uint64_t box_class;
+	bool logical = async_enabled() && async_splice(out.frames, out.n, &box_class) >= 0;
+	if (site.pc && !out.live_fp && !proof->words.overflow && !logical) {
 		proof->valid = true;
 		proof->site = site;
 		proof->walk_epoch = codemap_walk_epoch();
@@ -1118,15 +1122,16 @@ static bool read_waiting(struct sig_slot *sl, struct sampled_thread *t, uint32_t
 	c->rax = 0;
 	memset(c->callee, 0, sizeof c->callee);
 	c->gc_epoch = activity_gc_epoch();
-	c->async.taken = false; /* (a waiting thread's boxes are not looked for) */
 	c->in_place = true;
 	c->kernel = false;
 	c->at_ns = agent_mono_ns();
 	c->len = memread_pages(at.sp, c->stack, (uint32_t)(hi - at.sp < STACK_COPY ? hi - at.sp : STACK_COPY));
 	c->top = hi;
+	take_async(c); /* (its stack words alone: the registers of a thread in a system call are not known) */
 	activity_of((uint32_t)sl->tid, &c->act);
-	/* the copy is the thread's stack at one instant: its CPU clock, read
-	 * before its site was, says it has not run since (so its site stands) */
+	/* the copy (and the look for async boxes) is the thread's stack at one
+	 * instant: its CPU clock, read before its site was, says it has not
+	 * run since (so its site stands) */
 	c->cpu_end = cpu_ns(t->clock, &ok);
 	uint32_t n;
 	if (!ok || c->cpu_end != cpu || !walks_without_fp(c, trail_of(sl), &n)) {

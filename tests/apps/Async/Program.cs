@@ -1,4 +1,4 @@
-// Async SECONDS [tasks|configure|valuetask|reference|deep|whenall|sync]
+// Async SECONDS [tasks|configure|valuetask|reference|deep|whenall|sync|sleep]
 //
 // An async program of a known logical shape for the logical stacks. RunAsync
 // loops for SECONDS of wall time; each round awaits QuoteAsync, then
@@ -19,6 +19,8 @@
 //   deep       QuoteAsync and CheckAsync reach SumAsync through eight
 //              DeepAsync calls: a chain of eleven async methods
 //   whenall    RunAsync awaits Task.WhenAll(QuoteAsync(), CheckAsync())
+//   sleep      SumAsync sleeps its units (2 ms each) instead of spending
+//              them in Kernel: a thread waiting inside a resumed method
 //   sync       SumAsync does not yield: every await but RunAsync's own
 //              Task.Yield completes synchronously, so the physical stack
 //              is already the logical one below RunAsync
@@ -47,13 +49,13 @@ internal static class Program
 
     private static int Main(string[] args)
     {
-        string[] modes = { "tasks", "configure", "valuetask", "reference", "deep", "whenall", "sync" };
+        string[] modes = { "tasks", "configure", "valuetask", "reference", "deep", "whenall", "sync", "sleep" };
         if (args.Length < 1 || args.Length > 2
             || !double.TryParse(args[0], NumberStyles.Float, CultureInfo.InvariantCulture, out double seconds)
             || double.IsNaN(seconds) || double.IsInfinity(seconds) || seconds < 0
             || (args.Length == 2 && Array.IndexOf(modes, args[1]) < 0))
         {
-            Console.Error.WriteLine("usage: Async SECONDS [tasks|configure|valuetask|reference|deep|whenall|sync]");
+            Console.Error.WriteLine("usage: Async SECONDS [tasks|configure|valuetask|reference|deep|whenall|sync|sleep]");
             return 2;
         }
         if (args.Length == 2)
@@ -134,6 +136,11 @@ internal static class Program
     {
         if (s_mode != "sync")
             await Task.Yield();
+        if (s_mode == "sleep")
+        {
+            Thread.Sleep(2 * units);
+            return units;
+        }
         return Kernel(units);
     }
 
