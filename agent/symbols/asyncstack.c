@@ -11,6 +11,7 @@
 #include "agent/log/logwriter.h"
 #include "agent/symbols/idmap.h"
 #include "agent/symbols/ilmap.h"
+#include "agent/symbols/unloads.h"
 #include "agent/unwind/memread.h"
 #include "common/records.h"
 
@@ -320,9 +321,25 @@ void async_install(struct ICorProfilerCallback11Vtbl *vtbl)
 
 static bool learn(uint64_t cls, struct aw_type *t);
 
+/* When the latest unload that async_drain saw began (unloads.h). */
+static uint64_t unload_seen_ns;
+
 void async_drain(void)
 {
 	uint64_t tail = atomic_load(&loaded_tail), head = atomic_load(&loaded_head);
+	uint64_t unloaded = unloads_last_ns();
+	if (unloaded != unload_seen_ns) {
+		/* collectible code was unloaded: the classes queued, and every ID
+		 * kept here, may be freed memory now (the runtime does not check
+		 * an ID it is asked about): all forgotten */
+		unload_seen_ns = unloaded;
+		for (; tail != head; tail++)
+			atomic_store(&loaded[tail % LOADED_RING], 0);
+		atomic_store(&loaded_tail, tail);
+		async_reset();
+		aw_types_clear();
+		return;
+	}
 	char name[NAME_BYTES];
 	for (; tail != head; tail++) {
 		uint64_t cls = atomic_exchange_explicit(&loaded[tail % LOADED_RING], 0, memory_order_acquire);

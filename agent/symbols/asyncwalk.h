@@ -133,7 +133,8 @@ bool aw_types_put(uint64_t mt, const struct aw_type *t);
 bool aw_types_get(uint64_t mt, struct aw_type *t);
 /* Whether any box type is known (before that, samples need no look). */
 bool aw_types_any_box(void);
-/* Forgets them all (no reader may be running: a new attach). */
+/* Forgets them all (a reader meanwhile may find fewer, or read a type
+ * as a new one is written in its place: its checks then fail). */
 void aw_types_clear(void);
 
 #endif
