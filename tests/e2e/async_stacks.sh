@@ -24,7 +24,7 @@ logical_ratio() {
 	q=$(count "^$(sm RunAsync);$(sm "$quote");\\[await\\];$(sm "$sum");$kernel" "$dir.folded")
 	c=$(count "^$(sm RunAsync);$(sm "$check");\\[await\\];$(sm "$sum");$kernel" "$dir.folded")
 	all=$(count "$kernel" "$dir.folded")
-	unresolved=$(count "^\\[await_\\?\\];$(sm "$sum");$kernel" "$dir.folded")
+	unresolved=$(count "^\\[await \\?\\];$(sm "$sum");$kernel" "$dir.folded")
 	# a sample taken as SumAsync resumed before a caller, preempted on
 	# another thread, had registered its await, and still so at the tick
 	# after: the chain ends there (cut short: every caller shown is true)
@@ -35,7 +35,7 @@ logical_ratio() {
 		q="$q" c="$c" u="$unresolved" x="$cut" a="$all"
 	[[ $((q + c + unresolved + cut)) == "$all" ]] ||
 		echo "$label: other lines: $(grep -E "$kernel [0-9]+\$" "$dir.folded" |
-			{ grep -vE "^(($(sm RunAsync);)?($(sm "$quote")|$(sm "$check"));)?\\[await(_\\?)?\\];$(sm "$sum");$kernel " || true; } | head -3)" >&2
+			{ grep -vE "^(($(sm RunAsync);)?($(sm "$quote")|$(sm "$check"));)?\\[await( \\?)?\\];$(sm "$sum");$kernel " || true; } | head -3)" >&2
 	check "u <= 0.05 * a" "$label: at most 5% of them unresolved" u="$unresolved" a="$all"
 	check "x <= 0.02 * a" "$label: at most 2% cut short" x="$cut" a="$all"
 }
