@@ -25,6 +25,19 @@ struct cs_in {
 	bool bad; /* set on any read past the end or malformed varint */
 };
 
+/* The value of a hexadecimal digit, or -1 (text both halves read: perf
+ * maps, GUIDs). */
+static inline int cs_hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 static inline void cs_out_init(struct cs_out *o, void *buf, size_t cap)
 {
 	o->buf = buf;

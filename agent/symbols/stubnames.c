@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/wire.h"
+
 #define STUBS_MAX 16384
 #define LOOK_EVERY_NS 50000000ull
 
@@ -54,17 +56,6 @@ void stubnames_close(void)
 	sn.ncarry = 0;
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* A hexadecimal number at *p (an optional 0x), at most 64 bits; *p after it. */
 static uint64_t hex(const char **p, const char *end, bool *ok)
 {
@@ -74,7 +65,7 @@ static uint64_t hex(const char **p, const char *end, bool *ok)
 		s += 2;
 	const char *digits = s;
 	for (; s < end; s++) {
-		int d = hex_digit(*s);
+		int d = cs_hex_digit((unsigned char)*s);
 		if (d < 0)
 			break;
 		v = v << 4 | (uint64_t)d;

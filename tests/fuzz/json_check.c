@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "utf8_check.h"
-#include "util/text.h"
+#include "common/wire.h"
 
 /* Deep enough for any report; bounded so that hostile text cannot
  * exhaust the stack. */
@@ -40,7 +40,7 @@ static long hex4(const char *s, size_t n)
 		return -1;
 	long v = 0;
 	for (int i = 0; i < 4; i++) {
-		int d = text_hex_digit((unsigned char)s[i]);
+		int d = cs_hex_digit((unsigned char)s[i]);
 		if (d < 0)
 			return -1;
 		v = v << 4 | d;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/utf16.h"
+#include "common/wire.h"
 #include "util/text.h"
 #include "util/xalloc.h"
 
@@ -260,7 +261,7 @@ int ipc_guid_parse(const char *s, uint8_t out[16])
 				return -1;
 			continue;
 		}
-		int hi = text_hex_digit(s[i]), lo = text_hex_digit(s[i + 1]);
+		int hi = cs_hex_digit(s[i]), lo = cs_hex_digit(s[i + 1]);
 		if (hi < 0 || lo < 0)
 			return -1;
 		text[k++] = (uint8_t)(hi << 4 | lo);

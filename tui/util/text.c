@@ -6,17 +6,6 @@
 #include <stdbool.h>
 #include <string.h>
 
-int text_hex_digit(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 char *text_trim(char *s)
 {
 	while (*s == ' ' || *s == '\t')

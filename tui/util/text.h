@@ -6,8 +6,6 @@
 
 /* Strips blanks (and a line's \r\n) from both ends, in place. */
 char *text_trim(char *s);
-/* The value of a hexadecimal digit, or -1. */
-int text_hex_digit(int c);
 
 /* Makes text from another process safe to print, in place: control
  * characters (C0, DEL, C1) and bytes that are not UTF-8 become '?', so
