@@ -79,6 +79,7 @@ void cs_dials_default(struct cs_dials *d, uint32_t rate_hz)
 	d->instrument = true;
 	d->allocations = true;
 	d->snapshots = 0;
+	d->await_snapshots = 0;
 	d->validate = CS_VALIDATE_DEFAULT;
 	d->async = true;
 	d->detach = false;
@@ -195,20 +196,25 @@ int cs_dials_assign(struct cs_dials *d, const char *assignment, char *err, size_
 		return 0;
 	}
 	if (!strcmp(key, "snapshot")) {
-		if (strcmp(value, "heap") != 0) {
-			snprintf(err, errlen, "snapshot takes 'heap' (snapshot=heap), not '%s'", value);
+		if (!strcmp(value, "heap"))
+			d->snapshots++;
+		else if (!strcmp(value, "awaits"))
+			d->await_snapshots++;
+		else {
+			snprintf(err, errlen, "snapshot takes 'heap' or 'awaits' (snapshot=heap), not '%s'", value);
 			return -1;
 		}
-		d->snapshots++;
 		return 0;
 	}
-	if (!strcmp(key, "snapshots")) { /* the count, as the dials file carries it */
+	/* the counts, as the dials file carries them */
+	uint32_t *count = !strcmp(key, "snapshots") ? &d->snapshots : !strcmp(key, "await_snapshots") ? &d->await_snapshots : NULL;
+	if (count) {
 		uint32_t v;
 		if (parse_number(value, 0, UINT32_MAX, &v) < 0) {
-			snprintf(err, errlen, "snapshots is a count, not '%s'", value);
+			snprintf(err, errlen, "%s is a count, not '%s'", key, value);
 			return -1;
 		}
-		d->snapshots = v;
+		*count = v;
 		return 0;
 	}
 	if (!strcmp(key, "validate")) {
@@ -269,10 +275,11 @@ size_t cs_dials_format(const struct cs_dials *d, char *out, size_t n)
 	cs_events_format(d->events, events, sizeof events);
 	int len = snprintf(out, n,
 			   "generation %llu\nsampling=%s\nsampler=%s\nrate=%u\nevents=%s\nflush_ms=%u\n"
-			   "instrument=%s\nallocations=%s\nsnapshots=%u\nvalidate=%u\nasync=%s\n%s",
+			   "instrument=%s\nallocations=%s\nsnapshots=%u\nawait_snapshots=%u\nvalidate=%u\nasync=%s\n%s",
 			   (unsigned long long)d->generation, d->sampling ? "on" : "off",
 			   cs_sampler_name(d->sampler), d->rate_hz, events, d->flush_ms,
-			   d->instrument ? "on" : "off", d->allocations ? "on" : "off", d->snapshots, d->validate,
+			   d->instrument ? "on" : "off", d->allocations ? "on" : "off", d->snapshots,
+			   d->await_snapshots, d->validate,
 			   d->async ? "on" : "off", d->detach ? "detach\n" : "");
 	return len < 0 ? 0 : (size_t)len;
 }
@@ -282,9 +289,11 @@ void cs_dials_summary(const struct cs_dials *d, char *out, size_t n)
 	char events[128];
 	cs_events_format(d->events, events, sizeof events);
 	snprintf(out, n,
-		 "sampling=%s sampler=%s rate=%u events=%s flush_ms=%u instrument=%s allocations=%s snapshots=%u validate=%u async=%s%s",
+		 "sampling=%s sampler=%s rate=%u events=%s flush_ms=%u instrument=%s allocations=%s snapshots=%u "
+		 "await_snapshots=%u validate=%u async=%s%s",
 		 d->sampling ? "on" : "off", cs_sampler_name(d->sampler), d->rate_hz, events,
-		 d->flush_ms, d->instrument ? "on" : "off", d->allocations ? "on" : "off", d->snapshots, d->validate,
+		 d->flush_ms, d->instrument ? "on" : "off", d->allocations ? "on" : "off", d->snapshots,
+		 d->await_snapshots, d->validate,
 		 d->async ? "on" : "off", d->detach ? " detach" : "");
 }
 

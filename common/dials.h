@@ -3,12 +3,13 @@
  *
  *   sampling=on|off   rate=HZ   events=+gc,-jit,...   flush_ms=N
  *   sampler=mixed|kernel|suspend|signal   instrument=on|off   allocations=on|off
- *   snapshot=heap   validate=N   async=on|off   detach
+ *   snapshot=heap|awaits   validate=N   async=on|off   detach
  *
  * instrument and allocations pause or resume recording of what the program
  * was started with (--instrument, --allocations).  snapshot=heap is a
  * request, not a state: it counts up "snapshots", and the agent takes a heap
- * snapshot whenever that count passes the last one it took.  async
+ * snapshot whenever that count passes the last one it took (snapshot=awaits
+ * likewise counts up "await_snapshots").  async
  * switches the logical stacks of async methods (on by default).
  *
  * The dials file (PROCESS_DIR/dials, written by clrscope with a new file and
@@ -74,6 +75,7 @@ struct cs_dials {
 	bool instrument;    /* record calls of instrumented functions */
 	bool allocations;   /* count allocations by type */
 	uint32_t snapshots; /* heap snapshots asked for so far */
+	uint32_t await_snapshots; /* awaits snapshots asked for so far */
 	uint32_t validate;  /* every Nth fast walk of a thread repeated exactly (0: never) */
 	bool async;         /* samples of resumed async methods get their logical stacks */
 	bool detach;

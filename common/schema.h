@@ -86,6 +86,7 @@
 	X(NATIVE_FRAME, 29, OWN,   none,            native_frame, "frame id -> native function: its file and address there") \
 	X(CPU_OWED,     30, OWN,   none,            cpu_owed,     "on-CPU samples for CPU time the ticks' moments missed") \
 	X(LOGICAL,      31, OWN,   none,            logical,      "stack id of a logical (async) stack -> the physical stack it was taken in") \
+	X(AWAITS,       32, OWN,   awaits_head,     await_group,  "an awaits snapshot: the async chains waiting, grouped by logical stack") \
 	X(HEAP_NODES,   40, OWN,   graph_part,      graph_node,   "a heap snapshot's live objects, in the order the GC walked them") \
 	X(HEAP_EDGES,   41, OWN,   graph_part,      graph_edge,   "the references of those objects, object after object") \
 	X(HEAP_ROOTS,   42, OWN,   graph_part,      graph_root,   "a heap snapshot's roots: stacks, handles, the finalization queue") \
@@ -130,6 +131,8 @@
 	L(native_frame,    cs_native_frame,    STRUCT, LIST,    always_valid) \
 	L(cpu_owed,        cs_cpu_owed,        STRUCT, LIST,    cpu_owed_valid) \
 	L(logical,         cs_logical,         STRUCT, LIST,    always_valid) \
+	L(awaits_head,     cs_awaits_head,     STRUCT, IN_HEAD, always_valid) \
+	L(await_group,     cs_await_group,     STRUCT, IN_LIST, always_valid) \
 	L(graph_part,      cs_graph_part,      STRUCT, IN_HEAD, always_valid) \
 	L(graph_node,      cs_graph_node,      HAND,   INNER,   always_valid) \
 	L(graph_edge,      cs_graph_edge,      HAND,   INNER,   always_valid) \
@@ -241,7 +244,8 @@
 	F(WITH,     u8,     allocations,     dials.allocations, "1: allocations counted") \
 	F(WITH,     v32,    snapshots,       dials.snapshots,   "heap snapshots asked for so far") \
 	F(WITH,     v32,    validate,        dials.validate,    "every Nth fast walk repeated exactly (0: never)") \
-	F(WITH,     u8,     detach,          dials.detach,      "1: detaching")
+	F(WITH,     u8,     detach,          dials.detach,      "1: detaching") \
+	F(OPTIONAL, v32,    await_snapshots, dials.await_snapshots, "awaits snapshots asked for so far")
 
 #define CS_FIELDS_gc(F) \
 	F(ALWAYS,   u64,    start_us,        start_us,        "when the collection started") \
@@ -446,6 +450,23 @@
 #define CS_FIELDS_logical(F) \
 	F(ALWAYS,   varint, stack_id,        stack,           "a stack whose path has an [await] or [await ?] frame: a logical stack") \
 	F(ALWAYS,   varint, physical_id,     physical,        "the stack the thread was in (its frames as its own stack holds them)")
+
+/* An awaits snapshot: each async method suspended at an await that no
+ * other one awaits (the innermost of its chain), counted under its chain's
+ * logical stack, outermost method first. */
+#define CS_FIELDS_awaits_head(F) \
+	F(ALWAYS,   u64,    time_us,         time_us,         "when the snapshot was asked for") \
+	F(ALWAYS,   varint, seq,             seq,             "the snapshot's number, from 1") \
+	F(ALWAYS,   varint, pause_us,        pause_us,        "how long the program stood still for the heap walk") \
+	F(ALWAYS,   varint, suspended,       suspended,       "async methods found suspended at an await") \
+	F(ALWAYS,   varint, chains,          chains,          "of those, the innermost of a chain: the counts' sum") \
+	F(ALWAYS,   varint, unresolved,      unresolved,      "chains whose awaiting methods could not all be known: they begin with [await ?]") \
+	F(ALWAYS,   varint, lost,            lost,            "chains not counted: the walk's room or the record's was full") \
+	F(ALWAYS,   u8,     walk,            walk,            "cs_heap_walk: the live objects of a forced GC, or all objects in a suspension")
+
+#define CS_FIELDS_await_group(F) \
+	F(ALWAYS,   varint, stack_id,        stack,           "the chain: its outermost method at the root, the innermost at the leaf") \
+	F(ALWAYS,   varint, count,           count,           "how many chains have it")
 
 /* A kind without a head or without entries names this layout. */
 #define CS_FIELDS_none(F)

@@ -76,6 +76,8 @@ static void file_round_trip(void)
 	cs_dials_assign(&d, "instrument=off", err, sizeof err);
 	cs_dials_assign(&d, "snapshot=heap", err, sizeof err);
 	cs_dials_assign(&d, "snapshot=heap", err, sizeof err);
+	CHECK(cs_dials_assign(&d, "snapshot=awaits", err, sizeof err) == 0 && d.await_snapshots == 1);
+	CHECK(cs_dials_assign(&d, "snapshot=stacks", err, sizeof err) == -1 && strstr(err, "'awaits'") != NULL);
 	CHECK(d.async && cs_dials_assign(&d, "async=off", err, sizeof err) == 0 && !d.async);
 	CHECK(cs_dials_assign(&d, "async=maybe", err, sizeof err) == -1 && !d.async);
 	size_t len = cs_dials_format(&d, text, sizeof text);
@@ -85,9 +87,10 @@ static void file_round_trip(void)
 	      back.sampler == CS_SAMPLER_SIGNAL && back.sampling && back.flush_ms == 100 && !back.detach);
 	CHECK(!back.instrument && back.allocations && !back.async);
 	CHECK_EQ_U(back.snapshots, 2);
+	CHECK_EQ_U(back.await_snapshots, 1);
 	cs_dials_summary(&back, summary, sizeof summary);
 	CHECK_STR(summary, "sampling=on sampler=signal rate=750 events=gc,threads flush_ms=100 instrument=off "
-			   "allocations=on snapshots=2 validate=1000 async=off");
+			   "allocations=on snapshots=2 await_snapshots=1 validate=1000 async=off");
 
 	/* a bad line names itself and changes nothing */
 	const char *bad = "generation 3\nrate=5\n# a comment\n\nrate=banana\n";

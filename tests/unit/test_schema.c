@@ -219,6 +219,14 @@ static void enc_logical(struct cs_out *o)
 	cs_logical_encode(o, &(struct cs_logical){300, 17});
 }
 
+static void enc_awaits(struct cs_out *o)
+{
+	cs_awaits_head_encode(o, &(struct cs_awaits_head){.time_us = 5000, .seq = 1, .pause_us = 900, .suspended = 10003,
+							  .chains = 10001, .unresolved = 1, .lost = 0, .walk = CS_HEAP_WALK_GC});
+	cs_await_group_encode(o, &(struct cs_await_group){400, 10000});
+	cs_await_group_encode(o, &(struct cs_await_group){401, 1});
+}
+
 static void enc_cpu_owed(struct cs_out *o)
 {
 	cs_cpu_owed_encode(o, &(struct cs_cpu_owed){3, 77, 1000999, 4});
@@ -317,6 +325,7 @@ static const struct golden goldens[] = {
 	{CS_REC_NATIVE_FRAME, enc_native_frame, "c80102b424020102"},
 	{CS_REC_CPU_OWED, enc_cpu_owed, "034da78c3d04"},
 	{CS_REC_LOGICAL, enc_logical, "ac0211"},
+	{CS_REC_AWAITS, enc_awaits, "8813000000000000018407934e914e0100009003904e910301"},
 	{CS_REC_HEAP_NODES, enc_heap_nodes, "0280208088808080f8070318010600a0080009012002"},
 	{CS_REC_HEAP_EDGES, enc_heap_edges, "02008688808080f80705"},
 	{CS_REC_HEAP_ROOTS, enc_heap_roots, "020000008088808080f80780a0fc030002010380a0010004000488a00106"},
@@ -530,6 +539,12 @@ static bool c_decode(uint16_t type, const uint8_t *p, size_t n)
 		if (!cs_calls_head_decode(&in, &(struct cs_calls_head){0}))
 			return false;
 		while (cs_next_call_entry(&in, &(struct cs_call_entry){0}))
+			;
+		return !in.bad;
+	case CS_REC_AWAITS:
+		if (!cs_awaits_head_decode(&in, &(struct cs_awaits_head){0}))
+			return false;
+		while (cs_next_await_group(&in, &(struct cs_await_group){0}))
 			;
 		return !in.bad;
 	case CS_REC_HEAP:
