@@ -1,4 +1,4 @@
-// Async SECONDS [tasks|configure|valuetask|reference|deep|whenall|sync|sleep]
+// Async SECONDS [tasks|configure|valuetask|reference|deep|whenall|sync|sleep|park]
 //
 // An async program of a known logical shape for the logical stacks. RunAsync
 // loops for SECONDS of wall time; each round awaits QuoteAsync, then
@@ -24,10 +24,20 @@
 //   sync       SumAsync does not yield: every await but RunAsync's own
 //              Task.Yield completes synchronously, so the physical stack
 //              is already the logical one below RunAsync
+//   park       no rounds: Main parks async chains that never complete, says
+//              "parked", spends SECONDS in Kernel on its own thread and
+//              exits.  The pending chains, innermost method last:
+//                ParkOuterAsync -> ParkMiddleAsync -> ParkInnerAsync  x100
+//                  (each ParkInnerAsync awaits one never-completed TCS)
+//                ParkBothAsync -> WhenAll -> ParkInnerAsync           x10
+//                  (five ParkBothAsync, each awaiting two ParkInnerAsync)
+//                ParkDelayAsync                                       x10
+//                  (each awaiting Task.Delay(Timeout.Infinite))
+//              325 methods suspended at an await, 120 of them innermost.
 // RunAsync is started by Main and not awaited by any async method (Main
 // waits on an event), so it is the root of every chain.
 //
-// stdout: "pid <N>", then "done <rounds>".
+// stdout: "pid <N>", then "done <rounds>" ("parked" first in park mode).
 using System.Diagnostics;
 using System.Globalization;
 using System.Runtime.CompilerServices;
@@ -49,23 +59,64 @@ internal static class Program
 
     private static int Main(string[] args)
     {
-        string[] modes = { "tasks", "configure", "valuetask", "reference", "deep", "whenall", "sync", "sleep" };
+        string[] modes = { "tasks", "configure", "valuetask", "reference", "deep", "whenall", "sync", "sleep", "park" };
         if (args.Length < 1 || args.Length > 2
             || !double.TryParse(args[0], NumberStyles.Float, CultureInfo.InvariantCulture, out double seconds)
             || double.IsNaN(seconds) || double.IsInfinity(seconds) || seconds < 0
             || (args.Length == 2 && Array.IndexOf(modes, args[1]) < 0))
         {
-            Console.Error.WriteLine("usage: Async SECONDS [tasks|configure|valuetask|reference|deep|whenall|sync|sleep]");
+            Console.Error.WriteLine("usage: Async SECONDS [tasks|configure|valuetask|reference|deep|whenall|sync|sleep|park]");
             return 2;
         }
         if (args.Length == 2)
             s_mode = args[1];
 
         Say("pid " + Environment.ProcessId.ToString(CultureInfo.InvariantCulture));
+        if (s_mode == "park")
+            return Park(seconds);
         _ = RunAsync(seconds);
         s_done.Wait();
         Say("done " + s_rounds.ToString(CultureInfo.InvariantCulture));
         return 0;
+    }
+
+    // The parked chains' outermost tasks, kept reachable: the inner ones are
+    // held by their callers' awaiters, every one by these.
+    private static readonly List<Task> s_parked = new();
+    private static readonly TaskCompletionSource<int> s_never = new();
+
+    private static int Park(double seconds)
+    {
+        for (int i = 0; i < 100; i++)
+            s_parked.Add(ParkOuterAsync(i));
+        for (int i = 0; i < 5; i++)
+            s_parked.Add(ParkBothAsync(i));
+        for (int i = 0; i < 10; i++)
+            s_parked.Add(ParkDelayAsync(i));
+        Say("parked");
+        long deadline = Stopwatch.GetTimestamp() + (long)(seconds * Stopwatch.Frequency);
+        while (Stopwatch.GetTimestamp() < deadline)
+            Sink += Kernel(1);
+        Say("done " + s_parked.Count(t => !t.IsCompleted).ToString(CultureInfo.InvariantCulture));
+        return 0;
+    }
+
+    private static async Task<int> ParkOuterAsync(int i) => await ParkMiddleAsync(i) + 1;
+
+    private static async Task<int> ParkMiddleAsync(int i) => await ParkInnerAsync(i) + 1;
+
+    private static async Task<int> ParkInnerAsync(int i) => await s_never.Task + i;
+
+    private static async Task<int> ParkBothAsync(int i)
+    {
+        int[] both = await Task.WhenAll(ParkInnerAsync(i), ParkInnerAsync(i + 1));
+        return both[0] + both[1];
+    }
+
+    private static async Task ParkDelayAsync(int i)
+    {
+        await Task.Delay(Timeout.Infinite);
+        Sink += i;
     }
 
     private static void Say(string line)
