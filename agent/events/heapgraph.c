@@ -74,6 +74,8 @@ static struct {
 	uint64_t roots[CS_ROOT_KINDS];
 	uint32_t next_index[EVENT_STREAMS]; /* each bulk stream's next event Index */
 	uint64_t lost;                       /* events or values lost or cut, types and statics not kept */
+	void (*visit)(uint64_t address, uint64_t type); /* a visiting walk's (hg_visit): nothing encoded */
+	uint64_t visited;
 	uint64_t callback_ns;                /* time spent in the callback (the debug log says it) */
 } w = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
@@ -178,6 +180,16 @@ static void on_nodes(const uint8_t *data, size_t len)
 	}
 }
 
+/* A visiting walk's nodes: each shown to the visitor as it comes. */
+static void visit_nodes(const uint8_t *data, size_t len)
+{
+	uint32_t n;
+	const uint8_t *v = bulk_values(STREAM_NODE, data, len, NODE_BYTES, &n);
+	for (uint32_t i = 0; v && i < n; i++, v += NODE_BYTES)
+		w.visit(load_u64(v), load_u64(v + 16));
+	w.visited += n;
+}
+
 static void on_edges(const uint8_t *data, size_t len)
 {
 	uint32_t n;
@@ -265,7 +277,10 @@ void hg_event(uint32_t id, const uint8_t *data, size_t len)
 		return;
 	pthread_mutex_lock(&w.mu);
 	uint64_t t0 = agent_mono_ns();
-	if (atomic_load_explicit(&w.armed, memory_order_relaxed)) {
+	if (atomic_load_explicit(&w.armed, memory_order_relaxed) && w.visit) {
+		if (id == EV_BULK_NODE)
+			visit_nodes(data, len);
+	} else if (atomic_load_explicit(&w.armed, memory_order_relaxed)) {
 		switch (id) {
 		case EV_BULK_NODE: on_nodes(data, len); break;
 		case EV_BULK_EDGE: on_edges(data, len); break;
@@ -317,15 +332,16 @@ static void release(void)
 	w.statics_cap = 0;
 }
 
-/* The collection with the session around it; the pause, or -1 (said why). */
-static int64_t collect(uint64_t seq)
+/* The collection with the session around it; the pause, or -1 (said why:
+ * "WHAT SEQ failed: ..."). */
+static int64_t collect(const char *what, uint64_t seq)
 {
 	ICorProfilerInfo10 *info = g_agent.info;
 	COR_PRF_EVENTPIPE_PROVIDER_CONFIG cfg = {provider_name, KW_GC_HEAP_DUMP, COR_PRF_EVENTPIPE_INFORMATIONAL, NULL};
 	EVENTPIPE_SESSION session = 0;
 	HRESULT hr = info->vtbl->EventPipeStartSession(info, 1, &cfg, FALSE, &session);
 	if (FAILED(hr)) {
-		lw_message(CS_LEVEL_WARNING, "heap snapshot %llu failed: the runtime refused its event session (0x%08x)",
+		lw_message(CS_LEVEL_WARNING, "%s %llu failed: the runtime refused its event session (0x%08x)", what,
 			   (unsigned long long)seq, (unsigned)hr);
 		return -1;
 	}
@@ -338,7 +354,7 @@ static int64_t collect(uint64_t seq)
 	pthread_mutex_unlock(&w.mu);
 	info->vtbl->EventPipeStopSession(info, session);
 	if (FAILED(hr)) {
-		lw_message(CS_LEVEL_WARNING, "heap snapshot %llu failed: the runtime refused to collect (0x%08x)",
+		lw_message(CS_LEVEL_WARNING, "%s %llu failed: the runtime refused to collect (0x%08x)", what,
 			   (unsigned long long)seq, (unsigned)hr);
 		return -1;
 	}
@@ -425,7 +441,7 @@ void hg_take(uint64_t seq, uint64_t time_us)
 		release();
 		return;
 	}
-	int64_t pause_us = collect(seq);
+	int64_t pause_us = collect("heap snapshot", seq);
 	struct ge_totals totals;
 	ge_finish(&totals);
 	if (pause_us >= 0 && !totals.entries[GE_NODES]) {
@@ -475,4 +491,19 @@ void hg_take(uint64_t seq, uint64_t time_us)
 		    (double)w.callback_ns / 1e6,
 		    (unsigned long long)(totals.queued_max >> 10));
 	release();
+}
+
+int64_t hg_visit(uint64_t seq, const char *what, void (*visit)(uint64_t address, uint64_t type))
+{
+	w.visit = visit;
+	w.visited = 0;
+	memset(w.next_index, 0, sizeof w.next_index);
+	int64_t pause_us = collect(what, seq);
+	if (pause_us >= 0 && !w.visited) {
+		lw_message(CS_LEVEL_WARNING, "%s %llu failed: the runtime did not walk the heap", what,
+			   (unsigned long long)seq);
+		pause_us = -1;
+	}
+	w.visit = NULL;
+	return pause_us;
 }

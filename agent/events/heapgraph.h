@@ -28,6 +28,11 @@ bool hg_available(void) AGENT_HIDDEN;
 /* The snapshot thread: takes snapshot seq (asked for at time_us), writes
  * its records, and says in the log what went wrong. */
 void hg_take(uint64_t seq, uint64_t time_us) AGENT_HIDDEN;
+/* The snapshot thread: a forced collection whose heap walk shows each
+ * live object (its address and its type, a MethodTable) to visit, with the
+ * runtime suspended, and writes nothing.  The pause in us, or -1 (the log
+ * says why, as "WHAT SEQ failed: ..."). */
+int64_t hg_visit(uint64_t seq, const char *what, void (*visit)(uint64_t address, uint64_t type)) AGENT_HIDDEN;
 /* From EventPipeEventDelivered: a heap-dump event (ids 16-19, 38); others
  * and events outside a snapshot are ignored. */
 void hg_event(uint32_t id, const uint8_t *data, size_t len) AGENT_HIDDEN;

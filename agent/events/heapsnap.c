@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "agent/events/awaitsnap.h"
 #include "agent/events/classcount.h"
 #include "agent/events/eventmask.h"
 #include "agent/events/heapgraph.h"
@@ -22,6 +23,9 @@
 
 enum phase { IDLE, ARMED, CAPTURING, CAPTURED, WRITING };
 enum walk { WALK_NONE, WALK_SUSPENDED, WALK_GC, WALK_GRAPH };
+/* What a walk does with each object: counts it by type (a heap snapshot),
+ * or shows it to an awaits snapshot. */
+enum visit { VISIT_COUNT, VISIT_AWAITS };
 
 #define SUSPEND_TRIES 200 /* 2 ms apart: the sampler's suspensions come and go */
 
@@ -31,6 +35,8 @@ static struct {
 	pthread_t thread;
 	bool started, stop;
 	uint32_t asked, done; /* snapshots asked for / taken or failed */
+	uint32_t awaits_asked, awaits_done; /* awaits snapshots, likewise */
+	_Atomic int visit;    /* enum visit, for the walk under way */
 	_Atomic int phase;
 	struct cc_table table;
 	_Atomic uint64_t roots[CS_ROOT_KINDS]; /* (objects and bytes are the table's sums) */
@@ -84,18 +90,27 @@ void heapsnap_gc_finished(void)
 	atomic_compare_exchange_strong(&h.phase, &expected, CAPTURED);
 }
 
+/* One object of a walk, the runtime suspended. */
+static void walked(ObjectID obj, ClassID cls)
+{
+	if (atomic_load_explicit(&h.visit, memory_order_relaxed) == VISIT_AWAITS) {
+		awaitsnap_visit(obj, cls);
+		return;
+	}
+	SIZE_T size = 0;
+	ICorProfilerInfo10 *info = g_agent.info;
+	if (FAILED(info->vtbl->GetObjectSize2(info, obj, &size)))
+		size = 0;
+	cc_add(&h.table, cls, ((uint64_t)size + OBJECT_ALIGN - 1) & ~(uint64_t)(OBJECT_ALIGN - 1));
+}
+
 static HRESULT on_object_references(ICorProfilerCallback11 *self, ObjectID obj, ClassID cls, ULONG nrefs,
 				    ObjectID refs[])
 {
 	(void)self, (void)nrefs, (void)refs;
 	if (atomic_load_explicit(&h.phase, memory_order_relaxed) != CAPTURING)
 		return E_FAIL; /* not ours: the runtime stops this walk */
-	SIZE_T size = 0;
-	ICorProfilerInfo10 *info = g_agent.info;
-	if (FAILED(info->vtbl->GetObjectSize2(info, obj, &size)))
-		size = 0;
-	uint64_t aligned = ((uint64_t)size + OBJECT_ALIGN - 1) & ~(uint64_t)(OBJECT_ALIGN - 1);
-	cc_add(&h.table, cls, aligned);
+	walked(obj, cls);
 	return S_OK;
 }
 
@@ -138,23 +153,20 @@ static void warn_dropped(uint64_t seq)
 			   (unsigned long long)atomic_load(&h.table.dropped));
 }
 
-static BOOL count_object(ObjectID obj, void *state)
+static BOOL enumerated(ObjectID obj, void *state)
 {
 	(void)state;
 	ICorProfilerInfo10 *info = g_agent.info;
 	ClassID cls = 0;
-	SIZE_T size = 0;
-	if (FAILED(info->vtbl->GetClassFromObject(info, obj, &cls)) || !cls)
-		return TRUE;
-	if (FAILED(info->vtbl->GetObjectSize2(info, obj, &size)))
-		size = 0;
-	cc_add(&h.table, cls, ((uint64_t)size + OBJECT_ALIGN - 1) & ~(uint64_t)(OBJECT_ALIGN - 1));
+	if (SUCCEEDED(info->vtbl->GetClassFromObject(info, obj, &cls)) && cls)
+		walked(obj, cls);
 	return TRUE;
 }
 
-/* Every object in the heap, counted while the runtime stands still: no
- * collection and no GC event mask, so background GC stays on. */
-static void take_suspended(uint64_t seq)
+/* Every object in the heap, walked while the runtime stands still: no
+ * collection and no GC event mask, so background GC stays on.  The pause
+ * (its start at *t0), or -1 (said why). */
+static int64_t walk_suspended(const char *what, uint64_t seq, uint64_t *t0_out)
 {
 	ICorProfilerInfo10 *info = g_agent.info;
 	HRESULT hr = CORPROF_E_SUSPENSION_IN_PROGRESS;
@@ -168,50 +180,36 @@ static void take_suspended(uint64_t seq)
 		hr = info->vtbl->SuspendRuntime(info);
 	}
 	if (FAILED(hr)) {
-		lw_message(CS_LEVEL_WARNING, "heap snapshot %llu failed: the runtime could not be suspended (0x%08x)",
+		lw_message(CS_LEVEL_WARNING, "%s %llu failed: the runtime could not be suspended (0x%08x)", what,
 			   (unsigned long long)seq, (unsigned)hr);
-		return;
+		return -1;
 	}
-	hr = info->vtbl->EnumerateGCHeapObjects(info, count_object, NULL);
+	hr = info->vtbl->EnumerateGCHeapObjects(info, enumerated, NULL);
 	info->vtbl->ResumeRuntime(info);
 	uint64_t t1 = agent_mono_ns();
 	if (FAILED(hr)) {
-		lw_message(CS_LEVEL_WARNING, "heap snapshot %llu failed: the runtime refused the heap walk (0x%08x)",
+		lw_message(CS_LEVEL_WARNING, "%s %llu failed: the runtime refused the heap walk (0x%08x)", what,
 			   (unsigned long long)seq, (unsigned)hr);
-		return;
+		return -1;
 	}
-	h.seq = seq;
-	h.time_us = (t0 - g_agent.start_mono_ns) / 1000;
-	h.pause_us = (t1 - t0) / 1000;
-	warn_dropped(seq);
-	atomic_store(&h.phase, WRITING); /* the sampler thread's turn */
+	*t0_out = t0;
+	return (int64_t)((t1 - t0) / 1000);
 }
 
-static void take_one(uint64_t seq)
+/* A full blocking collection forced with the heap walk on: each live
+ * object and the roots, as the collection sees them.  The pause (its start
+ * at *t0), or -1 (said why). */
+static int64_t walk_gc(const char *what, uint64_t seq, uint64_t *t0_out)
 {
 	ICorProfilerInfo10 *info = g_agent.info;
-	if (h.walk == WALK_GRAPH) {
-		hg_take(seq, (agent_mono_ns() - g_agent.start_mono_ns) / 1000);
-		return;
-	}
-	if (!h.table.slots && cc_init(&h.table, TABLE_SLOTS) < 0) {
-		lw_message(CS_LEVEL_WARNING, "heap snapshot %llu skipped: out of memory", (unsigned long long)seq);
-		return;
-	}
-	reset_counts();
-	if (h.walk == WALK_SUSPENDED) {
-		take_suspended(seq);
-		return;
-	}
 	HRESULT hr = evmask_set_heap_walk(true);
 	if (FAILED(hr)) {
-		lw_message(CS_LEVEL_WARNING,
-			   "heap snapshot %llu failed: the runtime refused heap walks (0x%08x)%s",
+		lw_message(CS_LEVEL_WARNING, "%s %llu failed: the runtime refused heap walks (0x%08x)%s", what,
 			   (unsigned long long)seq, (unsigned)hr,
 			   hr == CORPROF_E_CONCURRENT_GC_NOT_PROFILABLE
 				   ? "; concurrent GC is on (start the program with DOTNET_gcConcurrent=0)"
 				   : "");
-		return;
+		return -1;
 	}
 	atomic_store(&h.phase, ARMED);
 	uint64_t t0 = agent_mono_ns();
@@ -220,18 +218,73 @@ static void take_one(uint64_t seq)
 	int expected = ARMED;
 	atomic_compare_exchange_strong(&h.phase, &expected, IDLE); /* the GC never came */
 	evmask_set_heap_walk(false);
-	if (atomic_load(&h.phase) != CAPTURED) {
-		atomic_store(&h.phase, IDLE);
-		lw_message(CS_LEVEL_WARNING, "heap snapshot %llu failed: %s (0x%08x)", (unsigned long long)seq,
+	bool captured = atomic_load(&h.phase) == CAPTURED;
+	atomic_store(&h.phase, IDLE);
+	if (!captured) {
+		lw_message(CS_LEVEL_WARNING, "%s %llu failed: %s (0x%08x)", what, (unsigned long long)seq,
 			   FAILED(hr) ? "the runtime refused to collect" : "the forced collection was not seen",
 			   (unsigned)hr);
+		return -1;
+	}
+	*t0_out = t0;
+	return (int64_t)((t1 - t0) / 1000);
+}
+
+static uint64_t since_start_us(uint64_t t)
+{
+	return (t - g_agent.start_mono_ns) / 1000;
+}
+
+static void take_one(uint64_t seq)
+{
+	if (h.walk == WALK_GRAPH) {
+		hg_take(seq, since_start_us(agent_mono_ns()));
 		return;
 	}
+	if (!h.table.slots && cc_init(&h.table, TABLE_SLOTS) < 0) {
+		lw_message(CS_LEVEL_WARNING, "heap snapshot %llu skipped: out of memory", (unsigned long long)seq);
+		return;
+	}
+	reset_counts();
+	atomic_store(&h.visit, VISIT_COUNT);
+	uint64_t t0 = 0;
+	int64_t pause_us = h.walk == WALK_SUSPENDED ? walk_suspended("heap snapshot", seq, &t0)
+						    : walk_gc("heap snapshot", seq, &t0);
+	if (pause_us < 0)
+		return;
 	h.seq = seq;
-	h.time_us = (t0 - g_agent.start_mono_ns) / 1000;
-	h.pause_us = (t1 - t0) / 1000;
+	h.time_us = since_start_us(t0);
+	h.pause_us = (uint64_t)pause_us;
 	warn_dropped(seq);
 	atomic_store(&h.phase, WRITING); /* the sampler thread's turn */
+}
+
+/* An awaits snapshot: the same walks, each object shown to awaitsnap;
+ * false when the one before is not written yet. */
+static bool take_awaits(uint64_t seq)
+{
+	if (!awaitsnap_begin())
+		return false;
+	atomic_store(&h.visit, VISIT_AWAITS);
+	uint64_t t0 = agent_mono_ns();
+	int64_t pause_us = h.walk == WALK_GRAPH	       ? hg_visit(seq, "awaits snapshot", awaitsnap_visit)
+			   : h.walk == WALK_SUSPENDED ? walk_suspended("awaits snapshot", seq, &t0)
+						      : walk_gc("awaits snapshot", seq, &t0);
+	atomic_store(&h.visit, VISIT_COUNT);
+	awaitsnap_end(seq, since_start_us(t0), pause_us,
+		      h.walk == WALK_SUSPENDED ? CS_HEAP_WALK_SUSPENDED : CS_HEAP_WALK_GC);
+	return true;
+}
+
+/* Waits for a request or a drain, at most 50 ms (h.mu held). */
+static void wait_a_while(void)
+{
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += 50 * 1000000L;
+	if (until.tv_nsec >= 1000000000L)
+		until.tv_sec++, until.tv_nsec -= 1000000000L;
+	pthread_cond_timedwait(&h.cv, &h.mu, &until);
 }
 
 static void *snapshot_main(void *arg)
@@ -239,24 +292,52 @@ static void *snapshot_main(void *arg)
 	(void)arg;
 	pthread_mutex_lock(&h.mu);
 	while (!h.stop) {
-		if (h.done >= h.asked || atomic_load(&h.phase) != IDLE) {
-			struct timespec until;
-			clock_gettime(CLOCK_REALTIME, &until);
-			until.tv_nsec += 50 * 1000000L;
-			if (until.tv_nsec >= 1000000000L)
-				until.tv_sec++, until.tv_nsec -= 1000000000L;
-			pthread_cond_timedwait(&h.cv, &h.mu, &until);
+		bool heap = h.done < h.asked && atomic_load(&h.phase) == IDLE;
+		bool awaits = h.awaits_done < h.awaits_asked;
+		if (!heap && !awaits) {
+			wait_a_while();
 			continue;
 		}
 		/* every request pending now is answered by one snapshot: a huge
 		 * count must not force collections back to back */
-		uint64_t seq = h.done = h.asked;
-		pthread_mutex_unlock(&h.mu);
-		take_one(seq);
-		pthread_mutex_lock(&h.mu);
+		if (heap) {
+			uint64_t seq = h.done = h.asked;
+			pthread_mutex_unlock(&h.mu);
+			take_one(seq);
+			pthread_mutex_lock(&h.mu);
+		}
+		if (awaits) {
+			uint32_t seq = h.awaits_asked;
+			pthread_mutex_unlock(&h.mu);
+			bool taken = take_awaits(seq);
+			pthread_mutex_lock(&h.mu);
+			if (taken)
+				h.awaits_done = seq;
+			else
+				wait_a_while(); /* the one before is still being written */
+		}
 	}
 	pthread_mutex_unlock(&h.mu);
 	return NULL;
+}
+
+/* Raises *asked to seq and starts the snapshot thread if need be. */
+static void ask(uint32_t *asked, uint32_t seq)
+{
+	pthread_mutex_lock(&h.mu);
+	if (seq > *asked)
+		*asked = seq;
+	if (!h.started && (h.asked > h.done || h.awaits_asked > h.awaits_done)) {
+		h.stop = false;
+		if (pthread_create(&h.thread, NULL, snapshot_main, NULL) == 0) {
+			h.started = true;
+			pthread_setname_np(h.thread, "clrscope-heap");
+		} else {
+			lw_message(CS_LEVEL_WARNING, "heap and awaits snapshots unavailable: no thread for them");
+		}
+	}
+	pthread_cond_broadcast(&h.cv);
+	pthread_mutex_unlock(&h.mu);
 }
 
 int heapsnap_request(uint32_t seq, char *why, size_t whylen)
@@ -267,20 +348,19 @@ int heapsnap_request(uint32_t seq, char *why, size_t whylen)
 				      "(clrscope record --heap-snapshots -- PROGRAM)");
 		return -1;
 	}
-	pthread_mutex_lock(&h.mu);
-	if (seq > h.asked)
-		h.asked = seq;
-	if (!h.started && h.asked > h.done) {
-		h.stop = false;
-		if (pthread_create(&h.thread, NULL, snapshot_main, NULL) == 0) {
-			h.started = true;
-			pthread_setname_np(h.thread, "clrscope-heap");
-		} else {
-			lw_message(CS_LEVEL_WARNING, "heap snapshots unavailable: no thread for them");
-		}
+	ask(&h.asked, seq);
+	return 0;
+}
+
+int heapsnap_request_awaits(uint32_t seq, char *why, size_t whylen)
+{
+	if (h.walk == WALK_NONE) {
+		snprintf(why, whylen, "no awaits snapshots: this runtime (before .NET 10), with instrumentation on, "
+				      "can walk the heap only during a GC with background GC off, which must be chosen "
+				      "when the program starts (clrscope record --heap-snapshots -- PROGRAM)");
+		return -1;
 	}
-	pthread_cond_broadcast(&h.cv);
-	pthread_mutex_unlock(&h.mu);
+	ask(&h.awaits_asked, seq);
 	return 0;
 }
 
@@ -299,8 +379,9 @@ void heapsnap_stop(void)
 
 /* ---- the sampler thread: names and records ---- */
 
-void heapsnap_drain(void)
+void heapsnap_drain(struct sym_defs *defs)
 {
+	awaitsnap_drain(defs);
 	if (atomic_load(&h.phase) != WRITING)
 		return;
 	struct heap_parts w;

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "agent/agent.h"
+#include "agent/symbols/symbols.h"
 
 /* Startup: which walk this process gets.  gc_walk: --heap-snapshots;
  * attached: loaded by an attach (where the gc walk may still turn
@@ -38,6 +39,9 @@ bool heapsnap_gc_walk(void) AGENT_HIDDEN;
 /* Control thread: take snapshots until `seq` of them were asked for;
  * -1 with why when this process cannot have them. */
 int heapsnap_request(uint32_t seq, char *why, size_t whylen) AGENT_HIDDEN;
+/* Likewise for awaits snapshots (awaitsnap.h), which walk the heap the
+ * same way. */
+int heapsnap_request_awaits(uint32_t seq, char *why, size_t whylen) AGENT_HIDDEN;
 /* Stops the snapshot thread (waits for a snapshot in progress). */
 void heapsnap_stop(void) AGENT_HIDDEN;
 void heapsnap_install_callbacks(struct ICorProfilerCallback11Vtbl *vtbl) AGENT_HIDDEN;
@@ -46,7 +50,7 @@ void heapsnap_install_callbacks(struct ICorProfilerCallback11Vtbl *vtbl) AGENT_H
 void heapsnap_gc_started(int generations, const BOOL *collected) AGENT_HIDDEN;
 void heapsnap_gc_finished(void) AGENT_HIDDEN;
 
-/* Sampler thread: writes a finished snapshot. */
-void heapsnap_drain(void) AGENT_HIDDEN;
+/* Sampler thread: writes a finished snapshot (heap or awaits). */
+void heapsnap_drain(struct sym_defs *defs) AGENT_HIDDEN;
 
 #endif

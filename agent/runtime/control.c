@@ -194,6 +194,14 @@ int control_apply(const struct cs_dials *want, char *error, size_t errlen)
 			status = CS_DIALS_PARTIAL;
 		}
 	}
+	if (want->await_snapshots > c.current.await_snapshots) {
+		size_t at = strlen(error);
+		char why[300];
+		if (heapsnap_request_awaits(want->await_snapshots, why, sizeof why) < 0) {
+			snprintf(error + at, errlen - at, "%s%s", at ? "; " : "", why);
+			status = CS_DIALS_PARTIAL;
+		}
+	}
 	uint64_t generation = c.current.generation;
 	c.current = *want;
 	c.current.events = events;

@@ -544,7 +544,7 @@ static void drain_events(bool final)
 	events_drain(defs);
 	instr_drain(defs, final);
 	allocs_drain(final);
-	heapsnap_drain();
+	heapsnap_drain(defs);
 }
 
 /* The hooks by which lower modules reach modules above them, set once

@@ -302,10 +302,31 @@ static struct aw_type classify_type(ClassID cls)
 
 /* ---- classes as they load ---- */
 
+/* Whether the walk follows objects of a class of this name: the boxes,
+ * and what lies between a task and the box that awaits it.  Learnt as they
+ * load, they are known to the signal handlers and to the awaits
+ * snapshots' heap walks, which cannot ask the runtime. */
+static bool walked_name(const char *name)
+{
+	static const char *const exact[] = {
+		"System.Threading.Tasks.Task",
+		"System.Action",
+		"System.Runtime.CompilerServices.AsyncMethodBuilderCore+ContinuationWrapper",
+		"System.Threading.Tasks.AwaitTaskContinuation",
+		"System.Threading.Tasks.SynchronizationContextAwaitTaskContinuation",
+		"System.Threading.Tasks.TaskSchedulerAwaitTaskContinuation",
+		"System.Collections.Generic.List`1<System.Object>",
+	};
+	for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
+		if (strcmp(name, exact[i]) == 0)
+			return true;
+	return is_box_name(name) || (starts_with(name, "System.Threading.Tasks.") && strstr(name, "Promise"));
+}
+
 static HRESULT on_class_loaded(ICorProfilerCallback11 *self, ClassID cls, HRESULT status)
 {
 	(void)self;
-	if (FAILED(status) || !cls || !atomic_load_explicit(&enabled, memory_order_relaxed))
+	if (FAILED(status) || !cls)
 		return S_OK;
 	uint64_t at = atomic_fetch_add(&loaded_head, 1);
 	if (at - atomic_load(&loaded_tail) >= LOADED_RING)
@@ -347,7 +368,7 @@ void async_drain(void)
 			break; /* (not written yet: next time) */
 		sym_class_name((ClassID)cls, name, sizeof name);
 		struct aw_type t;
-		if (is_box_name(name))
+		if (walked_name(name))
 			learn(cls, &t);
 	}
 	atomic_store(&loaded_tail, tail);
@@ -386,6 +407,12 @@ static bool handler_type_of(void *ctx, uint64_t mt, struct aw_type *out)
 	return aw_types_get(mt, out);
 }
 
+const struct aw_env *async_memory(void)
+{
+	static const struct aw_env env = {NULL, handler_read, handler_read_words, handler_type_of, ARRAY_DATA};
+	return &env;
+}
+
 bool async_wanted(void)
 {
 	return atomic_load_explicit(&enabled, memory_order_relaxed) && aw_types_any_box();
@@ -400,8 +427,7 @@ void async_take(const uint64_t *words, uint32_t n, uint32_t gc_epoch, struct aw_
 		out->moved = true;
 		return;
 	}
-	struct aw_env env = {NULL, handler_read, handler_read_words, handler_type_of, ARRAY_DATA};
-	aw_take(&env, words, n, out);
+	aw_take(async_memory(), words, n, out);
 	if (activity_gc_epoch() != gc_epoch) {
 		out->taken = false;
 		out->moved = true;
@@ -478,11 +504,10 @@ static enum aw_status resolve(FunctionID sm_frame, uint64_t box_class, const str
 	/* a root may have been a method registering its await on another
 	 * thread: it stands if its continuation is still null (no GC since the
 	 * sample, so the address is still the object's) */
-	struct aw_env env = {NULL, handler_read, handler_read_words, handler_type_of, ARRAY_DATA};
 	uint32_t epoch = activity_gc_epoch();
 	if (epoch != taken->gc_epoch)
 		return AW_GC;
-	bool stands = aw_root_stands(&env, *found);
+	bool stands = aw_root_stands(async_memory(), *found);
 	if (activity_gc_epoch() != epoch)
 		return AW_GC;
 	return stands ? AW_RESOLVED : AW_UNKNOWN;
@@ -524,6 +549,30 @@ uint64_t async_stack(uint64_t physical, const FunctionID *frames, const uint64_t
 			    aw_status_name(st), as.counts.resolved);
 	as.counts.ns += agent_mono_ns() - t0;
 	return logical;
+}
+
+void async_learn(uint64_t mt)
+{
+	struct aw_type t;
+	if (mt)
+		learn(mt, &t);
+}
+
+uint64_t async_chain_stack(const struct aw_caller *chain, uint32_t n, bool unresolved, struct sym_defs *d)
+{
+	if (!ready())
+		return 0;
+	uint64_t stack = unresolved ? sym_stack(0, sym_pseudo_frame(CS_FRAME_AWAIT_UNRESOLVED, d), ILMAP_NONE, d) : 0;
+	for (uint32_t k = n; k-- > 0;) {
+		FunctionID fn = move_next_of(chain[k].sm_class);
+		if (!fn) /* (a generic state machine: its callers are kept, under [await ?]) */
+			stack = sym_stack(0, sym_pseudo_frame(CS_FRAME_AWAIT_UNRESOLVED, d), ILMAP_NONE, d);
+		else
+			stack = sym_stack(stack, sym_frame(fn, d), ILMAP_NONE, d);
+		if (chain[k].when_all && k > 0)
+			stack = sym_stack(stack, sym_pseudo_frame(CS_FRAME_WHEN_ALL, d), ILMAP_NONE, d);
+	}
+	return stack;
 }
 
 struct async_counts async_counts(void)

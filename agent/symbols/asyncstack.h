@@ -46,6 +46,23 @@ uint64_t async_stack(uint64_t physical, const FunctionID *frames, const uint64_t
 		     bool truncated, bool leaf_maybe_call, const struct activity *act, const struct aw_sample *taken,
 		     struct sym_defs *d) AGENT_HIDDEN;
 
+/* The program's own memory, read as the signal handlers and the awaits
+ * snapshots' heap walks read it: types known by their MethodTables only
+ * (async-signal-safe; no question to the runtime). */
+const struct aw_env *async_memory(void) AGENT_HIDDEN;
+
+/* Sampler thread: learns the type of a MethodTable a walk met and did not
+ * know (read while nothing could move or free it). */
+void async_learn(uint64_t mt) AGENT_HIDDEN;
+
+/* A chain of async methods as a stack, chain[0] the innermost (aw_walk's
+ * order, the innermost itself first): the outermost MoveNext at the root
+ * ([await ?] above it when unresolved), a [WhenAll] frame above a method
+ * that awaits its callee through WhenAll.  A method whose MoveNext cannot
+ * be had (a generic state machine) cuts the chain there: [await ?] above
+ * the methods inside it.  Sampler thread. */
+uint64_t async_chain_stack(const struct aw_caller *chain, uint32_t n, bool unresolved, struct sym_defs *d) AGENT_HIDDEN;
+
 struct async_counts {
 	uint64_t resolved;
 	uint64_t unresolved[AW_STATUSES]; /* by cause (enum aw_status) */

@@ -107,24 +107,36 @@ static bool read_field(const struct aw_env *env, struct window *w, uint64_t obj,
 	return read_word(env, obj + off, out);
 }
 
-/* box runs its state machine, whose builder's task is box itself (the
+/* The state of box's state machine (-1 running, 0 and up suspended at
+ * that await, -2 done), when its builder's task is box itself (the
  * builder's first two words: m_task of every task builder, or the
- * AsyncVoidMethodBuilder's inner one). */
-static bool running_box(const struct aw_env *env, uint64_t box, const struct aw_type *t)
+ * AsyncVoidMethodBuilder's inner one); false when it is not a box's. */
+static bool box_state(const struct aw_env *env, uint64_t box, const struct aw_type *t, int32_t *state)
 {
-	int32_t state = 0;
 	uint64_t builder[2];
 	uint32_t lo = t->sm_state < t->sm_builder ? t->sm_state : t->sm_builder;
 	uint32_t hi = t->sm_state + 4 > t->sm_builder + 16 ? t->sm_state + 4 : t->sm_builder + 16;
 	uint8_t both[64];
 	if (hi - lo <= sizeof both && env->read(env->ctx, box + t->sm_off + lo, both, hi - lo) == 0) {
-		memcpy(&state, both + (t->sm_state - lo), sizeof state);
+		memcpy(state, both + (t->sm_state - lo), sizeof *state);
 		memcpy(builder, both + (t->sm_builder - lo), sizeof builder);
-	} else if (env->read(env->ctx, box + t->sm_off + t->sm_state, &state, sizeof state) != 0 ||
+	} else if (env->read(env->ctx, box + t->sm_off + t->sm_state, state, sizeof *state) != 0 ||
 		   env->read(env->ctx, box + t->sm_off + t->sm_builder, builder, sizeof builder) != 0) {
 		return false;
 	}
-	return state == -1 && (builder[0] == box || builder[1] == box);
+	return builder[0] == box || builder[1] == box;
+}
+
+static bool running_box(const struct aw_env *env, uint64_t box, const struct aw_type *t)
+{
+	int32_t state = 0;
+	return box_state(env, box, t, &state) && state == -1;
+}
+
+bool aw_suspended(const struct aw_env *env, uint64_t box, const struct aw_type *t)
+{
+	int32_t state = -1;
+	return t->kind == AW_BOX && box_state(env, box, t, &state) && state >= 0;
 }
 
 /* The first continuation a list holds (a task awaited by several: the
@@ -149,60 +161,49 @@ static bool list_first(const struct aw_env *env, uint64_t list, const struct aw_
 	return true;
 }
 
-enum aw_status aw_walk(const struct aw_env *env, uint64_t box, const struct aw_type *box_type,
-		       struct aw_caller *out, uint32_t max, uint32_t *n, uint64_t *unknown_mt, uint64_t *root,
-		       uint32_t *root_continuation)
+/* From *cur (a box or a task of type *type) through its continuation to
+ * the box that awaits it: *cur and *type become that box; *root when
+ * nothing awaits *cur (yet), which is then the last task of the chain
+ * (the box, or a promise nobody awaits).  *when_all: the way passed a
+ * WhenAll promise. */
+static enum aw_status step(const struct aw_env *env, struct window *w, uint64_t *cur, struct aw_type *type,
+			   bool *when_all, uint64_t *unknown_mt, bool *root)
 {
-	*n = 0;
-	*unknown_mt = *root = 0;
-	*root_continuation = 0;
-	uint64_t cur = box;
-	struct aw_type type = *box_type;
-	bool when_all = false;
-	struct window w = {0};
+	*when_all = *root = false;
 	for (uint32_t hops = 0; hops < AW_MAX_DEPTH; hops++) {
 		uint64_t obj = 0;
-		if (!read_field(env, &w, cur, type.continuation, &obj))
+		if (!read_field(env, w, *cur, type->continuation, &obj))
 			return AW_UNKNOWN;
-		bool next = false;
-		for (uint32_t inner = 0; !next; inner++) {
+		for (uint32_t inner = 0;; inner++) {
 			if (!obj && inner)
 				return AW_UNKNOWN; /* a continuation that leads nowhere */
 			if (!obj) {
-				*root = cur; /* nothing awaits it (yet): the root */
-				*root_continuation = type.continuation;
+				*root = true;
 				return AW_RESOLVED;
 			}
 			if (inner == INNER_HOPS)
 				return AW_UNKNOWN;
 			uint64_t mt = 0;
 			struct aw_type t;
-			if (!read_field(env, &w, obj, 0, &mt))
+			if (!read_field(env, w, obj, 0, &mt))
 				return AW_UNKNOWN;
 			if (!env->type_of(env->ctx, mt & MT_MASK, &t)) {
 				*unknown_mt = mt & MT_MASK;
 				return AW_TYPE;
 			}
+			if (t.kind == AW_BOX || t.kind == AW_TASK) {
+				*cur = obj;
+				*type = t;
+				if (t.kind == AW_BOX)
+					return AW_RESOLVED;
+				*when_all |= t.when_all;
+				break; /* on from the promise's own continuation */
+			}
 			switch (t.kind) {
-			case AW_BOX:
-				if (*n == max)
-					return AW_DEPTH;
-				out[(*n)++] = (struct aw_caller){t.sm_class, when_all};
-				when_all = false;
-				cur = obj;
-				type = t;
-				next = true;
-				break;
-			case AW_TASK:
-				when_all |= t.when_all;
-				cur = obj;
-				type = t;
-				next = true;
-				break;
 			case AW_DELEGATE:
 			case AW_WRAPPER:
 			case AW_AWAIT_CONT:
-				if (!read_field(env, &w, obj, t.target, &obj))
+				if (!read_field(env, w, obj, t.target, &obj))
 					return AW_UNKNOWN;
 				if (!obj)
 					return AW_UNKNOWN; /* a delegate without a target: not a box's */
@@ -219,6 +220,48 @@ enum aw_status aw_walk(const struct aw_env *env, uint64_t box, const struct aw_t
 		}
 	}
 	return AW_DEPTH;
+}
+
+enum aw_status aw_walk(const struct aw_env *env, uint64_t box, const struct aw_type *box_type,
+		       struct aw_caller *out, uint32_t max, uint32_t *n, uint64_t *unknown_mt, uint64_t *root,
+		       uint32_t *root_continuation)
+{
+	*n = 0;
+	*unknown_mt = *root = 0;
+	*root_continuation = 0;
+	uint64_t cur = box;
+	struct aw_type type = *box_type;
+	struct window w = {0};
+	for (;;) {
+		bool when_all, at_root;
+		enum aw_status st = step(env, &w, &cur, &type, &when_all, unknown_mt, &at_root);
+		if (st != AW_RESOLVED)
+			return st;
+		if (at_root) {
+			*root = cur;
+			*root_continuation = type.continuation;
+			return AW_RESOLVED;
+		}
+		if (*n == max)
+			return AW_DEPTH;
+		out[(*n)++] = (struct aw_caller){type.sm_class, when_all};
+	}
+}
+
+enum aw_status aw_awaiter(const struct aw_env *env, uint64_t box, const struct aw_type *box_type, uint64_t *parent,
+			  struct aw_caller *caller, uint64_t *unknown_mt)
+{
+	uint64_t cur = box;
+	struct aw_type type = *box_type;
+	struct window w = {0};
+	bool when_all, at_root;
+	*parent = *unknown_mt = 0;
+	enum aw_status st = step(env, &w, &cur, &type, &when_all, unknown_mt, &at_root);
+	if (st == AW_RESOLVED && !at_root) {
+		*parent = cur;
+		*caller = (struct aw_caller){type.sm_class, when_all};
+	}
+	return st;
 }
 
 /* The words seen at least REPEATS times, at most max of them, into out. */

@@ -90,6 +90,16 @@ enum aw_status aw_walk(const struct aw_env *env, uint64_t box, const struct aw_t
 		       struct aw_caller *out, uint32_t max, uint32_t *n, uint64_t *unknown_mt, uint64_t *root,
 		       uint32_t *root_continuation);
 
+/* Whether box (of type t) is suspended at an await: its state machine's
+ * state is an await's number, its builder's task the box itself. */
+bool aw_suspended(const struct aw_env *env, uint64_t box, const struct aw_type *t);
+
+/* The async method that awaits box (one step of aw_walk): *parent its box
+ * and *caller its state machine's type, or *parent 0 when nothing awaits
+ * box yet.  The other statuses as aw_walk's. */
+enum aw_status aw_awaiter(const struct aw_env *env, uint64_t box, const struct aw_type *box_type, uint64_t *parent,
+			  struct aw_caller *caller, uint64_t *unknown_mt);
+
 /* What a sample's thread held of running boxes, read as it was sampled:
  * each box whose address the words held at least three times (the box of
  * a running MoveNext sits in several registers and stack slots), of a type

@@ -1,0 +1,217 @@
+#include "agent/events/awaitsnap.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/log/logwriter.h"
+#include "agent/symbols/asyncstack.h"
+#include "agent/symbols/asyncwalk.h"
+#include "agent/symbols/idmap.h"
+#include "common/logfmt.h"
+#include "common/records.h"
+
+#define MT_MASK (~(uint64_t)7)  /* the MethodTable word's low bits may be the GC's */
+#define KEPT_MAX (1u << 22)     /* suspended boxes kept from one walk; more are lost */
+#define RECORD_BYTES (64u << 10) /* one AWAITS record; groups beyond it are lost */
+
+/* A box suspended at an await, as the walk read it. */
+struct kept {
+	uint64_t box, parent;  /* parent: the box that awaits it (0: none, or not known) */
+	uint64_t sm_class;     /* its state machine's type */
+	uint64_t unknown_mt;   /* AW_TYPE: the type met on the way to its parent */
+	uint8_t status;        /* enum aw_status of the step to its parent */
+	bool when_all;         /* the parent awaits it through a WhenAll promise */
+};
+
+enum { FREE, WALKING, WRITING };
+
+static struct {
+	_Atomic int phase;
+	struct kept *v;
+	size_t n, cap;
+	uint64_t lost; /* boxes not kept: out of room */
+	uint64_t seq, time_us, pause_us;
+	uint8_t walk;
+} a;
+
+bool awaitsnap_begin(void)
+{
+	int expected = FREE;
+	if (!atomic_compare_exchange_strong(&a.phase, &expected, WALKING))
+		return false;
+	a.n = 0;
+	a.lost = 0;
+	return true;
+}
+
+void awaitsnap_visit(uint64_t address, uint64_t type)
+{
+	struct aw_type t;
+	const struct aw_env *env = async_memory();
+	if (!aw_types_get(type & MT_MASK, &t) || t.kind != AW_BOX || !aw_suspended(env, address, &t))
+		return;
+	if (a.n == a.cap) {
+		size_t ncap = a.cap ? a.cap * 2 : 1024;
+		struct kept *nv = ncap <= KEPT_MAX ? realloc(a.v, ncap * sizeof *nv) : NULL;
+		if (!nv) {
+			a.lost++;
+			return;
+		}
+		a.v = nv;
+		a.cap = ncap;
+	}
+	struct kept *k = &a.v[a.n++];
+	struct aw_caller caller = {0};
+	*k = (struct kept){.box = address, .sm_class = t.sm_class};
+	k->status = (uint8_t)aw_awaiter(env, address, &t, &k->parent, &caller, &k->unknown_mt);
+	k->when_all = k->parent && caller.when_all;
+}
+
+void awaitsnap_end(uint64_t seq, uint64_t time_us, int64_t pause_us, uint8_t walk)
+{
+	if (pause_us < 0) {
+		atomic_store(&a.phase, FREE);
+		return;
+	}
+	a.seq = seq;
+	a.time_us = time_us;
+	a.pause_us = (uint64_t)pause_us;
+	a.walk = walk;
+	atomic_store(&a.phase, WRITING); /* the sampler thread's turn */
+}
+
+/* ---- the sampler thread ---- */
+
+/* The chains, grouped by stack. */
+struct groups {
+	struct idmap index; /* stack id -> entry */
+	struct cs_await_group *v;
+	uint32_t n, cap;
+};
+
+static bool count_chain(struct groups *g, uint64_t stack)
+{
+	uint32_t at;
+	if (idmap_get(&g->index, stack, &at)) {
+		g->v[at].count++;
+		return true;
+	}
+	if (g->n == g->cap) {
+		uint32_t ncap = g->cap ? g->cap * 2 : 64;
+		struct cs_await_group *nv = realloc(g->v, ncap * sizeof *nv);
+		if (!nv)
+			return false;
+		g->v = nv;
+		g->cap = ncap;
+	}
+	if (!idmap_put(&g->index, stack, g->n))
+		return false;
+	g->v[g->n++] = (struct cs_await_group){stack, 1};
+	return true;
+}
+
+static int by_count(const void *x, const void *y)
+{
+	const struct cs_await_group *p = x, *q = y;
+	return p->count != q->count ? (p->count < q->count ? 1 : -1) : (p->stack > q->stack) - (p->stack < q->stack);
+}
+
+/* The record: the groups that fit, most chains first (the chains of the
+ * others counted as lost). */
+static void write_record(struct groups *g, struct cs_awaits_head *head, struct sym_defs *defs)
+{
+	qsort(g->v, g->n, sizeof *g->v, by_count);
+	static uint8_t entries[RECORD_BYTES - 256], buf[RECORD_BYTES];
+	struct cs_out e, o;
+	cs_out_init(&e, entries, sizeof entries);
+	uint32_t fits = 0;
+	for (; fits < g->n; fits++) {
+		size_t before = e.len;
+		cs_await_group_encode(&e, &g->v[fits]);
+		if (e.overflow) {
+			e.len = before;
+			break;
+		}
+	}
+	for (uint32_t i = fits; i < g->n; i++)
+		head->lost += g->v[i].count;
+	cs_out_init(&o, buf, sizeof buf);
+	size_t at = cs_record_begin(&o);
+	cs_awaits_head_encode(&o, head);
+	cs_put_bytes(&o, entries, e.len);
+	sym_flush_defs(defs); /* the chains' stacks before the record */
+	if (!cs_record_end(&o, at, CS_REC_AWAITS) || !lw_append(o.buf, o.len, 1))
+		lw_message(CS_LEVEL_WARNING, "awaits snapshot %llu lost: the log could not take it",
+			   (unsigned long long)head->seq);
+}
+
+void awaitsnap_drain(struct sym_defs *defs)
+{
+	if (atomic_load(&a.phase) != WRITING)
+		return;
+	struct cs_awaits_head head = {.time_us = a.time_us, .seq = a.seq, .pause_us = a.pause_us,
+				      .suspended = a.n + a.lost, .lost = a.lost, .walk = a.walk};
+	struct idmap by_box = {0};
+	struct groups g = {0};
+	bool *awaited = calloc(a.n ? a.n : 1, sizeof *awaited);
+	struct aw_caller *chain = malloc(AW_MAX_DEPTH * sizeof *chain);
+	bool ok = awaited && chain && idmap_init(&by_box, 2 * a.n + 16) && idmap_init(&g.index, 256);
+	for (size_t i = 0; ok && i < a.n; i++)
+		ok = idmap_put(&by_box, a.v[i].box, (uint32_t)i);
+	uint32_t parent;
+	for (size_t i = 0; ok && i < a.n; i++) {
+		if (a.v[i].status == AW_TYPE)
+			async_learn(a.v[i].unknown_mt); /* (known to the next snapshot) */
+		if (a.v[i].parent && idmap_get(&by_box, a.v[i].parent, &parent))
+			awaited[parent] = true;
+	}
+	/* each innermost box's chain, out to its root or to where it is lost */
+	for (size_t i = 0; ok && i < a.n; i++) {
+		if (awaited[i])
+			continue;
+		const struct kept *k = &a.v[i];
+		uint32_t n = 0;
+		chain[n++] = (struct aw_caller){k->sm_class, false};
+		bool resolved;
+		for (;;) {
+			if (k->status != AW_RESOLVED) {
+				resolved = false;
+				break;
+			}
+			if (!k->parent) {
+				resolved = true;
+				break;
+			}
+			/* an awaiting box not suspended (still registering its
+			 * await as the program stopped) ends the chain, unresolved */
+			if (n == AW_MAX_DEPTH || !idmap_get(&by_box, k->parent, &parent)) {
+				resolved = false;
+				break;
+			}
+			chain[n++] = (struct aw_caller){a.v[parent].sm_class, k->when_all};
+			k = &a.v[parent];
+		}
+		head.chains++;
+		head.unresolved += !resolved;
+		uint64_t stack = async_chain_stack(chain, n, !resolved, defs);
+		if (!stack || !count_chain(&g, stack))
+			head.lost++;
+	}
+	if (ok)
+		write_record(&g, &head, defs);
+	else
+		lw_message(CS_LEVEL_WARNING, "awaits snapshot %llu lost: out of memory", (unsigned long long)a.seq);
+	if (a.lost)
+		lw_message(CS_LEVEL_WARNING, "awaits snapshot %llu: %llu suspended async methods not kept (out of memory)",
+			   (unsigned long long)a.seq, (unsigned long long)a.lost);
+	free(awaited);
+	free(chain);
+	free(g.v);
+	idmap_free(&g.index);
+	idmap_free(&by_box);
+	free(a.v); /* snapshots are rare: the memory goes back */
+	a.v = NULL;
+	a.n = a.cap = 0;
+	atomic_store(&a.phase, FREE);
+}
