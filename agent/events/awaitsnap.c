@@ -14,6 +14,7 @@
 #define MT_MASK (~(uint64_t)7)  /* the MethodTable word's low bits may be the GC's */
 #define KEPT_MAX (1u << 22)     /* suspended boxes kept from one walk; more are lost */
 #define RECORD_BYTES (64u << 10) /* one AWAITS record; groups beyond it are lost */
+#define UNKNOWN_SLOTS (1u << 15) /* types met that the walk does not know (a power of two) */
 
 /* A box suspended at an await, as the walk read it. */
 struct kept {
@@ -28,9 +29,12 @@ enum { FREE, WALKING, WRITING };
 
 static struct {
 	_Atomic int phase;
+	_Atomic uint32_t retake; /* a snapshot to walk again (0: none) */
 	struct kept *v;
 	size_t n, cap;
 	uint64_t lost; /* boxes not kept: out of room */
+	uint64_t *unknown; /* UNKNOWN_SLOTS types met and not known (0: free), for after an attach */
+	bool retaken;      /* this snapshot's walk is the second, after types were learnt */
 	uint64_t seq, time_us, pause_us;
 	uint8_t walk;
 } a;
@@ -42,14 +46,39 @@ bool awaitsnap_begin(void)
 		return false;
 	a.n = 0;
 	a.lost = 0;
+	if (!a.unknown)
+		a.unknown = calloc(UNKNOWN_SLOTS, sizeof *a.unknown);
+	else
+		memset(a.unknown, 0, UNKNOWN_SLOTS * sizeof *a.unknown);
 	return true;
+}
+
+/* A type the walk met and did not know: classes loaded before an attach
+ * are known only once the sampler thread has named them. */
+static void note_unknown(uint64_t mt)
+{
+	if (!a.unknown || !mt)
+		return;
+	uint32_t k = (uint32_t)((mt * 0x9E3779B97F4A7C15ull) >> 40) & (UNKNOWN_SLOTS - 1);
+	for (uint32_t probes = 0; probes < 64; probes++, k = (k + 1) & (UNKNOWN_SLOTS - 1)) {
+		if (a.unknown[k] == mt)
+			return;
+		if (!a.unknown[k]) {
+			a.unknown[k] = mt;
+			return;
+		}
+	}
 }
 
 void awaitsnap_visit(uint64_t address, uint64_t type)
 {
 	struct aw_type t;
 	const struct aw_env *env = async_memory();
-	if (!aw_types_get(type & MT_MASK, &t) || t.kind != AW_BOX || !aw_suspended(env, address, &t))
+	if (!aw_types_get(type & MT_MASK, &t)) {
+		note_unknown(type & MT_MASK);
+		return;
+	}
+	if (t.kind != AW_BOX || !aw_suspended(env, address, &t))
 		return;
 	if (a.n == a.cap) {
 		size_t ncap = a.cap ? a.cap * 2 : 1024;
@@ -66,6 +95,11 @@ void awaitsnap_visit(uint64_t address, uint64_t type)
 	*k = (struct kept){.box = address, .sm_class = t.sm_class};
 	k->status = (uint8_t)aw_awaiter(env, address, &t, &k->parent, &caller, &k->unknown_mt);
 	k->when_all = k->parent && caller.when_all;
+}
+
+uint32_t awaitsnap_retake(void)
+{
+	return atomic_exchange(&a.retake, 0);
 }
 
 void awaitsnap_end(uint64_t seq, uint64_t time_us, int64_t pause_us, uint8_t walk)
@@ -146,10 +180,33 @@ static void write_record(struct groups *g, struct cs_awaits_head *head, struct s
 			   (unsigned long long)head->seq);
 }
 
+/* Learns the types met and not known that the walk follows; true when a
+ * box's type is among them (the walk missed its objects). */
+static bool learn_unknown(void)
+{
+	bool boxes = false;
+	for (uint32_t k = 0; a.unknown && k < UNKNOWN_SLOTS; k++)
+		if (a.unknown[k])
+			boxes |= async_learn_walked(a.unknown[k]);
+	return boxes;
+}
+
 void awaitsnap_drain(struct sym_defs *defs)
 {
 	if (atomic_load(&a.phase) != WRITING)
 		return;
+	if (learn_unknown() && !a.retaken) {
+		/* boxes of types loaded before an attach: walked again, now
+		 * that their types are known */
+		a.retaken = true;
+		free(a.v);
+		a.v = NULL;
+		a.n = a.cap = 0;
+		atomic_store(&a.phase, FREE);
+		atomic_store(&a.retake, (uint32_t)a.seq);
+		return;
+	}
+	a.retaken = false;
 	struct cs_awaits_head head = {.time_us = a.time_us, .seq = a.seq, .pause_us = a.pause_us,
 				      .suspended = a.n + a.lost, .lost = a.lost, .walk = a.walk};
 	struct idmap by_box = {0};

@@ -23,6 +23,9 @@ void awaitsnap_visit(uint64_t address, uint64_t type) AGENT_HIDDEN;
 /* Snapshot thread: the walk of snapshot seq is over (pause_us < 0: it
  * failed, nothing is written); walk: cs_heap_walk. */
 void awaitsnap_end(uint64_t seq, uint64_t time_us, int64_t pause_us, uint8_t walk) AGENT_HIDDEN;
+/* Snapshot thread: a snapshot to walk again (0: none), once, when its
+ * walk met box types not known yet (loaded before an attach), now learnt. */
+uint32_t awaitsnap_retake(void) AGENT_HIDDEN;
 /* Sampler thread: writes a finished snapshot. */
 void awaitsnap_drain(struct sym_defs *defs) AGENT_HIDDEN;
 

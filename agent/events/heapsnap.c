@@ -293,6 +293,12 @@ static void *snapshot_main(void *arg)
 	pthread_mutex_lock(&h.mu);
 	while (!h.stop) {
 		bool heap = h.done < h.asked && atomic_load(&h.phase) == IDLE;
+		uint32_t again = awaitsnap_retake();
+		if (again) { /* (no request meanwhile: it answers them too) */
+			pthread_mutex_unlock(&h.mu);
+			take_awaits(again);
+			pthread_mutex_lock(&h.mu);
+		}
 		bool awaits = h.awaits_done < h.awaits_asked;
 		if (!heap && !awaits) {
 			wait_a_while();

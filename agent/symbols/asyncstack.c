@@ -558,6 +558,16 @@ void async_learn(uint64_t mt)
 		learn(mt, &t);
 }
 
+bool async_learn_walked(uint64_t mt)
+{
+	struct aw_type t;
+	char name[NAME_BYTES];
+	if (!mt || aw_types_get(mt, &t))
+		return false;
+	sym_class_name((ClassID)mt, name, sizeof name);
+	return walked_name(name) && learn(mt, &t) && t.kind == AW_BOX;
+}
+
 uint64_t async_chain_stack(const struct aw_caller *chain, uint32_t n, bool unresolved, struct sym_defs *d)
 {
 	if (!ready())

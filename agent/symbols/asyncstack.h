@@ -54,6 +54,9 @@ const struct aw_env *async_memory(void) AGENT_HIDDEN;
 /* Sampler thread: learns the type of a MethodTable a walk met and did not
  * know (read while nothing could move or free it). */
 void async_learn(uint64_t mt) AGENT_HIDDEN;
+/* ... only when it is a type the walk follows (by its name; others stay
+ * unknown, the table kept for these); true when it is a box's type. */
+bool async_learn_walked(uint64_t mt) AGENT_HIDDEN;
 
 /* A chain of async methods as a stack, chain[0] the innermost (aw_walk's
  * order, the innermost itself first): the outermost MoveNext at the root

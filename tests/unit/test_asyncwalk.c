@@ -219,10 +219,54 @@ static void shapes(void)
 	CHECK(n == 1 && callers[0].sm_class == SM_QUOTE);
 }
 
+/* The awaits snapshots' questions: which boxes are suspended at an await
+ * (a running one, a completed one and one whose builder points elsewhere
+ * are not), and one step to the box that awaits each, through a WhenAll
+ * promise and a wrapper, or none at the root */
+static void suspended_and_awaiter(void)
+{
+	setup_chain();
+	struct aw_type sum, quote, run;
+	CHECK(aw_types_get(MT_SUM, &sum) && aw_types_get(MT_QUOTE, &quote) && aw_types_get(MT_RUN, &run));
+	CHECK(!aw_suspended(&env, S, &sum));     /* running */
+	CHECK(!aw_suspended(&env, STALE, &sum)); /* completed */
+	CHECK(aw_suspended(&env, Q, &quote) && aw_suspended(&env, R, &run));
+	box(X, MT_QUOTE, 0, 1, Y); /* state 1, but its builder's task is another */
+	CHECK(!aw_suspended(&env, X, &quote));
+
+	uint64_t parent = 1, unknown = 1;
+	struct aw_caller caller = {0};
+	CHECK(aw_awaiter(&env, Q, &quote, &parent, &caller, &unknown) == AW_RESOLVED);
+	CHECK(parent == R && caller.sm_class == SM_RUN && !caller.when_all && unknown == 0);
+	CHECK(aw_awaiter(&env, R, &run, &parent, &caller, &unknown) == AW_RESOLVED && parent == 0);
+
+	/* Quote awaits WhenAll(Sum, ...) through the TPL's wrapper: Sum -> promise -> Action -> wrapper -> Action -> Quote */
+	box(S, MT_SUM, X, 0, S);
+	put64(X, MT_WHENALL);
+	put64(X + CONT, Y);
+	put64(Y, MT_ACTION);
+	put64(Y + TARGET, Z);
+	put64(Z, MT_WRAPPER);
+	put64(Z + TARGET, Z + 0x40);
+	put64(Z + 0x40, MT_ACTION);
+	put64(Z + 0x40 + TARGET, Q);
+	CHECK(aw_awaiter(&env, S, &sum, &parent, &caller, &unknown) == AW_RESOLVED);
+	CHECK(parent == Q && caller.sm_class == SM_QUOTE && caller.when_all);
+
+	/* a continuation of a type not known: its MethodTable says which */
+	put64(Y, 0x7a00);
+	CHECK(aw_awaiter(&env, S, &sum, &parent, &caller, &unknown) == AW_TYPE && unknown == 0x7a00 && parent == 0);
+	/* completed meanwhile */
+	put64(X + CONT, Y);
+	put64(Y, MT_SENTINEL);
+	CHECK(aw_awaiter(&env, S, &sum, &parent, &caller, &unknown) == AW_COMPLETED);
+}
+
 int main(void)
 {
 	RUN(chain);
 	RUN(two_running);
 	RUN(shapes);
+	RUN(suspended_and_awaiter);
 	return CHECK_DONE();
 }
