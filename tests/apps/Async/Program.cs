@@ -1,4 +1,4 @@
-// Async SECONDS [tasks|configure|valuetask|reference|deep|whenall|sync|sleep|park]
+// Async SECONDS [tasks|configure|valuetask|reference|deep|whenall|sync|sleep|park [N]]
 //
 // An async program of a known logical shape for the logical stacks. RunAsync
 // loops for SECONDS of wall time; each round awaits QuoteAsync, then
@@ -34,6 +34,7 @@
 //                ParkDelayAsync                                       x10
 //                  (each awaiting Task.Delay(Timeout.Infinite))
 //              325 methods suspended at an await, 120 of them innermost.
+//              N (default 100) sets the first shape's count, for benchmarks.
 // RunAsync is started by Main and not awaited by any async method (Main
 // waits on an event), so it is the root of every chain.
 //
@@ -60,6 +61,12 @@ internal static class Program
     private static int Main(string[] args)
     {
         string[] modes = { "tasks", "configure", "valuetask", "reference", "deep", "whenall", "sync", "sleep", "park" };
+        int parkCount = 100;
+        if (args.Length == 3 && args[1] == "park" && int.TryParse(args[2], out int n) && n >= 0)
+        {
+            parkCount = n;
+            args = args[..2];
+        }
         if (args.Length < 1 || args.Length > 2
             || !double.TryParse(args[0], NumberStyles.Float, CultureInfo.InvariantCulture, out double seconds)
             || double.IsNaN(seconds) || double.IsInfinity(seconds) || seconds < 0
@@ -73,7 +80,7 @@ internal static class Program
 
         Say("pid " + Environment.ProcessId.ToString(CultureInfo.InvariantCulture));
         if (s_mode == "park")
-            return Park(seconds);
+            return Park(seconds, parkCount);
         _ = RunAsync(seconds);
         s_done.Wait();
         Say("done " + s_rounds.ToString(CultureInfo.InvariantCulture));
@@ -85,9 +92,9 @@ internal static class Program
     private static readonly List<Task> s_parked = new();
     private static readonly TaskCompletionSource<int> s_never = new();
 
-    private static int Park(double seconds)
+    private static int Park(double seconds, int count)
     {
-        for (int i = 0; i < 100; i++)
+        for (int i = 0; i < count; i++)
             s_parked.Add(ParkOuterAsync(i));
         for (int i = 0; i < 5; i++)
             s_parked.Add(ParkBothAsync(i));
