@@ -21,12 +21,13 @@ declare -A SHAPE_CHAIN=(
 # of the suspending sampler is one of its
 declare -A SUSPEND_CHAIN=([dynamic]="Dynamic.Run Spin")
 
-# exact_share FOLDED CHAIN: the share of samples that follow the chain, of
-# those the share that reach its end, and the samples (printed as
-# "share deep total")
+# exact_share FOLDED CHAIN [BAD]: the share of samples that follow the
+# chain, of those the share that reach its end, and the samples (printed as
+# "share deep total"); the commonest stacks that do not follow it into the
+# file BAD (runs of one frame shortened to "frame*N")
 exact_share() {
-	python3 - "$1" "$2" <<'PY'
-import re, sys
+	python3 - "$1" "$2" "${3:-/dev/null}" <<'PY'
+import collections, re, sys
 want = ["Main"] + sys.argv[2].split()
 names = set(want) - {"[native]"}  # native code may end any sample
 
@@ -40,6 +41,7 @@ def native(f):
             or re.search(r"\+0x[0-9a-f]+$", f))
 
 good = total = deep = 0
+bad = collections.Counter()
 for line in open(sys.argv[1]):
     stack, n = line.rsplit(" ", 1)
     n = int(n)
@@ -59,9 +61,20 @@ for line in open(sys.argv[1]):
         ok = f not in names and (i < len(want) or native(f)) and all(g not in names for g in frames[i:])
         break
     good += n if ok else 0
+    if not ok:
+        runs = []
+        for f in frames:
+            if runs and runs[-1][0] == f:
+                runs[-1][1] += 1
+            else:
+                runs.append([f, 1])
+        bad[";".join(f if k == 1 else "%s*%d" % (f, k) for f, k in runs)] += n
     deep += n if ok and len(frames) >= len(want) and all(
         f == w or (w == "[native]" and run(f)) for f, w in zip(frames, want)) else 0
 print(good / max(total, 1), deep / max(total, 1), total)
+with open(sys.argv[3], "w") as out:
+    for stack, n in bad.most_common(5):
+        print(n, stack, file=out)
 PY
 }
 
@@ -76,8 +89,11 @@ expect_shape() {
 	clrscope report --format collapsed --thread "$tid" "$session" >"$WORK/folded"
 	want=${SHAPE_CHAIN[$shape]}
 	[[ $sampler == suspend && -n "${SUSPEND_CHAIN[$shape]:-}" ]] && want=${SUSPEND_CHAIN[$shape]}
-	read -r share deep total < <(exact_share "$WORK/folded" "$want")
+	read -r share deep total < <(exact_share "$WORK/folded" "$want" "$WORK/bad-stacks")
 	check "x >= 0.97" "$what: samples carry exactly the expected frames" x="$share"
+	if awk -v x="$share" 'BEGIN { exit !(x < 0.97) }'; then
+		sed "s/^/$what: not the expected frames: /" "$WORK/bad-stacks" >&2
+	fi
 	# the suspending sampler stops threads where they can stop (safe
 	# points: never in a frameless leaf, mostly at the P/Invoke's
 	# transition), and its suspensions are limited to a tenth of the time
