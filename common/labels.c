@@ -18,6 +18,7 @@ static const char *const labels[CS_LABELS] = {
 	[CS_LABEL_AWAIT] = "[await]",
 	[CS_LABEL_AWAIT_UNRESOLVED] = "[await ?]",
 	[CS_LABEL_WHEN_ALL] = "[WhenAll]",
+	[CS_LABEL_BLOCKING_WAIT] = "[blocking wait]",
 };
 
 const char *cs_label(enum cs_label label)
@@ -37,6 +38,7 @@ enum cs_label cs_pseudo_frame_label(uint64_t frame_id)
 	case CS_FRAME_AWAIT: return CS_LABEL_AWAIT;
 	case CS_FRAME_AWAIT_UNRESOLVED: return CS_LABEL_AWAIT_UNRESOLVED;
 	case CS_FRAME_WHEN_ALL: return CS_LABEL_WHEN_ALL;
+	case CS_FRAME_BLOCKING_WAIT: return CS_LABEL_BLOCKING_WAIT;
 	default: return CS_LABEL_TRUNCATED;
 	}
 }
@@ -62,4 +64,9 @@ enum cs_label cs_module_label(const char *module)
 void cs_label_stub(const char *kind, char *out, size_t outlen)
 {
 	snprintf(out, outlen, "[stub: %s]", kind);
+}
+
+void cs_label_awaiting(const char *type, char *out, size_t outlen)
+{
+	snprintf(out, outlen, "[awaiting %s]", type);
 }

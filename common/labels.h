@@ -22,6 +22,7 @@ enum cs_label {
 	CS_LABEL_AWAIT,        /* a logical stack: the async methods below await the one above */
 	CS_LABEL_AWAIT_UNRESOLVED, /* a logical stack whose awaiting methods could not be known */
 	CS_LABEL_WHEN_ALL,     /* the method below awaits Task.WhenAll of the one above and others */
+	CS_LABEL_BLOCKING_WAIT, /* a thread waits for the async method below (Task.Wait, .Result) */
 	CS_LABELS
 };
 
@@ -46,5 +47,10 @@ enum cs_label cs_module_label(const char *module);
 /* The label of a runtime stub of a kind the runtime told,
  * "[stub: VSD_ResolveStub]", into out ([runtime stub] where none did). */
 void cs_label_stub(const char *kind, char *out, size_t outlen);
+
+/* The label of what an awaits chain's innermost method awaits, by the
+ * awaited object's type, "[awaiting System.Threading.Tasks.Task+DelayPromise]",
+ * into out. */
+void cs_label_awaiting(const char *type, char *out, size_t outlen);
 
 #endif

@@ -38,6 +38,7 @@ enum {
 	CS_FRAME_AWAIT = 7,     /* a logical stack: the async methods awaiting the one above, below it */
 	CS_FRAME_AWAIT_UNRESOLVED = 8, /* a logical stack whose awaiting methods could not be known */
 	CS_FRAME_WHEN_ALL = 9,  /* the method below awaits Task.WhenAll of the one above and others */
+	CS_FRAME_BLOCKING_WAIT = 10, /* an awaits chain's root: a thread waits for it (Task.Wait, .Result) */
 	CS_FRAME_THREAD_START = 15, /* the reader's own, never in a log: a thread's start (the native run at its root) */
 	CS_FRAME_FIRST_FUNCTION = 16
 };

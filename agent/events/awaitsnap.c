@@ -14,15 +14,17 @@
 #define MT_MASK (~(uint64_t)7)  /* the MethodTable word's low bits may be the GC's */
 #define KEPT_MAX (1u << 22)     /* suspended boxes kept from one walk; more are lost */
 #define RECORD_BYTES (64u << 10) /* one AWAITS record; groups beyond it are lost */
-#define UNKNOWN_SLOTS (1u << 15) /* types met that the walk does not know (a power of two) */
+#define TYPE_SLOTS (1u << 15) /* the types the walk met (a power of two) */
 
 /* A box suspended at an await, as the walk read it. */
 struct kept {
 	uint64_t box, parent;  /* parent: the box that awaits it (0: none, or not known) */
 	uint64_t sm_class;     /* its state machine's type */
 	uint64_t unknown_mt;   /* AW_TYPE: the type met on the way to its parent */
+	uint64_t awaited_mt;   /* the type of the object it awaits, if that is an object (0: none) */
 	uint8_t status;        /* enum aw_status of the step to its parent */
 	bool when_all;         /* the parent awaits it through a WhenAll promise */
+	bool blocked;          /* no parent: a thread waits for it */
 };
 
 enum { FREE, WALKING, WRITING };
@@ -33,7 +35,7 @@ static struct {
 	struct kept *v;
 	size_t n, cap;
 	uint64_t lost; /* boxes not kept: out of room */
-	uint64_t *unknown; /* UNKNOWN_SLOTS types met and not known (0: free), for after an attach */
+	uint64_t *types;   /* TYPE_SLOTS: the objects' types the walk met (0: free) */
 	bool retaken;      /* this snapshot's walk is the second, after types were learnt */
 	uint64_t seq, time_us, pause_us;
 	uint8_t walk;
@@ -46,39 +48,45 @@ bool awaitsnap_begin(void)
 		return false;
 	a.n = 0;
 	a.lost = 0;
-	if (!a.unknown)
-		a.unknown = calloc(UNKNOWN_SLOTS, sizeof *a.unknown);
+	if (!a.types)
+		a.types = calloc(TYPE_SLOTS, sizeof *a.types);
 	else
-		memset(a.unknown, 0, UNKNOWN_SLOTS * sizeof *a.unknown);
+		memset(a.types, 0, TYPE_SLOTS * sizeof *a.types);
 	return true;
 }
 
-/* A type the walk met and did not know: classes loaded before an attach
- * are known only once the sampler thread has named them. */
-static void note_unknown(uint64_t mt)
+/* Where type is or goes in the types met (NULL: no room). */
+static uint64_t *type_slot(uint64_t mt)
 {
-	if (!a.unknown || !mt)
-		return;
-	uint32_t k = (uint32_t)((mt * 0x9E3779B97F4A7C15ull) >> 40) & (UNKNOWN_SLOTS - 1);
-	for (uint32_t probes = 0; probes < 64; probes++, k = (k + 1) & (UNKNOWN_SLOTS - 1)) {
-		if (a.unknown[k] == mt)
-			return;
-		if (!a.unknown[k]) {
-			a.unknown[k] = mt;
-			return;
-		}
-	}
+	uint32_t k = (uint32_t)((mt * 0x9E3779B97F4A7C15ull) >> 40) & (TYPE_SLOTS - 1);
+	for (uint32_t probes = 0; a.types && probes < 64; probes++, k = (k + 1) & (TYPE_SLOTS - 1))
+		if (a.types[k] == mt || !a.types[k])
+			return &a.types[k];
+	return NULL;
+}
+
+/* The types met: the ones not known yet are learnt after the walk
+ * (classes loaded before an attach), and an awaited object's type is named
+ * only if an object of it was met (else the word was no object's). */
+static void note_type(uint64_t mt)
+{
+	uint64_t *slot = mt ? type_slot(mt) : NULL;
+	if (slot)
+		*slot = mt;
+}
+
+static bool type_met(uint64_t mt)
+{
+	uint64_t *slot = mt ? type_slot(mt) : NULL;
+	return slot && *slot == mt;
 }
 
 void awaitsnap_visit(uint64_t address, uint64_t type)
 {
 	struct aw_type t;
 	const struct aw_env *env = async_memory();
-	if (!aw_types_get(type & MT_MASK, &t)) {
-		note_unknown(type & MT_MASK);
-		return;
-	}
-	if (t.kind != AW_BOX || !aw_suspended(env, address, &t))
+	note_type(type & MT_MASK);
+	if (!aw_types_get(type & MT_MASK, &t) || t.kind != AW_BOX || !aw_suspended(env, address, &t))
 		return;
 	if (a.n == a.cap) {
 		size_t ncap = a.cap ? a.cap * 2 : 1024;
@@ -93,8 +101,11 @@ void awaitsnap_visit(uint64_t address, uint64_t type)
 	struct kept *k = &a.v[a.n++];
 	struct aw_caller caller = {0};
 	*k = (struct kept){.box = address, .sm_class = t.sm_class};
-	k->status = (uint8_t)aw_awaiter(env, address, &t, &k->parent, &caller, &k->unknown_mt);
+	k->status = (uint8_t)aw_awaiter(env, address, &t, &k->parent, &caller, &k->unknown_mt, &k->blocked);
 	k->when_all = k->parent && caller.when_all;
+	uint64_t awaited = aw_awaited(env, address, &t), mt = 0;
+	if (awaited && env->read(env->ctx, awaited, &mt, sizeof mt) == 0)
+		k->awaited_mt = mt & MT_MASK;
 }
 
 uint32_t awaitsnap_retake(void)
@@ -185,9 +196,9 @@ static void write_record(struct groups *g, struct cs_awaits_head *head, struct s
 static bool learn_unknown(void)
 {
 	bool boxes = false;
-	for (uint32_t k = 0; a.unknown && k < UNKNOWN_SLOTS; k++)
-		if (a.unknown[k])
-			boxes |= async_learn_walked(a.unknown[k]);
+	for (uint32_t k = 0; a.types && k < TYPE_SLOTS; k++)
+		if (a.types[k])
+			boxes |= async_learn_walked(a.types[k]);
 	return boxes;
 }
 
@@ -228,6 +239,7 @@ void awaitsnap_drain(struct sym_defs *defs)
 		if (awaited[i])
 			continue;
 		const struct kept *k = &a.v[i];
+		uint64_t awaited_mt = type_met(k->awaited_mt) ? k->awaited_mt : 0;
 		uint32_t n = 0;
 		chain[n++] = (struct aw_caller){k->sm_class, false};
 		bool resolved;
@@ -251,7 +263,8 @@ void awaitsnap_drain(struct sym_defs *defs)
 		}
 		head.chains++;
 		head.unresolved += !resolved;
-		uint64_t stack = async_chain_stack(chain, n, !resolved, defs);
+		enum async_root root = !resolved ? ASYNC_ROOT_UNRESOLVED : k->blocked ? ASYNC_ROOT_BLOCKED : ASYNC_ROOT_NONE;
+		uint64_t stack = async_chain_stack(chain, n, root, awaited_mt, defs);
 		if (!stack || !count_chain(&g, stack))
 			head.lost++;
 	}

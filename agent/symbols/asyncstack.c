@@ -260,6 +260,12 @@ static bool box_type(ClassID cls, struct aw_type *t)
 		return false;
 	t->kind = AW_BOX;
 	t->sm_class = sm;
+	/* the awaiter fields, one a type of awaiter, numbered from 1 */
+	static const WCHAR *const awaiters[AW_AWAITERS_MAX] = {u"<>u__1", u"<>u__2", u"<>u__3", u"<>u__4"};
+	t->nawaiters = 0;
+	for (int i = 0; i < AW_AWAITERS_MAX; i++)
+		if (sym_field_offset(sm, sm_mod, sm_td, awaiters[i], &t->awaiters[t->nawaiters]))
+			t->nawaiters++;
 	return field_offset(cls, u"m_continuationObject", &t->continuation) &&
 	       field_offset(cls, u"StateMachine", &t->sm_off) &&
 	       sym_field_offset(sm, sm_mod, sm_td, u"<>1__state", &t->sm_state) &&
@@ -277,6 +283,8 @@ static struct aw_type classify_type(ClassID cls)
 			t = (struct aw_type){.kind = AW_OTHER};
 	} else if (strcmp(name, "System.Threading.Tasks.Task") == 0) {
 		t.kind = AW_SENTINEL; /* a plain Task as a continuation: s_taskCompletionSentinel */
+	} else if (strcmp(name, "System.Threading.Tasks.Task+SetOnInvokeMres") == 0) {
+		t.kind = AW_BLOCKING;
 	} else if (strcmp(name, "System.Action") == 0) {
 		if (field_offset(cls, u"_target", &t.target))
 			t.kind = AW_DELEGATE;
@@ -310,6 +318,7 @@ static bool walked_name(const char *name)
 {
 	static const char *const exact[] = {
 		"System.Threading.Tasks.Task",
+		"System.Threading.Tasks.Task+SetOnInvokeMres",
 		"System.Action",
 		"System.Runtime.CompilerServices.AsyncMethodBuilderCore+ContinuationWrapper",
 		"System.Threading.Tasks.AwaitTaskContinuation",
@@ -446,7 +455,7 @@ static bool learn(uint64_t cls, struct aw_type *t)
 	return aw_types_put(cls, t);
 }
 
-/* The MoveNext of a state machine type (0: not to be had: a generic one). */
+/* The MoveNext of a state machine type (0: not to be had). */
 static FunctionID move_next_of(ClassID sm)
 {
 	uint32_t idx;
@@ -459,9 +468,12 @@ static FunctionID move_next_of(ClassID sm)
 	IMetaDataImport *md = NULL;
 	mdMethodDef method = 0;
 	ICorProfilerInfo10 *info = g_agent.info;
+	/* a generic state machine's (its class is an instantiation) comes
+	 * with its class's type arguments */
 	if (class_info(sm, &mod, &td, &parent) && (md = sym_module_metadata(mod)) &&
 	    SUCCEEDED(md->vtbl->FindMethod(md, td, u"MoveNext", NULL, 0, &method)) &&
-	    FAILED(info->vtbl->GetFunctionFromToken(info, mod, method, &fn)))
+	    FAILED(info->vtbl->GetFunctionFromToken(info, mod, method, &fn)) &&
+	    FAILED(info->vtbl->GetFunctionFromTokenAndTypeArgs(info, mod, method, (ClassID)sm, 0, NULL, &fn)))
 		fn = 0;
 	if (grow((void **)&as.move_nexts, &as.move_nexts_cap, as.nmove_nexts, sizeof *as.move_nexts)) {
 		as.move_nexts[as.nmove_nexts] = fn;
@@ -568,20 +580,29 @@ bool async_learn_walked(uint64_t mt)
 	return walked_name(name) && learn(mt, &t) && t.kind == AW_BOX;
 }
 
-uint64_t async_chain_stack(const struct aw_caller *chain, uint32_t n, bool unresolved, struct sym_defs *d)
+uint64_t async_chain_stack(const struct aw_caller *chain, uint32_t n, enum async_root root, uint64_t awaited,
+			   struct sym_defs *d)
 {
 	if (!ready())
 		return 0;
-	uint64_t stack = unresolved ? sym_stack(0, sym_pseudo_frame(CS_FRAME_AWAIT_UNRESOLVED, d), ILMAP_NONE, d) : 0;
+	uint64_t stack = 0;
+	if (root != ASYNC_ROOT_NONE)
+		stack = sym_stack(0,
+				  sym_pseudo_frame(root == ASYNC_ROOT_BLOCKED ? CS_FRAME_BLOCKING_WAIT
+									     : CS_FRAME_AWAIT_UNRESOLVED,
+						   d),
+				  ILMAP_NONE, d);
 	for (uint32_t k = n; k-- > 0;) {
 		FunctionID fn = move_next_of(chain[k].sm_class);
-		if (!fn) /* (a generic state machine: its callers are kept, under [await ?]) */
+		if (!fn) /* (a state machine without a MoveNext to be had: its callers are kept, under [await ?]) */
 			stack = sym_stack(0, sym_pseudo_frame(CS_FRAME_AWAIT_UNRESOLVED, d), ILMAP_NONE, d);
 		else
 			stack = sym_stack(stack, sym_frame(fn, d), ILMAP_NONE, d);
 		if (chain[k].when_all && k > 0)
 			stack = sym_stack(stack, sym_pseudo_frame(CS_FRAME_WHEN_ALL, d), ILMAP_NONE, d);
 	}
+	if (awaited)
+		stack = sym_stack(stack, sym_awaiting_frame((ClassID)awaited, d), ILMAP_NONE, d);
 	return stack;
 }
 

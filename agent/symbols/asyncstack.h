@@ -58,13 +58,22 @@ void async_learn(uint64_t mt) AGENT_HIDDEN;
  * unknown, the table kept for these); true when it is a box's type. */
 bool async_learn_walked(uint64_t mt) AGENT_HIDDEN;
 
+/* What is known of an awaits chain's outermost method. */
+enum async_root {
+	ASYNC_ROOT_NONE,       /* nothing awaits it (yet) */
+	ASYNC_ROOT_BLOCKED,    /* a thread waits for it: [blocking wait] at the root */
+	ASYNC_ROOT_UNRESOLVED, /* the walk lost the way out: [await ?] at the root */
+};
+
 /* A chain of async methods as a stack, chain[0] the innermost (aw_walk's
- * order, the innermost itself first): the outermost MoveNext at the root
- * ([await ?] above it when unresolved), a [WhenAll] frame above a method
- * that awaits its callee through WhenAll.  A method whose MoveNext cannot
- * be had (a generic state machine) cuts the chain there: [await ?] above
- * the methods inside it.  Sampler thread. */
-uint64_t async_chain_stack(const struct aw_caller *chain, uint32_t n, bool unresolved, struct sym_defs *d) AGENT_HIDDEN;
+ * order, the innermost itself first): the outermost MoveNext at the root,
+ * under root's frame, a [WhenAll] frame above a method that awaits its
+ * callee through WhenAll, and [awaiting TYPE] at the leaf when awaited (a
+ * live type) says what the innermost method awaits.  A method whose
+ * MoveNext cannot be had cuts the chain there: [await ?] above the methods
+ * inside it.  Sampler thread. */
+uint64_t async_chain_stack(const struct aw_caller *chain, uint32_t n, enum async_root root, uint64_t awaited,
+			   struct sym_defs *d) AGENT_HIDDEN;
 
 struct async_counts {
 	uint64_t resolved;

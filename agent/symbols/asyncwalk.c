@@ -164,12 +164,12 @@ static bool list_first(const struct aw_env *env, uint64_t list, const struct aw_
 /* From *cur (a box or a task of type *type) through its continuation to
  * the box that awaits it: *cur and *type become that box; *root when
  * nothing awaits *cur (yet), which is then the last task of the chain
- * (the box, or a promise nobody awaits).  *when_all: the way passed a
- * WhenAll promise. */
+ * (the box, or a promise nobody awaits; *blocked: a thread waits for it).
+ * *when_all: the way passed a WhenAll promise. */
 static enum aw_status step(const struct aw_env *env, struct window *w, uint64_t *cur, struct aw_type *type,
-			   bool *when_all, uint64_t *unknown_mt, bool *root)
+			   bool *when_all, uint64_t *unknown_mt, bool *root, bool *blocked)
 {
-	*when_all = *root = false;
+	*when_all = *root = *blocked = false;
 	for (uint32_t hops = 0; hops < AW_MAX_DEPTH; hops++) {
 		uint64_t obj = 0;
 		if (!read_field(env, w, *cur, type->continuation, &obj))
@@ -214,6 +214,9 @@ static enum aw_status step(const struct aw_env *env, struct window *w, uint64_t 
 				break;
 			case AW_SENTINEL:
 				return AW_COMPLETED;
+			case AW_BLOCKING:
+				*root = *blocked = true;
+				return AW_RESOLVED;
 			default:
 				return AW_UNKNOWN;
 			}
@@ -233,10 +236,12 @@ enum aw_status aw_walk(const struct aw_env *env, uint64_t box, const struct aw_t
 	struct aw_type type = *box_type;
 	struct window w = {0};
 	for (;;) {
-		bool when_all, at_root;
-		enum aw_status st = step(env, &w, &cur, &type, &when_all, unknown_mt, &at_root);
+		bool when_all, at_root, blocked;
+		enum aw_status st = step(env, &w, &cur, &type, &when_all, unknown_mt, &at_root, &blocked);
 		if (st != AW_RESOLVED)
 			return st;
+		if (blocked)
+			return AW_UNKNOWN; /* (a sample's root stands only where nothing awaits it) */
 		if (at_root) {
 			*root = cur;
 			*root_continuation = type.continuation;
@@ -249,19 +254,29 @@ enum aw_status aw_walk(const struct aw_env *env, uint64_t box, const struct aw_t
 }
 
 enum aw_status aw_awaiter(const struct aw_env *env, uint64_t box, const struct aw_type *box_type, uint64_t *parent,
-			  struct aw_caller *caller, uint64_t *unknown_mt)
+			  struct aw_caller *caller, uint64_t *unknown_mt, bool *blocked)
 {
 	uint64_t cur = box;
 	struct aw_type type = *box_type;
 	struct window w = {0};
 	bool when_all, at_root;
 	*parent = *unknown_mt = 0;
-	enum aw_status st = step(env, &w, &cur, &type, &when_all, unknown_mt, &at_root);
+	enum aw_status st = step(env, &w, &cur, &type, &when_all, unknown_mt, &at_root, blocked);
 	if (st == AW_RESOLVED && !at_root) {
 		*parent = cur;
 		*caller = (struct aw_caller){type.sm_class, when_all};
 	}
 	return st;
+}
+
+uint64_t aw_awaited(const struct aw_env *env, uint64_t box, const struct aw_type *t)
+{
+	for (uint32_t i = 0; i < t->nawaiters && i < AW_AWAITERS_MAX; i++) {
+		uint64_t obj = 0;
+		if (read_word(env, box + t->sm_off + t->awaiters[i], &obj) && obj && !(obj & 7))
+			return obj;
+	}
+	return 0;
 }
 
 /* The words seen at least REPEATS times, at most max of them, into out. */

@@ -16,6 +16,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#define AW_AWAITERS_MAX 4
+
 /* What an object's type is to the walk. */
 enum aw_kind {
 	AW_OTHER = 0,  /* nothing the walk follows: the chain is unresolved there */
@@ -26,6 +28,7 @@ enum aw_kind {
 	AW_AWAIT_CONT, /* an AwaitTaskContinuation (a captured context): its action is followed */
 	AW_LIST,       /* a List<object> of continuations */
 	AW_SENTINEL,   /* the completed-task sentinel: the task finished meanwhile */
+	AW_BLOCKING,   /* a thread's blocking wait for the task (Task.Wait, .Result): nothing awaits it */
 };
 
 /* A type as the walk needs it; offsets from the object's start, those of
@@ -37,6 +40,8 @@ struct aw_type {
 	uint32_t sm_off;            /* AW_BOX: StateMachine */
 	uint32_t sm_state;          /* AW_BOX: <>1__state within the state machine */
 	uint32_t sm_builder;        /* AW_BOX: <>t__builder within the state machine */
+	uint8_t nawaiters;          /* AW_BOX: its awaiter fields (<>u__1 ...), within the state machine */
+	uint32_t awaiters[AW_AWAITERS_MAX];
 	bool when_all;              /* AW_TASK: a WhenAll promise (its marker says so) */
 	uint32_t target;            /* AW_DELEGATE: _target; AW_WRAPPER: _continuation; AW_AWAIT_CONT: m_action */
 	uint32_t items, size;       /* AW_LIST: _items (an object[]) and _size */
@@ -96,9 +101,16 @@ bool aw_suspended(const struct aw_env *env, uint64_t box, const struct aw_type *
 
 /* The async method that awaits box (one step of aw_walk): *parent its box
  * and *caller its state machine's type, or *parent 0 when nothing awaits
- * box yet.  The other statuses as aw_walk's. */
+ * box yet (*blocked: a thread waits for it instead).  The other statuses
+ * as aw_walk's. */
 enum aw_status aw_awaiter(const struct aw_env *env, uint64_t box, const struct aw_type *box_type, uint64_t *parent,
-			  struct aw_caller *caller, uint64_t *unknown_mt);
+			  struct aw_caller *caller, uint64_t *unknown_mt, bool *blocked);
+
+/* What a box suspended at an await awaits: the object its awaiter holds
+ * (the first word of the one awaiter field set: a TaskAwaiter's task, a
+ * ValueTaskAwaiter's source ...), 0 when none (Task.Yield's awaiter holds
+ * nothing).  Only an address: the caller checks it is an object. */
+uint64_t aw_awaited(const struct aw_env *env, uint64_t box, const struct aw_type *t);
 
 /* What a sample's thread held of running boxes, read as it was sampled:
  * each box whose address the words held at least three times (the box of

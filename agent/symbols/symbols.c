@@ -530,6 +530,25 @@ static bool native_function_frame(uint64_t addr, struct sym_defs *d, uint64_t *f
 	return true;
 }
 
+uint64_t sym_awaiting_frame(ClassID type, struct sym_defs *d)
+{
+	/* keyed by the type's MethodTable in the functions' map: no
+	 * MethodDesc or code starts there */
+	uint32_t id;
+	if (!idmap_get(&sym.functions, type, &id)) {
+		make_room();
+		id = sym.next_frame++;
+		idmap_put(&sym.functions, type, id);
+	}
+	if (!epochs_is_current(&sym.frame_written, id)) {
+		char name[NAME_MAX_UTF8], label[NAME_MAX_UTF8 + 16];
+		sym_class_name(type, name, sizeof name);
+		cs_label_awaiting(name, label, sizeof label);
+		define_frame(id, label, "", 0, "", NULL, d);
+	}
+	return id;
+}
+
 /* A runtime stub: by its kind where the runtime's perf map tells it
  * (stubnames.h), else [runtime stub]. */
 static uint64_t stub_frame(uint64_t addr, struct sym_defs *d)

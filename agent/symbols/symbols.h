@@ -52,6 +52,9 @@ size_t sym_defs_pending(void) AGENT_HIDDEN;
 /* fn == 0 is a run of native frames. */
 uint64_t sym_frame(FunctionID fn, struct sym_defs *d) AGENT_HIDDEN;
 uint64_t sym_pseudo_frame(uint64_t frame_id, struct sym_defs *d) AGENT_HIDDEN;
+/* "[awaiting TYPE]": what an awaits chain's innermost method awaits, by
+ * the awaited object's type (a live object's). */
+uint64_t sym_awaiting_frame(ClassID type, struct sym_defs *d) AGENT_HIDDEN;
 /* il_offset: where in the frame's method (ILMAP_NONE: not known). */
 uint64_t sym_stack(uint64_t parent, uint64_t frame, uint32_t il_offset, struct sym_defs *d) AGENT_HIDDEN;
 /* A logical stack's boundary: an [await] frame (resolved: false, [await ?])

@@ -226,7 +226,7 @@ static void shapes(void)
 static void suspended_and_awaiter(void)
 {
 	setup_chain();
-	struct aw_type sum, quote, run;
+	struct aw_type sum = {0}, quote = {0}, run = {0};
 	CHECK(aw_types_get(MT_SUM, &sum) && aw_types_get(MT_QUOTE, &quote) && aw_types_get(MT_RUN, &run));
 	CHECK(!aw_suspended(&env, S, &sum));     /* running */
 	CHECK(!aw_suspended(&env, STALE, &sum)); /* completed */
@@ -235,10 +235,11 @@ static void suspended_and_awaiter(void)
 	CHECK(!aw_suspended(&env, X, &quote));
 
 	uint64_t parent = 1, unknown = 1;
+	bool blocked = true;
 	struct aw_caller caller = {0};
-	CHECK(aw_awaiter(&env, Q, &quote, &parent, &caller, &unknown) == AW_RESOLVED);
+	CHECK(aw_awaiter(&env, Q, &quote, &parent, &caller, &unknown, &blocked) == AW_RESOLVED);
 	CHECK(parent == R && caller.sm_class == SM_RUN && !caller.when_all && unknown == 0);
-	CHECK(aw_awaiter(&env, R, &run, &parent, &caller, &unknown) == AW_RESOLVED && parent == 0);
+	CHECK(aw_awaiter(&env, R, &run, &parent, &caller, &unknown, &blocked) == AW_RESOLVED && parent == 0 && !blocked);
 
 	/* Quote awaits WhenAll(Sum, ...) through the TPL's wrapper: Sum -> promise -> Action -> wrapper -> Action -> Quote */
 	box(S, MT_SUM, X, 0, S);
@@ -250,16 +251,40 @@ static void suspended_and_awaiter(void)
 	put64(Z + TARGET, Z + 0x40);
 	put64(Z + 0x40, MT_ACTION);
 	put64(Z + 0x40 + TARGET, Q);
-	CHECK(aw_awaiter(&env, S, &sum, &parent, &caller, &unknown) == AW_RESOLVED);
+	CHECK(aw_awaiter(&env, S, &sum, &parent, &caller, &unknown, &blocked) == AW_RESOLVED);
 	CHECK(parent == Q && caller.sm_class == SM_QUOTE && caller.when_all);
 
 	/* a continuation of a type not known: its MethodTable says which */
 	put64(Y, 0x7a00);
-	CHECK(aw_awaiter(&env, S, &sum, &parent, &caller, &unknown) == AW_TYPE && unknown == 0x7a00 && parent == 0);
+	CHECK(aw_awaiter(&env, S, &sum, &parent, &caller, &unknown, &blocked) == AW_TYPE && unknown == 0x7a00 && parent == 0);
 	/* completed meanwhile */
 	put64(X + CONT, Y);
 	put64(Y, MT_SENTINEL);
-	CHECK(aw_awaiter(&env, S, &sum, &parent, &caller, &unknown) == AW_COMPLETED);
+	CHECK(aw_awaiter(&env, S, &sum, &parent, &caller, &unknown, &blocked) == AW_COMPLETED);
+
+	/* a thread blocks on Run (.Result): the root of its chain, for the
+	 * snapshot; a sample's walk leaves it unresolved (nothing stands) */
+	aw_types_put(0x7b00, &(struct aw_type){.kind = AW_BLOCKING});
+	put64(Y, 0x7b00);
+	put64(R + CONT, Y);
+	CHECK(aw_awaiter(&env, R, &run, &parent, &caller, &unknown, &blocked) == AW_RESOLVED && parent == 0 && blocked);
+	struct aw_caller callers[4];
+	uint32_t n;
+	uint64_t root;
+	uint32_t root_continuation;
+	box(Q, MT_QUOTE, R, 0, Q);
+	CHECK(aw_walk(&env, Q, &quote, callers, 4, &n, &unknown, &root, &root_continuation) == AW_UNKNOWN);
+
+	/* what a suspended box awaits: the first awaiter field set */
+	struct aw_type with = quote;
+	with.nawaiters = 2;
+	with.awaiters[0] = 16;
+	with.awaiters[1] = 24;
+	CHECK(aw_awaited(&env, Q, &with) == 0);
+	put64(Q + SM_OFF + 24, Z);
+	CHECK(aw_awaited(&env, Q, &with) == Z);
+	put64(Q + SM_OFF + 16, X);
+	CHECK(aw_awaited(&env, Q, &with) == X);
 }
 
 int main(void)
