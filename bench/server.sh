@@ -9,7 +9,13 @@
 # threads.  Runs are interleaved (the order rotates each round) so that
 # drift of the machine touches every configuration alike.
 #
-#   bench/server.sh [-n RUNS] [-d SECONDS] [-c CONNECTIONS] [-q REQUESTS_PER_S] [BUILD_DIR]
+#   bench/server.sh [-n RUNS] [-d SECONDS] [-c CONNECTIONS] [-q REQUESTS_PER_S] [-k CONFIGS] [BUILD_DIR]
+#
+# -k picks the configurations (a comma-separated list; default all but the
+# -noasync ones): none, clrscope-100hz, clrscope-1khz,
+# clrscope-1khz-novalidate, clrscope-100hz-kernel, clrscope-1khz-kernel,
+# dotnet-trace, and clrscope-100hz-noasync and clrscope-1khz-noasync (the
+# async dial off: no logical stacks, for what they cost).
 #
 # Each run: the app starts under its configuration, takes one second of
 # load to warm up, then two measured phases of SECONDS each:
@@ -53,9 +59,12 @@ bench_opt() {
 	d) bench_uint seconds -d "$2" ;;
 	c) bench_uint connections -c "$2" ;;
 	q) bench_uint fixed_rate -q "$2" ;;
+	k) [[ $2 =~ ^[a-z0-9,-]+$ ]] || bench_usage_error "-k wants configurations like none,clrscope-1khz, not '$2'"
+	   picked=${2//,/ } ;;
 	esac
 }
-bench_options "n:d:c:q:" "" "$@"
+picked=""
+bench_options "n:d:c:q:k:" "" "$@"
 set -- "${bench_args[@]}"
 (($# <= 1)) || bench_usage_error "one build directory at most"
 bench_build "${1:-}"
@@ -70,10 +79,22 @@ bench_workdir server
 bench_split_cpus
 load_threads=$((${#load_cpu[@]} ? 1 : 2))
 
-configs=(none clrscope-100hz clrscope-1khz clrscope-1khz-novalidate clrscope-100hz-kernel clrscope-1khz-kernel)
-if bench_dotnet_trace; then
-	configs+=(dotnet-trace)
+all_configs=(none clrscope-100hz clrscope-1khz clrscope-1khz-novalidate clrscope-100hz-kernel clrscope-1khz-kernel
+	dotnet-trace clrscope-100hz-noasync clrscope-1khz-noasync)
+if [[ -n $picked ]]; then
+	read -ra configs <<<"$picked"
+	for c in "${configs[@]}"; do
+		[[ " ${all_configs[*]} " == *" $c "* ]] || bench_usage_error "no configuration '$c' (${all_configs[*]})"
+	done
 else
+	configs=("${all_configs[@]:0:7}")
+fi
+if [[ " ${configs[*]} " == *" dotnet-trace "* ]] && ! bench_dotnet_trace; then
+	kept=()
+	for c in "${configs[@]}"; do
+		[[ $c == dotnet-trace ]] || kept+=("$c")
+	done
+	configs=("${kept[@]}")
 	echo "(dotnet-trace's row is left out)" >&2
 fi
 
@@ -88,6 +109,11 @@ run() {
 	clrscope-1khz) bench_start "$out" "${server_cpu[@]}" "$clrscope" record -o "$work/s-$n" --rate 1000 -- dotnet "$app" "$port" "$life" ;;
 	clrscope-1khz-novalidate)
 		bench_start "$out" "${server_cpu[@]}" "$clrscope" record -o "$work/s-$n" --rate 1000 --validate 0 -- dotnet "$app" "$port" "$life"
+		;;
+	clrscope-100hz-noasync | clrscope-1khz-noasync)
+		local rate=100
+		[[ $config == clrscope-1khz-noasync ]] && rate=1000
+		bench_start "$out" "${server_cpu[@]}" "$clrscope" record -o "$work/s-$n" --rate $rate --async off -- dotnet "$app" "$port" "$life"
 		;;
 	clrscope-100hz-kernel | clrscope-1khz-kernel)
 		local rate=100
@@ -234,8 +260,8 @@ for line in open(sys.argv[1]):
                          (own_procs, procs)):
         if not math.isnan(float(value)):
             table.setdefault(name, []).append(float(value))
-order = [c for c in ["none", "clrscope-100hz", "clrscope-1khz", "clrscope-1khz-novalidate", "clrscope-100hz-kernel",
-                    "clrscope-1khz-kernel", "dotnet-trace"]
+order = [c for c in ["none", "clrscope-100hz", "clrscope-100hz-noasync", "clrscope-1khz", "clrscope-1khz-noasync",
+                    "clrscope-1khz-novalidate", "clrscope-100hz-kernel", "clrscope-1khz-kernel", "dotnet-trace"]
          if c in rows or c in fixed]
 med = statistics.median
 def spread(values, fmt):

@@ -1,4 +1,4 @@
-// Async SECONDS [tasks|configure|valuetask|reference|deep|whenall|sync|sleep|park [N]]
+// Async SECONDS [tasks|configure|valuetask|reference|deep|whenall|sync|sleep|yield|park [N]]
 //
 // An async program of a known logical shape for the logical stacks. RunAsync
 // loops for SECONDS of wall time; each round awaits QuoteAsync, then
@@ -24,6 +24,10 @@
 //   sync       SumAsync does not yield: every await but RunAsync's own
 //              Task.Yield completes synchronously, so the physical stack
 //              is already the logical one below RunAsync
+//   yield      each round awaits HopAsync, which awaits Task.Yield() and
+//              returns: a resume on a pool thread per round, as many as
+//              the machine makes (hundreds of thousands a second), for the
+//              cost of the logical stacks
 //   park       no rounds: Main parks async chains that never complete, says
 //              "parked", spends SECONDS in Kernel on its own thread and
 //              exits.  The pending chains, innermost method last:
@@ -60,7 +64,7 @@ internal static class Program
 
     private static int Main(string[] args)
     {
-        string[] modes = { "tasks", "configure", "valuetask", "reference", "deep", "whenall", "sync", "sleep", "park" };
+        string[] modes = { "tasks", "configure", "valuetask", "reference", "deep", "whenall", "sync", "sleep", "yield", "park" };
         int parkCount = 100;
         if (args.Length == 3 && args[1] == "park" && int.TryParse(args[2], out int n) && n >= 0)
         {
@@ -72,7 +76,7 @@ internal static class Program
             || double.IsNaN(seconds) || double.IsInfinity(seconds) || seconds < 0
             || (args.Length == 2 && Array.IndexOf(modes, args[1]) < 0))
         {
-            Console.Error.WriteLine("usage: Async SECONDS [tasks|configure|valuetask|reference|deep|whenall|sync|sleep|park]");
+            Console.Error.WriteLine("usage: Async SECONDS [tasks|configure|valuetask|reference|deep|whenall|sync|sleep|yield|park [N]]");
             return 2;
         }
         if (args.Length == 2)
@@ -107,6 +111,8 @@ internal static class Program
         Say("done " + s_parked.Count(t => !t.IsCompleted).ToString(CultureInfo.InvariantCulture));
         return 0;
     }
+
+    private static async Task HopAsync() => await Task.Yield();
 
     private static async Task<int> ParkOuterAsync(int i) => await ParkMiddleAsync(i) + 1;
 
@@ -153,6 +159,9 @@ internal static class Program
                 case "whenall":
                     double[] both = await Task.WhenAll(QuoteAsync(false), CheckAsync(false));
                     Sink += both[0] + both[1];
+                    break;
+                case "yield":
+                    await HopAsync();
                     break;
                 case "sync":
                     await Task.Yield();
