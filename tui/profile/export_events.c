@@ -75,6 +75,20 @@ static void put_total(FILE *f, uint64_t total, bool bytes)
 		fprintf(f, "%.3f", (double)total / 1e6);
 }
 
+void export_json_stack(FILE *f, const struct prof_process *p, uint32_t stack)
+{
+	uint32_t *path = xmalloc(PATH_MAX_FRAMES * sizeof *path);
+	size_t depth = stack ? prof_stack_path(p, stack, path, PATH_MAX_FRAMES) : 0;
+	fputc('[', f);
+	for (size_t k = 0; k < depth; k++) {
+		if (k)
+			fputc(',', f);
+		json_string(f, prof_frame_name(p, path[k]));
+	}
+	fputc(']', f);
+	free(path);
+}
+
 /* ,"KEY":{"count":N,"UNIT":X,"sites":[...]}: totals in ns shown as ms, or bytes as they are. */
 static void json_sites(FILE *f, const struct prof_process *p, const char *key, const struct prof_stack_tallies *c,
 		       bool bytes)
@@ -82,24 +96,17 @@ static void json_sites(FILE *f, const struct prof_process *p, const char *key, c
 	const char *unit = bytes ? "bytes" : "wait_ms";
 
 	struct prof_stack_tally *s = export_sites_sorted(c);
-	uint32_t *path = xmalloc(PATH_MAX_FRAMES * sizeof *path);
 	fprintf(f, ",\"%s\":{\"count\":%" PRIu64 ",\"%s\":", key, c->count, unit);
 	put_total(f, c->total, bytes);
 	fputs(",\"sites\":[", f);
 	for (size_t i = 0; i < c->nsites; i++) {
-		fputs(i ? ",{\"stack\":[" : "{\"stack\":[", f);
-		size_t depth = s[i].stack ? prof_stack_path(p, s[i].stack, path, PATH_MAX_FRAMES) : 0;
-		for (size_t k = 0; k < depth; k++) {
-			if (k)
-				fputc(',', f);
-			json_string(f, prof_frame_name(p, path[k]));
-		}
-		fprintf(f, "],\"count\":%" PRIu64 ",\"%s\":", s[i].count, unit);
+		fputs(i ? ",{\"stack\":" : "{\"stack\":", f);
+		export_json_stack(f, p, s[i].stack);
+		fprintf(f, ",\"count\":%" PRIu64 ",\"%s\":", s[i].count, unit);
 		put_total(f, s[i].total, bytes);
 		fputc('}', f);
 	}
 	fputs("]}", f);
-	free(path);
 	free(s);
 }
 

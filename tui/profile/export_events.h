@@ -19,6 +19,9 @@ void export_json_event_stream(FILE *f, const struct prof_process *p);
 /* The most frequent messages of each exception type, the top contention
  * and wait sites with their leaf frames, the thread pool's figures. */
 void export_text_events(FILE *f, const struct prof_process *p, size_t top);
+/* [root..leaf]: the function names of stack, the outermost frame first
+ * ([] for stack 0, a sample with no stack walked). */
+void export_json_stack(FILE *f, const struct prof_process *p, uint32_t stack);
 /* Sites sorted by wait time, longest first (caller frees). */
 struct prof_stack_tally *export_sites_sorted(const struct prof_stack_tallies *c);
 
