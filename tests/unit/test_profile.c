@@ -100,15 +100,19 @@ static void note_of(void *ctx, const char *assembly, const char *why)
 	snprintf(ctx, 600, "%s: %s", assembly, why);
 }
 
-static char *capture(struct prof_recording *s, enum export_format fmt)
+static char *capture_options(struct prof_recording *s, const struct export_options *o)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	struct export_options o = {fmt, 0, 0, false};
-	export_session(f, s, &o);
+	export_session(f, s, o);
 	fclose(f);
 	return text;
+}
+
+static char *capture(struct prof_recording *s, enum export_format fmt)
+{
+	return capture_options(s, &(struct export_options){.format = fmt});
 }
 
 /* Stacks that differ only in an IL offset: one path of functions for
@@ -815,6 +819,97 @@ static void labels_and_names(void)
 	remove_tree(base);
 }
 
+/* Async methods waiting at an await: Outer -> Middle -> Inner, Both ->
+ * [WhenAll] -> Inner, Delay alone, and Inner under [await ?]. */
+#define NS "App.P+<"
+static const char *const outer[] = {NS "OuterAsync>d__1.MoveNext", NS "MiddleAsync>d__2.MoveNext",
+				     NS "InnerAsync>d__3.MoveNext"};
+
+static void put_awaits(struct cs_out *o, const struct cs_awaits_head *h, const struct cs_await_group *g, size_t n,
+		       size_t cut)
+{
+	uint8_t payload[512];
+	struct cs_out p;
+	cs_out_init(&p, payload, sizeof payload);
+	cs_awaits_head_encode(&p, h);
+	for (size_t i = 0; i < n; i++)
+		cs_await_group_encode(&p, &g[i]);
+	put_record(o, CS_REC_AWAITS, p.buf, p.len - cut);
+}
+
+static size_t build_awaits_log(uint8_t *buf, size_t cap)
+{
+	struct cs_out o, p;
+	uint8_t payload[2048];
+	cs_out_init(&o, buf, cap);
+	put_hello(&o, 4545, 100);
+	cs_out_init(&p, payload, sizeof payload);
+	struct cs_frame_def f[] = {
+		{16, S(outer[0]), S("app.dll")}, {17, S(outer[1]), S("app.dll")},
+		{18, S(outer[2]), S("app.dll")}, {19, S(NS "BothAsync>d__4.MoveNext"), S("app.dll")},
+		{20, S(NS "DelayAsync>d__5.MoveNext"), S("app.dll")}, {CS_FRAME_WHEN_ALL, S("[WhenAll]"), S("")},
+		{CS_FRAME_AWAIT_UNRESOLVED, S("[await ?]"), S("")},
+	};
+	for (size_t i = 0; i < sizeof f / sizeof *f; i++)
+		cs_frame_def_encode(&p, &f[i]);
+	put_record(&o, CS_REC_FRAMES, p.buf, p.len);
+	/* 3 Outer;Middle;Inner  6 Both;[WhenAll];Inner  7 Delay  9 [await ?];Inner */
+	struct cs_stack_def st[] = {{1, 0, 16}, {2, 1, 17}, {3, 2, 18}, {4, 0, 19}, {5, 4, CS_FRAME_WHEN_ALL},
+				    {6, 5, 18}, {7, 0, 20}, {8, 0, CS_FRAME_AWAIT_UNRESOLVED}, {9, 8, 18}};
+	cs_out_init(&p, payload, sizeof payload);
+	for (size_t i = 0; i < sizeof st / sizeof *st; i++)
+		cs_stack_def_encode(&p, &st[i]);
+	put_record(&o, CS_REC_STACKS, p.buf, p.len);
+
+	/* 1: 120 chains, Both's listed in two entries; written twice (the
+	 * second, different, is a repeat: ignored) */
+	struct cs_await_group g1[] = {{7, 10}, {3, 100}, {6, 4}, {6, 6}};
+	put_awaits(&o, &(struct cs_awaits_head){5000, 1, 900, 325, 120, 0, 0, CS_HEAP_WALK_GC}, g1, 4, 0);
+	put_awaits(&o, &(struct cs_awaits_head){5000, 1, 900, 1, 1, 0, 0, CS_HEAP_WALK_GC}, g1 + 1, 1, 0);
+	/* 3 before 2: the latest is the highest number */
+	struct cs_await_group g3[] = {{9, 2}, {3, 50}};
+	put_awaits(&o, &(struct cs_awaits_head){9000, 3, 1200, 160, 52, 2, 1, CS_HEAP_WALK_SUSPENDED}, g3, 2, 0);
+	struct cs_await_group g2[] = {{7, 1}};
+	put_awaits(&o, &(struct cs_awaits_head){7000, 2, 800, 1, 1, 0, 0, CS_HEAP_WALK_GC}, g2, 1, 0);
+	/* damage: a stack never defined, a chain counted 0 times, a count cut
+	 * short, a head cut short */
+	struct cs_await_group bad[] = {{99, 1}, {3, 0}, {3, 300}};
+	put_awaits(&o, &(struct cs_awaits_head){10000, 4, 1, 1, 1, 0, 0, 0}, bad, 1, 0);
+	put_awaits(&o, &(struct cs_awaits_head){10000, 5, 1, 1, 1, 0, 0, 0}, bad + 1, 1, 0);
+	put_awaits(&o, &(struct cs_awaits_head){10000, 6, 1, 1, 300, 0, 0, 0}, bad + 2, 1, 1);
+	put_awaits(&o, &(struct cs_awaits_head){10000, 7, 1, 1, 1, 0, 0, 0}, NULL, 0, 10);
+	return o.len;
+}
+
+static void awaits_snapshots(void)
+{
+	char session[512], proc[512], err[512];
+	char *base = make_process_dir(session, proc, 4545);
+	uint8_t buf[8192];
+	write_segment(proc, 1, buf, build_awaits_log(buf, sizeof buf));
+	struct prof_recording s;
+	CHECK(prof_recording_open(&s, session, err, sizeof err) == 0);
+	prof_recording_update(&s, true);
+	struct prof_process *p = s.procs[0];
+	CHECK_EQ_U(p->bad_records, 4);
+	CHECK_EQ_U(p->nawaits, 3);
+	for (size_t i = 0; i < p->nawaits; i++)
+		CHECK_EQ_U(p->awaits[i].seq, i + 1);
+	const struct prof_awaits *a = prof_latest_awaits(p);
+	CHECK(a && a->seq == 3 && a->chains == 52 && a->unresolved == 2 && a->lost == 1 && a->pause_us == 1200);
+	CHECK(a && a->ngroups == 2 && a->groups[0].stack == 3 && a->groups[0].count == 50 && a->groups[1].stack == 9);
+	/* biggest first, Both's two entries one group, a tie by stack id */
+	const struct prof_awaits *first = &p->awaits[0];
+	CHECK_EQ_U(first->ngroups, 3);
+	CHECK(first->groups[0].stack == 3 && first->groups[0].count == 100);
+	CHECK(first->groups[1].stack == 6 && first->groups[1].count == 10);
+	CHECK(first->groups[2].stack == 7 && first->groups[2].count == 10);
+	CHECK_EQ_U(first->suspended, 325);
+	prof_recording_free(&s);
+	remove_tree(base);
+}
+#undef NS
+
 int main(void)
 {
 	RUN(aggregates);
@@ -826,5 +921,6 @@ int main(void)
 	RUN(memory_records);
 	RUN(dials_answers);
 	RUN(labels_and_names);
+	RUN(awaits_snapshots);
 	return CHECK_DONE();
 }

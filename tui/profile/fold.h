@@ -1,6 +1,7 @@
 /* The folding that the model's two files share, not part of its interface:
  * profile.c reads each record and folds most kinds; memory.c folds the
- * instrumentation, heap and allocation records with profile.c's helpers.
+ * instrumentation, heap and allocation records with profile.c's helpers,
+ * awaits.c the awaits snapshots.
  * The model's types are only named here, so that profile.c includes this
  * header without it including profile.h back. */
 #ifndef CLRSCOPE_FOLD_H
@@ -33,5 +34,9 @@ void fold_heap(struct prof_process *p, const struct cs_record *rec);
 void fold_heap_graph(struct prof_process *p, const struct cs_record *rec);
 void fold_allocs(struct prof_process *p, const struct cs_record *rec);
 void memory_free(struct prof_process *p);
+
+/* awaits.c's. */
+void fold_awaits(struct prof_process *p, const struct cs_record *rec);
+void awaits_free(struct prof_process *p);
 
 #endif

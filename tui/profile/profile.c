@@ -65,6 +65,7 @@ static void process_free(struct prof_process *p)
 	free(p->code_path_index);
 	natsym_free(p->natsym);
 	memory_free(p);
+	awaits_free(p);
 	for (size_t i = 0; i < p->nfunctions; i++) {
 		free(p->functions[i].name);
 		free(p->functions[i].module);
@@ -1340,6 +1341,9 @@ static void fold(struct prof_process *p, const struct cs_record *rec)
 		return;
 	case CS_REC_ALLOCS:
 		fold_allocs(p, rec);
+		return;
+	case CS_REC_AWAITS:
+		fold_awaits(p, rec);
 		return;
 	default:
 		return; /* a newer agent's record: not ours to read */

@@ -189,6 +189,21 @@ struct prof_heap {
 	struct heap_summary *summary; /* its graph's analysis in brief, once made (heapsummary.h) */
 };
 
+/* An awaits snapshot (AWAITS): the async methods suspended at an await
+ * when it was asked for, each chain of them counted once under its
+ * logical stack (outermost method at the root, the innermost at the leaf). */
+struct prof_await_group {
+	uint32_t stack;
+	uint64_t count;
+};
+struct prof_awaits {
+	uint64_t seq, time_us, pause_us;
+	uint64_t suspended, chains, unresolved, lost; /* as the record's head says (clrscope-session(5)) */
+	uint8_t walk;                                 /* cs_heap_walk */
+	struct prof_await_group *groups;              /* biggest count first */
+	size_t ngroups;
+};
+
 /* Allocations by type so far; indexed by the agent's type id. */
 struct prof_allocations {
 	uint32_t records;
@@ -342,6 +357,8 @@ struct prof_process {
 	struct heap_analysis *analysis;    /* the latest analysed (prof_heap_analysis) */
 	uint64_t analysis_seq;
 	struct prof_allocations allocs;
+	struct prof_awaits *awaits; /* the awaits snapshots, in seq order */
+	size_t nawaits, awaits_cap;
 	struct prof_event_counts events;
 	struct prof_gc *gcs;
 	size_t ngcs, gcs_cap;
@@ -425,6 +442,8 @@ struct heap_analysis *prof_heap_analysis(struct prof_process *p, const struct pr
 /* The complete snapshots in order, those with a graph only when graphs;
  * returns how many (*out: to free). */
 size_t prof_heap_snapshots(const struct prof_process *p, bool graphs, const struct prof_heap ***out);
+/* The awaits snapshot with the highest number (NULL: none). */
+const struct prof_awaits *prof_latest_awaits(const struct prof_process *p);
 /* Median suspension per tick in microseconds (0 without ticks): of all
  * ticks (to 0.1 us below 1 ms), or of the latest PROF_SUSPEND_RECENT. */
 double prof_suspend_median_us(const struct prof_process *p);
