@@ -511,11 +511,18 @@ static void memory_records(void)
 	CHECK(strstr(json, "\"roots\":{\"stack\":5,\"finalizer\":0,\"handle\":3,\"other\":1}") != NULL);
 	CHECK(strstr(json, "\"allocations\":[{\"type\":\"App.Node\",\"count\":1500,\"bytes\":32000},") != NULL);
 	CHECK(strstr(json, "\"allocations_recording\":false") != NULL);
+	CHECK(strstr(json, ",\"awaits\":null,\"awaits_snapshots\":[],") != NULL);
 	free(json);
 	char *text = capture(&s, EXPORT_TEXT);
 	CHECK(strstr(text, "instrumented functions: 3 hooked of 500 compiled") != NULL);
 	CHECK(strstr(text, "heap snapshot 1 at") != NULL);
 	CHECK(strstr(text, "allocations by type (5 GCs) (recording paused)") != NULL);
+	CHECK(strstr(text, "awaits snapshot") == NULL);
+	free(text);
+	struct export_options awaits = {.format = EXPORT_TEXT, .awaits = true};
+	text = capture_options(&s, &awaits);
+	CHECK(strstr(text, "\n  no awaits snapshot (take one with: clrscope dial DIR snapshot=awaits, or A in the UI)\n") !=
+	      NULL);
 	free(text);
 	prof_recording_free(&s);
 	remove_tree(base);
@@ -905,6 +912,42 @@ static void awaits_snapshots(void)
 	CHECK(first->groups[1].stack == 6 && first->groups[1].count == 10);
 	CHECK(first->groups[2].stack == 7 && first->groups[2].count == 10);
 	CHECK_EQ_U(first->suspended, 325);
+
+	char *json = capture(&s, EXPORT_JSON);
+	CHECK(strstr(json, ",\"awaits\":[{\"stack\":[\"" NS "OuterAsync>d__1.MoveNext\",\"" NS "MiddleAsync>d__2.MoveNext\",\""
+			   NS "InnerAsync>d__3.MoveNext\"],\"count\":50},{\"stack\":[\"[await ?]\",\""
+			   NS "InnerAsync>d__3.MoveNext\"],\"count\":2}],\"awaits_snapshots\":[{\"seq\":1,") != NULL);
+	CHECK(strstr(json, "{\"seq\":1,\"time_ms\":5.000,\"pause_ms\":0.900,\"suspended\":325,\"chains\":120,"
+			   "\"unresolved\":0,\"lost\":0,\"walk\":\"gc\",\"groups\":[{\"stack\":[\"" NS
+			   "OuterAsync>d__1.MoveNext\",\"" NS "MiddleAsync>d__2.MoveNext\",\"" NS
+			   "InnerAsync>d__3.MoveNext\"],\"count\":100},{\"stack\":[\"" NS
+			   "BothAsync>d__4.MoveNext\",\"[WhenAll]\",\"" NS "InnerAsync>d__3.MoveNext\"],\"count\":10},"
+			   "{\"stack\":[\"" NS "DelayAsync>d__5.MoveNext\"],\"count\":10}]},{\"seq\":2,") != NULL);
+	CHECK(strstr(json, "{\"seq\":3,\"time_ms\":9.000,\"pause_ms\":1.200,\"suspended\":160,\"chains\":52,"
+			   "\"unresolved\":2,\"lost\":1,\"walk\":\"suspended\",") != NULL);
+	CHECK(strstr(json, "\"bad_records\":4,") != NULL);
+	free(json);
+
+	struct export_options o = {.format = EXPORT_TEXT, .awaits = true};
+	char *text = capture_options(&s, &o);
+	CHECK(strstr(text, "  awaits snapshot 3 at 0.01 s: 52 chains pending in 2 groups, 160 async methods suspended "
+			   "at an await, 2 unresolved, 1 not counted (no room); the program stood still 1.2 ms") != NULL);
+	CHECK(strstr(text, "      chains  the chain, outermost method first\n"
+			   "          50  " NS "OuterAsync>d__1.MoveNext\n"
+			   "              " NS "MiddleAsync>d__2.MoveNext\n"
+			   "              " NS "InnerAsync>d__3.MoveNext\n"
+			   "           2  [await ?]\n"
+			   "              " NS "InnerAsync>d__3.MoveNext\n") != NULL);
+	CHECK(strstr(text, "self%") == NULL); /* the chains alone */
+	free(text);
+	o.top = 1;
+	text = capture_options(&s, &o);
+	CHECK(strstr(text, "  (1 more groups; --top N shows more)\n") != NULL && strstr(text, "[await ?]") == NULL);
+	free(text);
+	text = capture(&s, EXPORT_TEXT);
+	CHECK(strstr(text, "\n  awaits snapshot 3 at 0.01 s: 52 chains pending in 2 groups,") != NULL);
+	CHECK(strstr(text, "  (report --awaits lists the chains)\n") != NULL);
+	free(text);
 	prof_recording_free(&s);
 	remove_tree(base);
 }

@@ -13,8 +13,9 @@
 
 void cmd_report_usage(FILE *f)
 {
-	fprintf(f, "usage: clrscope report [--format FMT] [--time cpu|wall] [--lines] [--heap] [--retention TYPE] [--top N] [--pid PID]\n"
-		   "                       [--thread TID] [--from SEC] [--to SEC] [--stacks logical|physical] [--symbols DIR]... DIR\n"
+	fprintf(f, "usage: clrscope report [--format FMT] [--time cpu|wall] [--lines] [--heap] [--retention TYPE] [--awaits]\n"
+		   "                       [--top N] [--pid PID] [--thread TID] [--from SEC] [--to SEC]\n"
+		   "                       [--stacks logical|physical] [--symbols DIR]... DIR\n"
 		   "\n"
 		   "Reads the session directory DIR (live, finished or crashed: whatever the agent\n"
 		   "flushed) and prints its profile.\n"
@@ -34,6 +35,9 @@ void cmd_report_usage(FILE *f)
 		   "                    what grew since the snapshot before\n"
 		   "      --retention TYPE  the paths from the roots to the objects of TYPE in the\n"
 		   "                    latest snapshot, grouped (text; json adds \"retention\")\n"
+		   "      --awaits      text: the latest awaits snapshot instead of the profile: the\n"
+		   "                    async chains waiting, grouped, outermost method first (json\n"
+		   "                    always has \"awaits\"); fails when there is none\n"
 		   "  -n, --top N       functions listed per process (text: 30 by default; json: all)\n"
 		   "  -p, --pid PID     only the process PID\n"
 		   "  -t, --thread TID  only the samples of the thread with OS thread id TID\n"
@@ -96,6 +100,19 @@ static size_t write_pprof(const struct prof_recording *s, uint32_t pid, int *rc)
 	return selected;
 }
 
+/* The processes selected (pid 0: all) that have an awaits snapshot; a
+ * pid not in the session counts as having one, for the error that says so. */
+static size_t selected_with_awaits(const struct prof_recording *s, uint32_t pid)
+{
+	size_t n = 0, selected = 0;
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (!pid || s->procs[i]->pid == pid) {
+			selected++;
+			n += prof_latest_awaits(s->procs[i]) != NULL;
+		}
+	return selected ? n : 1;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -105,11 +122,11 @@ int cmd_report(int argc, char **argv)
 		{"lines", no_argument, NULL, 'l'}, {"time", required_argument, NULL, 'w'},
 		{"symbols", required_argument, NULL, 'Y'},
 		{"heap", no_argument, NULL, 'E'}, {"retention", required_argument, NULL, 'R'},
-		{"stacks", required_argument, NULL, 'S'},
+		{"stacks", required_argument, NULL, 'S'}, {"awaits", no_argument, NULL, 'A'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct export_options o = {EXPORT_TEXT, 0, 0, false, false, NULL};
+	struct export_options o = {EXPORT_TEXT, 0, 0, false, false, NULL, false};
 	struct prof_filter filter = {0, 0, 0, false};
 	enum prof_time time = PROF_TIME_CPU;
 	unsigned v;
@@ -173,6 +190,9 @@ int cmd_report(int argc, char **argv)
 				return cmd_usage_error("report", "--retention wants a type's name");
 			o.retention = optarg;
 			break;
+		case 'A':
+			o.awaits = true;
+			break;
 		case 'h':
 			cmd_report_usage(stdout);
 			return 0;
@@ -186,6 +206,10 @@ int cmd_report(int argc, char **argv)
 	const char *dir = argv[optind];
 	if ((o.heap || o.retention) && (pprof || (o.format != EXPORT_TEXT && o.format != EXPORT_JSON)))
 		return cmd_usage_error("report", "--heap and --retention are for the text and json formats");
+	if (o.awaits && (pprof || (o.format != EXPORT_TEXT && o.format != EXPORT_JSON)))
+		return cmd_usage_error("report", "--awaits is for the text and json formats");
+	if (o.awaits && (o.heap || o.retention))
+		return cmd_usage_error("report", "--awaits is a text report of its own: not with --heap or --retention");
 	use_symbol_dirs();
 	if (pprof && isatty(STDOUT_FILENO))
 		return cmd_usage_error("report", "pprof is binary (gzip): redirect it to a file, e.g. > profile.pb.gz");
@@ -207,6 +231,10 @@ int cmd_report(int argc, char **argv)
 	if (!s.nprocs) {
 		cmd_error("%s has no profiled process: the agent never reported in "
 			  "(was the program a .NET program, and did it start?)", dir);
+		rc = 1;
+	} else if (o.awaits && selected_with_awaits(&s, o.pid) == 0) {
+		cmd_error("%s has no awaits snapshot%s; take one with: clrscope dial %s snapshot=awaits", dir,
+			  o.pid ? " of that process" : "", dir);
 		rc = 1;
 	} else if (pprof ? write_pprof(&s, o.pid, &rc) == 0 : export_session(stdout, &s, &o) == 0) {
 		cmd_error("no process %u in %s (see 'clrscope report %s' for the pids)", o.pid, dir, dir);

@@ -1,5 +1,6 @@
 #include "profile/export.h"
 #include "profile/export_events.h"
+#include "profile/export_awaits.h"
 #include "profile/export_heap.h"
 #include "profile/export_memory.h"
 
@@ -382,12 +383,15 @@ static void write_text_process(FILE *f, const struct prof_process *p)
 		fprintf(f, "process directory %s: no hello record (the agent never started writing)\n", p->dir);
 }
 
-/* report --heap and --retention: the process's line, then its heap. */
-static void write_text_heap(FILE *f, struct prof_process *p, const struct export_options *o)
+/* report --heap, --retention and --awaits: the process's line, then that
+ * part alone. */
+static void write_text_part(FILE *f, struct prof_process *p, const struct export_options *o)
 {
 	write_text_process(f, p);
 	size_t top = o->top ? o->top : TEXT_TOP_DEFAULT;
-	if (o->retention)
+	if (o->awaits)
+		export_text_awaits(f, p, top);
+	else if (o->retention)
 		export_text_retention(f, p, o->retention, top);
 	else
 		export_text_heap(f, p, top);
@@ -396,8 +400,8 @@ static void write_text_heap(FILE *f, struct prof_process *p, const struct export
 
 static void write_text(FILE *f, struct prof_process *p, const struct export_options *o)
 {
-	if (o->heap || o->retention) {
-		write_text_heap(f, p, o);
+	if (o->heap || o->retention || o->awaits) {
+		write_text_part(f, p, o);
 		return;
 	}
 	write_text_process(f, p);
@@ -478,6 +482,7 @@ static void write_text(FILE *f, struct prof_process *p, const struct export_opti
 		free(idx);
 	}
 	export_text_memory(f, p, top);
+	export_text_awaits_line(f, p);
 	export_text_events(f, p, top);
 	fputc('\n', f);
 }
@@ -874,6 +879,7 @@ static void write_json_process(FILE *f, struct prof_process *p, const struct exp
 	export_json_memory(f, p);
 	if (o->retention)
 		export_json_retention(f, p, o->retention);
+	export_json_awaits(f, p);
 	fputs(",\"messages\":[", f);
 	for (size_t i = 0; i < p->nmessages; i++) {
 		fprintf(f, "%s{\"time_ms\":%.1f,\"level\":%u,\"text\":", i ? "," : "", (double)p->messages[i].time_us / 1000.0,

@@ -21,6 +21,8 @@ struct export_options {
 	 * of one type, which json adds as "retention" */
 	bool heap;
 	const char *retention;
+	/* text: the latest awaits snapshot's chains alone (report --awaits) */
+	bool awaits;
 };
 
 /* Parses "text", "collapsed", "json" or "speedscope"; -1 when unknown. */
