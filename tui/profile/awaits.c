@@ -1,6 +1,8 @@
 /* Awaits snapshots (AWAITS records) folded into the model: each is kept
  * whole or not at all, its groups biggest count first. */
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,6 +105,19 @@ void fold_awaits(struct prof_process *p, const struct cs_record *rec)
 const struct prof_awaits *prof_latest_awaits(const struct prof_process *p)
 {
 	return p->nawaits ? &p->awaits[p->nawaits - 1] : NULL;
+}
+
+void prof_awaits_text(const struct prof_awaits *a, char *out, size_t n)
+{
+	char lost[64] = "";
+	if (a->lost)
+		snprintf(lost, sizeof lost, ", %" PRIu64 " not counted (no room)", a->lost);
+	snprintf(out, n,
+		 "awaits snapshot %" PRIu64 " at %.2f s: %" PRIu64 " chains pending in %zu groups, %" PRIu64
+		 " async methods suspended at an await, %" PRIu64 " unresolved%s; the program stood still %.1f ms%s",
+		 a->seq, (double)a->time_us / 1e6, a->chains, a->ngroups, a->suspended, a->unresolved, lost,
+		 (double)a->pause_us / 1000.0,
+		 a->walk == CS_HEAP_WALK_SUSPENDED ? " (every object walked: chains no longer reachable count too)" : "");
 }
 
 void awaits_free(struct prof_process *p)

@@ -45,16 +45,11 @@ void export_json_awaits(FILE *f, const struct prof_process *p)
 	fputc(']', f);
 }
 
-/* "awaits snapshot 2 at 3.41 s: 120 chains ..." */
 static void snapshot_text(FILE *f, const struct prof_awaits *a)
 {
-	fprintf(f, "awaits snapshot %" PRIu64 " at %.2f s: %" PRIu64 " chains pending in %zu groups, %" PRIu64
-		   " async methods suspended at an await, %" PRIu64 " unresolved",
-		a->seq, (double)a->time_us / 1e6, a->chains, a->ngroups, a->suspended, a->unresolved);
-	if (a->lost)
-		fprintf(f, ", %" PRIu64 " not counted (no room)", a->lost);
-	fprintf(f, "; the program stood still %.1f ms%s\n", (double)a->pause_us / 1000.0,
-		a->walk == CS_HEAP_WALK_SUSPENDED ? " (every object walked: chains no longer reachable count too)" : "");
+	char text[400];
+	prof_awaits_text(a, text, sizeof text);
+	fprintf(f, "\n  %s\n", text);
 }
 
 void export_text_awaits(FILE *f, const struct prof_process *p, size_t top)
@@ -64,7 +59,6 @@ void export_text_awaits(FILE *f, const struct prof_process *p, size_t top)
 		fprintf(f, "\n  no awaits snapshot (take one with: clrscope dial DIR snapshot=awaits, or A in the UI)\n");
 		return;
 	}
-	fputs("\n  ", f);
 	snapshot_text(f, a);
 	if (!a->ngroups) {
 		fprintf(f, "  no async method was waiting\n");
@@ -90,7 +84,6 @@ void export_text_awaits_line(FILE *f, const struct prof_process *p)
 	const struct prof_awaits *a = prof_latest_awaits(p);
 	if (!a)
 		return;
-	fputs("\n  ", f);
 	snapshot_text(f, a);
 	fprintf(f, "  (report --awaits lists the chains)\n");
 }

@@ -444,6 +444,9 @@ struct heap_analysis *prof_heap_analysis(struct prof_process *p, const struct pr
 size_t prof_heap_snapshots(const struct prof_process *p, bool graphs, const struct prof_heap ***out);
 /* The awaits snapshot with the highest number (NULL: none). */
 const struct prof_awaits *prof_latest_awaits(const struct prof_process *p);
+/* The snapshot in one line: its number, time, chains and groups, the
+ * methods suspended, the unresolved and lost chains, the pause. */
+void prof_awaits_text(const struct prof_awaits *a, char *out, size_t n);
 /* Median suspension per tick in microseconds (0 without ticks): of all
  * ticks (to 0.1 us below 1 ms), or of the latest PROF_SUSPEND_RECENT. */
 double prof_suspend_median_us(const struct prof_process *p);
