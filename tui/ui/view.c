@@ -165,6 +165,13 @@ void view_search(struct view *v, struct session_screen *s, const char *text)
 		v->ops->search(&c, text);
 }
 
+int view_explain(struct canvas *cv, int y, int height, const char *const *lines)
+{
+	for (int i = 0; lines[i] && i < height; i++)
+		canvas_text(cv, y + i, 1, cv->cols - 1, i ? UI_NORMAL : UI_HEADER, false, lines[i]);
+	return -1;
+}
+
 struct listview *view_list(struct view *v)
 {
 	return is_list(v) ? &v->lv : NULL;

@@ -151,6 +151,10 @@ void view_search(struct view *v, struct session_screen *s, const char *text);
  * stacks ([await], [await ?], [WhenAll]) dim, the rest plain. */
 enum ui_style view_function_style(const struct prof_process *p, uint32_t function);
 
+/* Explains an empty view in a few lines (the first a heading) from y on;
+ * returns -1, a header's "nothing to list". */
+int view_explain(struct canvas *cv, int y, int height, const char *const *lines);
+
 /* The list of a list view, NULL for another. */
 struct listview *view_list(struct view *v);
 /* The item under the cursor; false when there is no row. */

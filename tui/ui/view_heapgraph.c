@@ -16,14 +16,6 @@
 #include "ui/session_screen.h"
 #include "util/xalloc.h"
 
-/* Explains an empty view in a few lines; -1: nothing to list. */
-static int explain(struct canvas *c, int y, int height, const char *const *lines)
-{
-	for (int i = 0; lines[i] && i < height; i++)
-		canvas_text(c, y + i, 1, c->cols - 1, i ? UI_NORMAL : UI_HEADER, false, lines[i]);
-	return -1;
-}
-
 /* The latest snapshot with an object graph, analysed; NULL (with why). */
 static struct heap_analysis *latest_analysis(struct prof_process *p, const struct prof_heap **h, char *err,
 					     size_t errlen)
@@ -130,7 +122,7 @@ static int paths_header(struct view_ctx *c, struct canvas *cv, int y, int height
 		const char *lines[] = {"No paths to show.", s->why,
 				       "Enter on a type in the Heap view shows the paths from the roots to its objects.",
 				       NULL};
-		return explain(cv, y, height, lines);
+		return view_explain(cv, y, height, lines);
 	}
 	char head[1400];
 	snprintf(head, sizeof head,
@@ -302,7 +294,7 @@ static int dom_header(struct view_ctx *c, struct canvas *cv, int y, int height)
 	if (!a) {
 		const char *lines[] = {"No dominator tree to show.", s->why[0] ? s->why : "the snapshot changed: press a key",
 				       NULL};
-		return explain(cv, y, height, lines);
+		return view_explain(cv, y, height, lines);
 	}
 	char head[300];
 	snprintf(head, sizeof head,

@@ -12,14 +12,6 @@
 #include "util/strmap.h"
 #include "util/xalloc.h"
 
-/* Explains an empty view in a few lines; -1: nothing to list. */
-static int explain(struct canvas *c, int y, int height, const char *const *lines)
-{
-	for (int i = 0; lines[i] && i < height; i++)
-		canvas_text(c, y + i, 1, c->cols - 1, i ? UI_NORMAL : UI_HEADER, false, lines[i]);
-	return -1;
-}
-
 static bool attached(const struct prof_process *p)
 {
 	return p && p->have_hello && p->load_mode == CS_LOAD_ATTACH;
@@ -103,7 +95,7 @@ static int calls_header(struct view_ctx *c, struct canvas *cv, int y, int height
 			"Exact call counts and times need  :launch --instrument PATTERN COMMAND",
 			"(patterns: 'Namespace.Type.*', '*.Method' or a full name; repeat for more).",
 			NULL};
-		return explain(cv, y, height, attached(p) ? attach_text : launch_text);
+		return view_explain(cv, y, height, attached(p) ? attach_text : launch_text);
 	}
 	char head[300];
 	snprintf(head, sizeof head, "%" PRIu64 " functions hooked of %" PRIu64 " compiled; recording %s; %s  (s: sort)",
@@ -261,7 +253,7 @@ static int heap_header(struct view_ctx *c, struct canvas *cv, int y, int height)
 			"and records the live objects, their references and their roots; the program",
 			"pauses for that collection.",
 			NULL};
-		return explain(cv, y, height, none);
+		return view_explain(cv, y, height, none);
 	}
 	char head[400];
 	snprintf(head, sizeof head,
@@ -351,7 +343,7 @@ static int allocs_header(struct view_ctx *c, struct canvas *cv, int y, int heigh
 		static const char *const launch_text[] = {
 			"This program was started without allocation counting.",
 			"Launch it with  :launch --allocations COMMAND  (or clrscope launch -A).", NULL};
-		return explain(cv, y, height, attached(p) ? attach_text : launch_text);
+		return view_explain(cv, y, height, attached(p) ? attach_text : launch_text);
 	}
 	char head[200];
 	snprintf(head, sizeof head, "allocations since the start, %" PRIu64 " GCs; recording %s  (s: sort)", p->allocs.gcs,
