@@ -1435,6 +1435,14 @@ size_t prof_stack_path_at(const struct prof_process *p, uint32_t stack, uint32_t
 	return depth;
 }
 
+size_t prof_stack_functions(const struct prof_process *p, uint32_t stack, uint32_t *functions, size_t cap)
+{
+	size_t depth = prof_stack_path(p, stack, functions, cap);
+	for (size_t i = 0; i < depth; i++)
+		functions[i] = functions[i] < p->nframes ? p->frames[functions[i]].function : UINT32_MAX;
+	return depth;
+}
+
 const char *prof_frame_name(const struct prof_process *p, uint32_t frame)
 {
 	if (frame < p->nframes && p->frames[frame].function != UINT32_MAX)
@@ -1453,12 +1461,8 @@ void prof_each_stack_in(const struct prof_process *p, int time, prof_stack_visit
 	for (uint32_t s = 1; s < p->nstacks; s++) {
 		const struct prof_stack *st = &p->stacks[s];
 		uint64_t c = time < 0 ? st->count : time == PROF_TIME_WALL ? st->wall : st->cpu;
-		if (!c)
-			continue;
-		size_t depth = prof_stack_path(p, s, path, PATH_LIMIT);
-		for (size_t i = 0; i < depth; i++)
-			path[i] = path[i] < p->nframes ? p->frames[path[i]].function : UINT32_MAX;
-		visit(ctx, path, depth, c);
+		if (c)
+			visit(ctx, path, prof_stack_functions(p, s, path, PATH_LIMIT), c);
 	}
 	free(path);
 }

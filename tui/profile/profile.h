@@ -469,6 +469,8 @@ size_t prof_stack_path(const struct prof_process *p, uint32_t stack, uint32_t *f
 /* The same path with each frame's IL offset + 1 (0: not known) in ils. */
 size_t prof_stack_path_at(const struct prof_process *p, uint32_t stack, uint32_t *frames, uint32_t *ils,
 			  size_t cap);
+/* The same path by function (UINT32_MAX: a frame not named yet). */
+size_t prof_stack_functions(const struct prof_process *p, uint32_t stack, uint32_t *functions, size_t cap);
 /* A frame's printable name ("[unknown]" before its definition arrived). */
 const char *prof_frame_name(const struct prof_process *p, uint32_t frame);
 
