@@ -114,7 +114,7 @@ void prof_awaits_text(const struct prof_awaits *a, char *out, size_t n)
 		snprintf(lost, sizeof lost, ", %" PRIu64 " not counted (no room)", a->lost);
 	snprintf(out, n,
 		 "awaits snapshot %" PRIu64 " at %.2f s: %" PRIu64 " chains pending in %zu groups, %" PRIu64
-		 " async methods suspended at an await, %" PRIu64 " unresolved%s; the program stood still %.1f ms%s",
+		 " async methods suspended, %" PRIu64 " unresolved%s; paused %.1f ms%s",
 		 a->seq, (double)a->time_us / 1e6, a->chains, a->ngroups, a->suspended, a->unresolved, lost,
 		 (double)a->pause_us / 1000.0,
 		 a->walk == CS_HEAP_WALK_SUSPENDED ? " (every object walked: chains no longer reachable count too)" : "");
