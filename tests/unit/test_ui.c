@@ -1217,6 +1217,113 @@ static void heap_graph_views(void)
 	remove_tree(base);
 }
 
+/* An awaits snapshot in segment seq of proc: Outer -> Middle -> Inner
+ * (outer chains), Both -> [WhenAll] -> Inner (10) and Delay (10). */
+static void write_awaits(const char *proc, uint32_t seq, uint64_t outer)
+{
+	uint8_t buf[2048], payload[1024];
+	struct cs_out o, p;
+	cs_out_init(&o, buf, sizeof buf);
+	static const char *const names[] = {"App.P+<OuterAsync>d__1.MoveNext", "App.P+<MiddleAsync>d__2.MoveNext",
+					    "App.P+<InnerAsync>d__3.MoveNext", "App.P+<BothAsync>d__4.MoveNext",
+					    "App.P+<DelayAsync>d__5.MoveNext"};
+	cs_out_init(&p, payload, sizeof payload);
+	for (int i = 0; i < 5; i++)
+		cs_frame_def_encode(&p, &(struct cs_frame_def){30 + (uint64_t)i, S(names[i]), S("app.dll")});
+	cs_frame_def_encode(&p, &(struct cs_frame_def){CS_FRAME_WHEN_ALL, S("[WhenAll]"), S("")});
+	put_record(&o, CS_REC_FRAMES, p.buf, p.len);
+	struct cs_stack_def st[] = {{10, 0, 30}, {11, 10, 31}, {12, 11, 32}, {13, 0, 33},
+				    {14, 13, CS_FRAME_WHEN_ALL}, {15, 14, 32}, {16, 0, 34}};
+	cs_out_init(&p, payload, sizeof payload);
+	for (size_t i = 0; i < sizeof st / sizeof *st; i++)
+		cs_stack_def_encode(&p, &st[i]);
+	put_record(&o, CS_REC_STACKS, p.buf, p.len);
+	cs_out_init(&p, payload, sizeof payload);
+	cs_awaits_head_encode(&p, &(struct cs_awaits_head){.time_us = 2500000, .seq = seq, .pause_us = 1500,
+							  .suspended = 3 * outer + 25, .chains = outer + 20});
+	cs_await_group_encode(&p, &(struct cs_await_group){16, 10});
+	cs_await_group_encode(&p, &(struct cs_await_group){12, outer});
+	cs_await_group_encode(&p, &(struct cs_await_group){15, 10});
+	put_record(&o, CS_REC_AWAITS, p.buf, p.len);
+	write_segment(proc, seq + 1, buf, o.len);
+}
+
+/* Awaits: how to take a snapshot, then the latest one as a tree, open,
+ * the pseudo-frames dim; A is ':snapshot awaits'; a snapshot asked for
+ * says on the status bar when it arrives. */
+static void awaits_view(void)
+{
+	char *base = make_temp_dir();
+	char dir[600], proc[700];
+	snprintf(dir, sizeof dir, "%s/s", base);
+	make_session(dir);
+	snprintf(proc, sizeof proc, "%s/777", dir);
+	struct session_screen s;
+	screen_open(&s, dir);
+	CHECK(ui_view_find("awaits") == VIEW_AWAITS);
+	const struct ui_binding *b = commands_binding('A', false, true);
+	CHECK(b && !strcmp(b->line, "snapshot awaits"));
+	session_screen_show(&s, VIEW_AWAITS);
+	struct canvas c;
+	canvas_init_memory(&c, 24, 120);
+	screen_draw_session(&s, &c);
+	char *dump = canvas_dump(&c);
+	CHECK(strstr(dump, "No awaits snapshot yet.\n") != NULL);
+	CHECK(strstr(dump, "Press A (or :snapshot awaits) to take one") != NULL);
+	free(dump);
+
+	write_awaits(proc, 1, 100);
+	session_screen_awaits_asked(&s);
+	CHECK(strstr(s.message, "asked for an awaits snapshot") != NULL);
+	CHECK(session_screen_refresh(&s));
+	session_screen_update_views(&s);
+	CHECK(strstr(s.message, "awaits snapshot 1 at 2.50 s: 120 chains pending in 3 groups, 325 async methods") ==
+	      s.message);
+	canvas_clear(&c);
+	screen_draw_session(&s, &c);
+	dump = canvas_dump(&c);
+	CHECK(strstr(dump, "\nawaits snapshot 1 at 2.50 s: 120 chains pending in 3 groups, 325 async methods suspended, "
+			   "0 unresolved; paused 1.5 ms\n") != NULL);
+	CHECK(strstr(dump, "  chains      % innermost pending async chains, outermost method first\n"
+			   "     100   83.3         0 - App.P+<OuterAsync>d__1.MoveNext\n"
+			   "     100   83.3         0   - App.P+<MiddleAsync>d__2.MoveNext\n"
+			   "     100   83.3       100       App.P+<InnerAsync>d__3.MoveNext\n"
+			   "      10    8.3         0 - App.P+<BothAsync>d__4.MoveNext\n"
+			   "      10    8.3         0   - [WhenAll]\n"
+			   "      10    8.3        10       App.P+<InnerAsync>d__3.MoveNext\n"
+			   "      10    8.3        10   App.P+<DelayAsync>d__5.MoveNext\n") != NULL);
+	/* the [WhenAll] row dim, its neighbours not */
+	int when_all = 0;
+	for (const char *at = dump; at < strstr(dump, "[WhenAll]"); at++)
+		when_all += *at == '\n';
+	free(dump);
+	CHECK(when_all > 0 && canvas_style_at(&c, when_all, 30) == UI_DIM && canvas_style_at(&c, when_all - 1, 30) != UI_DIM &&
+	      canvas_style_at(&c, when_all + 1, 30) != UI_DIM);
+	/* Enter closes the outer chains */
+	session_screen_key(&s, 'g');
+	CHECK(session_screen_key(&s, '\n'));
+	CHECK_EQ_U(view_list(&s.views[VIEW_AWAITS])->nrows, 5);
+	canvas_clear(&c);
+	screen_draw_session(&s, &c);
+	dump = canvas_dump(&c);
+	CHECK(strstr(dump, "     100   83.3         0 + App.P+<OuterAsync>d__1.MoveNext\n"
+			   "      10    8.3         0 - App.P+<BothAsync>d__4.MoveNext\n") != NULL);
+	free(dump);
+	/* a later snapshot replaces it; what was closed stays closed */
+	write_awaits(proc, 2, 40);
+	CHECK(session_screen_refresh(&s));
+	session_screen_update_views(&s);
+	canvas_clear(&c);
+	screen_draw_session(&s, &c);
+	dump = canvas_dump(&c);
+	CHECK(strstr(dump, "\nawaits snapshot 2 at 2.50 s: 60 chains pending in 3 groups,") != NULL);
+	CHECK(strstr(dump, "      40   66.7         0 + App.P+<OuterAsync>d__1.MoveNext\n") != NULL);
+	free(dump);
+	canvas_free_memory(&c);
+	session_screen_free(&s);
+	remove_tree(base);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "C.UTF-8");
@@ -1236,5 +1343,6 @@ int main(void)
 	RUN(flame_diff);
 	RUN(flame_same_names);
 	RUN(events_view);
+	RUN(awaits_view);
 	return CHECK_DONE();
 }

@@ -168,13 +168,13 @@ void app_check_hello(struct app *a)
 	a->hello_pid = 0;
 }
 
-void app_send_dials(struct app *a, char *const *assignments, int n)
+int app_send_dials(struct app *a, char *const *assignments, int n)
 {
 	struct session_screen *s = a->session;
 	struct prof_process *p = s ? ui_current(s) : NULL;
 	if (!p || !p->have_hello) {
 		app_message(a, true, "no live agent here to send dials to");
-		return;
+		return -1;
 	}
 	struct cs_dials check;
 	cs_dials_default(&check, CS_RATE_DEFAULT);
@@ -182,16 +182,17 @@ void app_send_dials(struct app *a, char *const *assignments, int n)
 	for (int i = 0; i < n; i++) {
 		if (cs_dials_assign(&check, assignments[i], err, sizeof err) < 0) {
 			app_message(a, true, "%s", err);
-			return;
+			return -1;
 		}
 	}
 	uint64_t generation;
 	if (dialer_post(p, assignments, n, &generation, err, sizeof err) < 0) {
 		app_message(a, true, "%s", err);
-		return;
+		return -1;
 	}
 	s->dial_requested = generation;
 	app_message(a, false, "sent %s (generation %" PRIu64 ")", assignments[0], generation);
+	return 0;
 }
 
 /* ---- the targets screen ---- */

@@ -64,7 +64,8 @@ void app_close_session(struct app *a);
 /* features: --instrument and --allocations (NULL: none). */
 int app_launch(struct app *a, char **argv, const char *dir, const char *events, const struct startup_features *features);
 int app_attach(struct app *a, pid_t pid, const char *dir, const char *events);
-void app_send_dials(struct app *a, char *const *assignments, int n);
+/* Sends dials to the shown process's agent; -1 when it could not (said). */
+int app_send_dials(struct app *a, char *const *assignments, int n);
 void app_refresh_targets(struct app *a);
 
 /* What the loop does when a thread has news: the discovery thread's list

@@ -160,16 +160,21 @@ static void run_attach(struct app *a, int argc, char **argv)
 	app_attach(a, pid, a->session ? a->session->model.dir : NULL, NULL);
 }
 
+/* snapshot [heap|awaits]: the dial that asks for one, then its view. */
 static void run_snapshot(struct app *a, int argc, char **argv)
 {
-	if (argc > 2 || (argc == 2 && strcmp(argv[1], "heap") != 0)) {
-		app_message(a, true, "usage: snapshot [heap]");
+	bool awaits = argc == 2 && !strcmp(argv[1], "awaits");
+	if (argc > 2 || (argc == 2 && !awaits && strcmp(argv[1], "heap") != 0)) {
+		app_message(a, true, "usage: snapshot [heap|awaits]");
 		return;
 	}
-	char *d[] = {"snapshot=heap"};
-	app_send_dials(a, d, 1);
-	if (a->session)
-		session_screen_show(a->session, VIEW_HEAP);
+	char *d[] = {awaits ? "snapshot=awaits" : "snapshot=heap"};
+	bool sent = app_send_dials(a, d, 1) == 0;
+	if (!a->session)
+		return;
+	if (sent && awaits)
+		session_screen_awaits_asked(a->session);
+	session_screen_show(a->session, awaits ? VIEW_AWAITS : VIEW_HEAP);
 }
 
 static void run_instrument(struct app *a, int argc, char **argv)
@@ -559,7 +564,7 @@ static const char *const sampler_args[] = {"mixed", "kernel", "suspend", "signal
 static const char *const event_args[] = {"+gc", "-gc", "+exceptions", "-exceptions", "+jit", "-jit",
 					 "+modules", "-modules", "+threads", "-threads", "all", "none", NULL};
 static const char *const export_args[] = {"collapsed", "json", "pprof", "speedscope", "text", NULL};
-static const char *const snapshot_args[] = {"heap", NULL};
+static const char *const snapshot_args[] = {"heap", "awaits", NULL};
 static const char *const rate_args[] = {"50", "100", "200", "500", "1000", NULL};
 static const char *const validate_args[] = {"0", "20", "200", "1000", NULL};
 static const char *const time_args[] = {"cpu", "wall", "toggle", NULL};
@@ -577,7 +582,7 @@ const struct ui_command ui_commands[] = {
 	 validate_args},
 	{"events", "+KIND|-KIND...|toggle KIND", "", "record or stop gc, exceptions, jit, modules, threads, contention, waits, threadpool, allocsamples", run_events, event_args},
 	{"detach", "", "", "the agent leaves the process; it keeps running", run_detach, NULL},
-	{"snapshot", "[heap]", "", "take a heap snapshot (a full GC; see the Heap view)", run_snapshot, snapshot_args},
+	{"snapshot", "[heap|awaits]", "", "take a heap snapshot (a full GC; see the Heap view) or an awaits snapshot (the async chains waiting now; see Awaits)", run_snapshot, snapshot_args},
 	{"instrument", "on|off", "", "record or pause calls of instrumented functions", run_instrument, on_off},
 	{"allocations", "on|off", "", "count or pause allocations (launched with --allocations)", run_allocations,
 	 on_off},
@@ -621,6 +626,7 @@ const struct ui_binding ui_bindings[] = {
 	{'T', false, true, "T", "events toggle threads"},
 	{'d', false, true, "d", "detach"},
 	{'h', false, true, "h", "snapshot heap"},
+	{'A', false, true, "A", "snapshot awaits"},
 	{'a', false, true, "a", "attach"},
 	{'o', false, true, "o", "output"},
 	{'f', false, true, "f", "flame"},

@@ -20,6 +20,7 @@ static const struct view_ops *const views[VIEW_COUNT] = {
 	[VIEW_SOURCE] = &view_source,
 	[VIEW_PATHS] = &view_paths,
 	[VIEW_DOMINATORS] = &view_dominators,
+	[VIEW_AWAITS] = &view_awaits,
 };
 
 static const char *filter_of(const struct session_screen *s)
@@ -45,6 +46,31 @@ struct prof_process *ui_current(struct session_screen *s)
 	return s->proc < s->model.nprocs ? s->model.procs[s->proc] : NULL;
 }
 
+static uint64_t latest_awaits_seq(struct session_screen *s)
+{
+	const struct prof_process *p = ui_current(s);
+	const struct prof_awaits *a = p ? prof_latest_awaits(p) : NULL;
+	return a ? a->seq : 0;
+}
+
+void session_screen_awaits_asked(struct session_screen *s)
+{
+	s->awaits_asked = true;
+	s->awaits_before = latest_awaits_seq(s);
+	session_screen_message(s, false, "asked for an awaits snapshot (generation %" PRIu64 "): it shows here when it arrives",
+			       s->dial_requested);
+}
+
+static void awaits_arrived(struct session_screen *s)
+{
+	if (!s->awaits_asked || latest_awaits_seq(s) <= s->awaits_before)
+		return;
+	s->awaits_asked = false;
+	char text[400];
+	prof_awaits_text(prof_latest_awaits(ui_current(s)), text, sizeof text);
+	session_screen_message(s, false, "%s", text);
+}
+
 bool session_screen_refresh(struct session_screen *s)
 {
 	size_t nprocs = s->model.nprocs;
@@ -61,6 +87,7 @@ bool session_screen_refresh(struct session_screen *s)
 		if (after != records && s->narrow_merged) /* made again when next asked for */
 			prof_merge_free(s->narrow_merged), s->narrow_merged = NULL;
 	}
+	awaits_arrived(s);
 	/* show the first process that said hello, until the user picks one */
 	if (!s->all && (s->proc >= s->model.nprocs || (!ui_current(s)->have_hello && s->shown != VIEW_PROCESSES)))
 		for (size_t i = 0; i < s->model.nprocs; i++)

@@ -52,6 +52,10 @@ struct session_screen {
 	pid_t target;
 	int exit_status;
 	uint64_t dial_requested; /* generation asked for (0: none) */
+	/* an awaits snapshot asked for and not arrived: the number of the
+	 * shown process's latest one when it was asked for */
+	bool awaits_asked;
+	uint64_t awaits_before;
 	char output_path[4096 + 32]; /* a launched program's stdout and stderr */
 };
 
@@ -68,8 +72,12 @@ bool session_screen_set_samples(struct session_screen *s, const struct prof_filt
 /* The filter in words for the status bar ("thread 1234 worker, 2.0-5.0 s";
  * "" without one). */
 void ui_samples_text(const struct session_screen *s, char *out, size_t n);
-/* Re-reads the session; true when anything new arrived. */
+/* Re-reads the session; true when anything new arrived.  An awaits
+ * snapshot asked for that arrived says so on the status bar. */
 bool session_screen_refresh(struct session_screen *s);
+/* An awaits snapshot of the shown process was asked for: says so now, and
+ * again when it arrives. */
+void session_screen_awaits_asked(struct session_screen *s);
 /* The model changed: every view is dirty, the shown one is rebuilt now and
  * the others when they are shown. */
 void session_screen_update_views(struct session_screen *s);

@@ -42,6 +42,7 @@ enum view_id {
 	VIEW_SOURCE,
 	VIEW_PATHS,
 	VIEW_DOMINATORS,
+	VIEW_AWAITS,
 	VIEW_COUNT
 };
 
@@ -133,7 +134,7 @@ struct view_ops {
 
 extern const struct view_ops view_functions, view_tree, view_callers, view_events, view_threads, view_processes,
 	view_calls, view_heap, view_allocations, view_gc, view_locks, view_flame, view_diff, view_source, view_paths,
-	view_dominators;
+	view_dominators, view_awaits;
 
 /* Makes v a view of ops on host's screen (dirty, so built when first
  * shown); frees it. */
