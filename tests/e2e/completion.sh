@@ -100,7 +100,7 @@ offers_only "$bin report --top 5 $WORK/sessions/t" "clrscope report --top 5 <TAB
 offers_only "$bin record -o $WORK/sessions/o" "clrscope record -o <TAB> offers directories" "$WORK/sessions/one"
 
 dials=(sampling=on sampling=off sampler=mixed sampler=kernel sampler=suspend sampler=signal rate= events= flush_ms= instrument=on instrument=off
-	allocations=on allocations=off snapshot=heap validate= async=on async=off detach)
+	allocations=on allocations=off snapshot=heap snapshot=awaits validate= async=on async=off detach)
 offers_only "$bin dial $WORK/sessions/one " "clrscope dial DIR <TAB> offers the dial keys" "${dials[@]}"
 offers_only "$bin dial $WORK/sessions/one rate=1000 sa" "clrscope dial DIR rate=1000 sa<TAB> offers sampling=on|off and sampler=..." sampling=on sampling=off sampler=mixed sampler=kernel sampler=suspend sampler=signal
 # readline replaces only the text after '=': the candidates are what follows it
