@@ -66,6 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct export_options o = {formats[i], 0, 0};
 		export_session(sink, &s, &o);
 	}
+	export_session(sink, &s, &(struct export_options){.format = EXPORT_TEXT, .awaits = true}); /* report --awaits */
 	fclose(sink);
 
 	char *text = NULL;

@@ -21,7 +21,7 @@ static void frame_chunks(const uint8_t *data, size_t size)
 	size_t i = 0;
 	while (i + 2 <= size) {
 		/* every type there is and some to come: readers skip unknown ones */
-		uint16_t type = data[i] % 32;
+		uint16_t type = data[i] % 48;
 		size_t len = data[i + 1];
 		i += 2;
 		if (len > size - i)
