@@ -1218,7 +1218,8 @@ static void heap_graph_views(void)
 }
 
 /* An awaits snapshot in segment seq of proc: Outer -> Middle -> Inner
- * (outer chains), Both -> [WhenAll] -> Inner (10) and Delay (10). */
+ * (outer chains), Both -> [WhenAll] -> Inner (10), Delay -> [awaiting
+ * DelayPromise] (10) and [blocking wait] -> Inner (1). */
 static void write_awaits(const char *proc, uint32_t seq, uint64_t outer)
 {
 	uint8_t buf[2048], payload[1024];
@@ -1226,31 +1227,43 @@ static void write_awaits(const char *proc, uint32_t seq, uint64_t outer)
 	cs_out_init(&o, buf, sizeof buf);
 	static const char *const names[] = {"App.P+<OuterAsync>d__1.MoveNext", "App.P+<MiddleAsync>d__2.MoveNext",
 					    "App.P+<InnerAsync>d__3.MoveNext", "App.P+<BothAsync>d__4.MoveNext",
-					    "App.P+<DelayAsync>d__5.MoveNext"};
+					    "App.P+<DelayAsync>d__5.MoveNext", "[awaiting System.Threading.Tasks.Task+DelayPromise]"};
 	cs_out_init(&p, payload, sizeof payload);
-	for (int i = 0; i < 5; i++)
-		cs_frame_def_encode(&p, &(struct cs_frame_def){30 + (uint64_t)i, S(names[i]), S("app.dll")});
+	for (int i = 0; i < 6; i++)
+		cs_frame_def_encode(&p, &(struct cs_frame_def){30 + (uint64_t)i, S(names[i]), S(i < 5 ? "app.dll" : "")});
 	cs_frame_def_encode(&p, &(struct cs_frame_def){CS_FRAME_WHEN_ALL, S("[WhenAll]"), S("")});
+	cs_frame_def_encode(&p, &(struct cs_frame_def){CS_FRAME_BLOCKING_WAIT, S("[blocking wait]"), S("")});
 	put_record(&o, CS_REC_FRAMES, p.buf, p.len);
-	struct cs_stack_def st[] = {{10, 0, 30}, {11, 10, 31}, {12, 11, 32}, {13, 0, 33},
-				    {14, 13, CS_FRAME_WHEN_ALL}, {15, 14, 32}, {16, 0, 34}};
+	struct cs_stack_def st[] = {{10, 0, 30}, {11, 10, 31}, {12, 11, 32}, {13, 0, 33}, {14, 13, CS_FRAME_WHEN_ALL},
+				    {15, 14, 32}, {16, 0, 34}, {17, 16, 35}, {18, 0, CS_FRAME_BLOCKING_WAIT}, {19, 18, 32}};
 	cs_out_init(&p, payload, sizeof payload);
 	for (size_t i = 0; i < sizeof st / sizeof *st; i++)
 		cs_stack_def_encode(&p, &st[i]);
 	put_record(&o, CS_REC_STACKS, p.buf, p.len);
 	cs_out_init(&p, payload, sizeof payload);
 	cs_awaits_head_encode(&p, &(struct cs_awaits_head){.time_us = 2500000, .seq = seq, .pause_us = 1500,
-							  .suspended = 3 * outer + 25, .chains = outer + 20});
-	cs_await_group_encode(&p, &(struct cs_await_group){16, 10});
+							  .suspended = 3 * outer + 26, .chains = outer + 21});
+	cs_await_group_encode(&p, &(struct cs_await_group){17, 10});
 	cs_await_group_encode(&p, &(struct cs_await_group){12, outer});
+	cs_await_group_encode(&p, &(struct cs_await_group){19, 1});
 	cs_await_group_encode(&p, &(struct cs_await_group){15, 10});
 	put_record(&o, CS_REC_AWAITS, p.buf, p.len);
 	write_segment(proc, seq + 1, buf, o.len);
 }
 
+/* The screen line (0 the first) that first holds text; -1: none. */
+static int line_of(const char *dump, const char *text)
+{
+	const char *at = strstr(dump, text);
+	int line = 0;
+	for (const char *c = dump; at && c < at; c++)
+		line += *c == '\n';
+	return at ? line : -1;
+}
+
 /* Awaits: how to take a snapshot, then the latest one as a tree, open,
- * the pseudo-frames dim; A is ':snapshot awaits'; a snapshot asked for
- * says on the status bar when it arrives. */
+ * the markers dim; A is ':snapshot awaits'; a snapshot asked for says on
+ * the status bar when it arrives. */
 static void awaits_view(void)
 {
 	char *base = make_temp_dir();
@@ -1277,37 +1290,46 @@ static void awaits_view(void)
 	CHECK(strstr(s.message, "asked for an awaits snapshot") != NULL);
 	CHECK(session_screen_refresh(&s));
 	session_screen_update_views(&s);
-	CHECK(strstr(s.message, "awaits snapshot 1 at 2.50 s: 120 chains pending in 3 groups, 325 async methods") ==
+	CHECK(strstr(s.message, "awaits snapshot 1 at 2.50 s: 121 chains pending in 4 groups, 326 async methods") ==
 	      s.message);
 	canvas_clear(&c);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);
-	CHECK(strstr(dump, "\nawaits snapshot 1 at 2.50 s: 120 chains pending in 3 groups, 325 async methods suspended, "
+	CHECK(strstr(dump, "\nawaits snapshot 1 at 2.50 s: 121 chains pending in 4 groups, 326 async methods suspended, "
 			   "0 unresolved; paused 1.5 ms\n") != NULL);
-	CHECK(strstr(dump, "  chains      % innermost pending async chains, outermost method first\n"
-			   "     100   83.3         0 - App.P+<OuterAsync>d__1.MoveNext\n"
-			   "     100   83.3         0   - App.P+<MiddleAsync>d__2.MoveNext\n"
-			   "     100   83.3       100       App.P+<InnerAsync>d__3.MoveNext\n"
-			   "      10    8.3         0 - App.P+<BothAsync>d__4.MoveNext\n"
-			   "      10    8.3         0   - [WhenAll]\n"
-			   "      10    8.3        10       App.P+<InnerAsync>d__3.MoveNext\n"
-			   "      10    8.3        10   App.P+<DelayAsync>d__5.MoveNext\n") != NULL);
-	/* the [WhenAll] row dim, its neighbours not */
-	int when_all = 0;
-	for (const char *at = dump; at < strstr(dump, "[WhenAll]"); at++)
-		when_all += *at == '\n';
+	CHECK(strstr(dump, "  chains      % pending async chains, outermost method first\n"
+			   "     100   82.6 - App.P+<OuterAsync>d__1.MoveNext\n"
+			   "     100   82.6   - App.P+<MiddleAsync>d__2.MoveNext\n"
+			   "     100   82.6       App.P+<InnerAsync>d__3.MoveNext\n"
+			   "      10    8.3 - App.P+<BothAsync>d__4.MoveNext\n"
+			   "      10    8.3   - [WhenAll]\n"
+			   "      10    8.3       App.P+<InnerAsync>d__3.MoveNext\n"
+			   "      10    8.3 - App.P+<DelayAsync>d__5.MoveNext\n"
+			   "      10    8.3     [awaiting System.Threading.Tasks.Task+DelayPromise]\n"
+			   "       1    0.8 - [blocking wait]\n"
+			   "       1    0.8     App.P+<InnerAsync>d__3.MoveNext\n") != NULL);
+	/* the markers dim, the methods not */
+	static const struct {
+		const char *text;
+		bool dim;
+	} rows[] = {{"[awaiting System", true}, {"[WhenAll]", true}, {"[blocking wait]", true},
+		    {"<DelayAsync>", false}, {"<BothAsync>", false}, {"<OuterAsync>", false}};
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+		int y = line_of(dump, rows[i].text);
+		if (y < 0 || (canvas_style_at(&c, y, 30) == UI_DIM) != rows[i].dim)
+			fprintf(stderr, "%s: line %d, style %d\n", rows[i].text, y, y < 0 ? -1 : (int)canvas_style_at(&c, y, 30));
+		CHECK(y > 0 && (canvas_style_at(&c, y, 30) == UI_DIM) == rows[i].dim);
+	}
 	free(dump);
-	CHECK(when_all > 0 && canvas_style_at(&c, when_all, 30) == UI_DIM && canvas_style_at(&c, when_all - 1, 30) != UI_DIM &&
-	      canvas_style_at(&c, when_all + 1, 30) != UI_DIM);
 	/* Enter closes the outer chains */
 	session_screen_key(&s, 'g');
 	CHECK(session_screen_key(&s, '\n'));
-	CHECK_EQ_U(view_list(&s.views[VIEW_AWAITS])->nrows, 5);
+	CHECK_EQ_U(view_list(&s.views[VIEW_AWAITS])->nrows, 8);
 	canvas_clear(&c);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);
-	CHECK(strstr(dump, "     100   83.3         0 + App.P+<OuterAsync>d__1.MoveNext\n"
-			   "      10    8.3         0 - App.P+<BothAsync>d__4.MoveNext\n") != NULL);
+	CHECK(strstr(dump, "     100   82.6 + App.P+<OuterAsync>d__1.MoveNext\n"
+			   "      10    8.3 - App.P+<BothAsync>d__4.MoveNext\n") != NULL);
 	free(dump);
 	/* a later snapshot replaces it; what was closed stays closed */
 	write_awaits(proc, 2, 40);
@@ -1316,8 +1338,8 @@ static void awaits_view(void)
 	canvas_clear(&c);
 	screen_draw_session(&s, &c);
 	dump = canvas_dump(&c);
-	CHECK(strstr(dump, "\nawaits snapshot 2 at 2.50 s: 60 chains pending in 3 groups,") != NULL);
-	CHECK(strstr(dump, "      40   66.7         0 + App.P+<OuterAsync>d__1.MoveNext\n") != NULL);
+	CHECK(strstr(dump, "\nawaits snapshot 2 at 2.50 s: 61 chains pending in 4 groups,") != NULL);
+	CHECK(strstr(dump, "      40   65.6 + App.P+<OuterAsync>d__1.MoveNext\n") != NULL);
 	free(dump);
 	canvas_free_memory(&c);
 	session_screen_free(&s);

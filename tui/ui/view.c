@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/labels.h"
 #include "util/xalloc.h"
 
 static bool is_list(const struct view *v)
@@ -98,7 +99,9 @@ enum ui_style view_function_style(const struct prof_process *p, uint32_t functio
 	if (function >= p->nfunctions || p->functions[function].module[0])
 		return UI_NORMAL;
 	const char *name = p->functions[function].name;
-	return strncmp(name, "[await", 6) == 0 || strcmp(name, "[WhenAll]") == 0 ? UI_DIM : UI_NORMAL;
+	bool marker = strncmp(name, "[await", 6) == 0 || !strcmp(name, cs_label(CS_LABEL_WHEN_ALL)) ||
+		      !strcmp(name, cs_label(CS_LABEL_BLOCKING_WAIT));
+	return marker ? UI_DIM : UI_NORMAL;
 }
 
 static enum ui_style style_of_row(void *ctx, size_t row)

@@ -148,8 +148,9 @@ bool view_key(struct view *v, struct session_screen *s, int key);
 bool view_click(struct view *v, struct session_screen *s, int y, int x);
 void view_search(struct view *v, struct session_screen *s, const char *text);
 
-/* How a function's rows are drawn: the boundaries of logical (async)
- * stacks ([await], [await ?], [WhenAll]) dim, the rest plain. */
+/* How a function's rows are drawn: the markers of logical (async) stacks
+ * and awaits chains ([await], [await ?], [WhenAll], [awaiting TYPE],
+ * [blocking wait]) dim, the rest plain. */
 enum ui_style view_function_style(const struct prof_process *p, uint32_t function);
 
 /* Explains an empty view in a few lines (the first a heading) from y on;

@@ -1,7 +1,7 @@
 /* Awaits: the shown process's latest awaits snapshot as a tree of its
  * pending async chains, the outermost methods at the top, open down to the
- * innermost ones (treerows.h); each node with the chains through it and
- * those that wait in it.  A or ':snapshot awaits' takes a snapshot. */
+ * innermost ones and what they await (treerows.h); each node with the
+ * chains through it.  A or ':snapshot awaits' takes a snapshot. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +20,6 @@ struct awaits {
 static const struct column columns[] = {
 	{"chains", 8, true},
 	{"%", 6, true},
-	{"innermost", 9, true},
 	{"pending async chains, outermost method first", 0, false},
 };
 
@@ -76,7 +75,6 @@ static void cell(struct view_ctx *c, uint32_t item, int col, char *buf, size_t n
 	switch (col) {
 	case 0: snprintf(buf, n, "%" PRIu64, node->total); break;
 	case 1: snprintf(buf, n, "%.1f", 100.0 * (double)node->total / all); break;
-	case 2: snprintf(buf, n, "%" PRIu64, node->self); break;
 	default: tree_rows_name(t, c->p, item, buf, n); break;
 	}
 }
@@ -102,7 +100,7 @@ static int header(struct view_ctx *c, struct canvas *cv, int y, int height)
 		"No awaits snapshot yet.",
 		"Press A (or :snapshot awaits) to take one: the async methods waiting at an await now, each chain",
 		"of them once, grouped by their methods from the outermost one (nothing awaits it) to the innermost",
-		"(it awaits something that is no async method: a TaskCompletionSource's task, a Task.Delay).",
+		"and what that awaits ([awaiting TYPE]: a TaskCompletionSource's task, a Task.Delay, a socket).",
 		"The program stands still while the agent walks its heap for them.",
 		NULL};
 	static const char *const empty[] = {"No async method was waiting at an await.", NULL};
