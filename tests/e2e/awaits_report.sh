@@ -2,7 +2,9 @@
 # of three known shapes (park mode); before a snapshot, report --awaits
 # fails and says how to take one; after 'dial snapshot=awaits' the JSON
 # report's awaits holds exactly the three groups, biggest first, with
-# their frames outermost first and their counts (100, 10, 10), and
+# their frames outermost first down to what the innermost method awaits
+# ([awaiting TYPE]: the never-completed TCS's task, Task.Delay's promise)
+# and their counts (100, 10, 10), and
 # awaits_snapshots the snapshot's totals; report --awaits lists the same;
 # a second snapshot is kept beside the first and becomes the latest.  The
 # same chains on .NET 8 and 9 (the self-contained copies of the app).
@@ -39,9 +41,10 @@ wait_awaits() {
 groups() { # groups PYTHON-EXPR-OF-A-GROUP-LIST
 	json "'\n'.join('%d:%s' % (g['count'], ';'.join(__import__('re').sub(r'^Clrscope\.TestApps\.Program\+<(\w+)>d__\d+\.MoveNext$', r'\1', f) for f in g['stack'])) for g in $1)" "$WORK/r.json"
 }
-want="100:ParkOuterAsync;ParkMiddleAsync;ParkInnerAsync
-10:ParkBothAsync;[WhenAll];ParkInnerAsync
-10:ParkDelayAsync"
+tcs='[awaiting System.Threading.Tasks.Task`1<System.Int32>]'
+want="100:ParkOuterAsync;ParkMiddleAsync;ParkInnerAsync;$tcs
+10:ParkBothAsync;[WhenAll];ParkInnerAsync;$tcs
+10:ParkDelayAsync;[awaiting System.Threading.Tasks.Task+DelayPromise]"
 
 expect_status 0 "dial snapshot=awaits" -- clrscope dial "$WORK/s" snapshot=awaits
 wait_awaits 1 && pass "the awaits snapshot arrived" || fail "no awaits snapshot: $(head -c 600 "$WORK/r.json")"
@@ -59,8 +62,8 @@ expect_contains "$OUT" ": 120 chains pending in 3 groups, 325 async methods susp
 	"... with its totals"
 # each group: its count, then its frames one per line, outermost first
 listed=$(sed -E 's/Clrscope\.TestApps\.Program\+<(\w+)>d__[0-9]+\.MoveNext/\1/' <<<"$OUT" | awk '
-	/^ +[0-9]+  [^ ]/ {if (line) print line; line = $1 ":" $2; next}
-	line && /^ +[^ 0-9]/ {line = line ";" $1}
+	/^ +[0-9]+  [^ ]/ {if (line) print line; n = $1; sub(/^ +[0-9]+  /, ""); line = n ":" $0; next}
+	line && /^ +[^ 0-9]/ {sub(/^ +/, ""); line = line ";" $0}
 	END {if (line) print line}')
 expect_eq "$listed" "$want" "report --awaits lists the three groups, biggest first, frames outermost first"
 expect_status 0 "report --awaits --top 1" -- clrscope report --awaits --top 1 "$WORK/s"

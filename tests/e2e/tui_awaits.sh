@@ -1,8 +1,9 @@
 # The Awaits view in the terminal UI (tmux): the Async app parks 120 async
 # chains (park mode); before a snapshot the view says how to take one; A
 # asks for one (the status line says so, and again when it arrives) and the
-# view shows the three chains as a tree, open, outermost method first, with
-# their counts 100, 10 and 10, the [WhenAll] row dim; Enter closes a chain;
+# view shows the three chains as a tree, open, outermost method first down
+# to what the innermost awaits, with their counts 100, 10 and 10, the
+# [WhenAll] row dim; Enter closes a chain;
 # ':snapshot awaits' takes the next one.
 source "$CLRSCOPE_TESTLIB"
 source "$(dirname "$CLRSCOPE_TESTLIB")/tuilib.sh"
@@ -26,19 +27,23 @@ wait_screen_gone "asked for an awaits snapshot" 10 || true
 status=$(screen | grep -v '^$' | tail -1)
 expect_contains "$status" "awaits snapshot 1 at " "the status line says the snapshot arrived"
 
-# rows: chains, %, innermost, the method indented by its depth
+# rows: chains, %, the method indented by its depth
 row() { # row REGEX: the screen's rows that match, names without namespace and number
 	screen | sed -E "s/$P\\+<(\\w+)>d__[0-9]+\\.MoveNext/\\1/g" | grep -E -- "$1" || true
 }
-tree=$(screen | sed -E "s/$P\\+<(\\w+)>d__[0-9]+\\.MoveNext/\\1/g" | grep -E '^ +[0-9]+ +[0-9.]+ +[0-9]+ ' | sed -E 's/ +/ /g')
-want=" 100 83.3 0 - ParkOuterAsync
- 100 83.3 0 - ParkMiddleAsync
- 100 83.3 100 ParkInnerAsync
- 10 8.3 0 - ParkBothAsync
- 10 8.3 0 - [WhenAll]
- 10 8.3 10 ParkInnerAsync
- 10 8.3 10 ParkDelayAsync"
-expect_eq "$tree" "$want" "the tree: Outer > Middle > Inner 100, Both > [WhenAll] > Inner 10, Delay 10, open"
+tree=$(screen | sed -E "s/$P\\+<(\\w+)>d__[0-9]+\\.MoveNext/\\1/g" | grep -E '^ +[0-9]+ +[0-9.]+ ' | sed -E 's/ +/ /g')
+tcs='[awaiting System.Threading.Tasks.Task`1<System.Int32>]'
+want=" 100 83.3 - ParkOuterAsync
+ 100 83.3 - ParkMiddleAsync
+ 100 83.3 - ParkInnerAsync
+ 100 83.3 $tcs
+ 10 8.3 - ParkBothAsync
+ 10 8.3 - [WhenAll]
+ 10 8.3 - ParkInnerAsync
+ 10 8.3 $tcs
+ 10 8.3 - ParkDelayAsync
+ 10 8.3 [awaiting System.Threading.Tasks.Task+DelayPromise]"
+expect_eq "$tree" "$want" "the tree: Outer > Middle > Inner 100, Both > [WhenAll] > Inner 10, Delay 10, each to what it awaits, open"
 # the [WhenAll] row is drawn in another style than the rows around it
 styles=$(tm capture-pane -e -p -t ui | python3 -c '
 import re, sys
