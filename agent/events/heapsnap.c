@@ -346,27 +346,16 @@ static void ask(uint32_t *asked, uint32_t seq)
 	pthread_mutex_unlock(&h.mu);
 }
 
-int heapsnap_request(uint32_t seq, char *why, size_t whylen)
+int heapsnap_request(enum snapshot_kind kind, uint32_t seq, char *why, size_t whylen)
 {
 	if (h.walk == WALK_NONE) {
-		snprintf(why, whylen, "no heap snapshots: this runtime (before .NET 10) can walk the heap only during a "
-				      "GC with background GC off, which must be chosen when the program starts "
-				      "(clrscope record --heap-snapshots -- PROGRAM)");
+		snprintf(why, whylen, "no %s snapshots: this runtime (before .NET 10), with instrumentation on, can walk "
+				      "the heap only during a GC with background GC off, which must be chosen when the program "
+				      "starts (clrscope record --heap-snapshots -- PROGRAM)",
+			 kind == SNAPSHOT_AWAITS ? "awaits" : "heap");
 		return -1;
 	}
-	ask(&h.asked, seq);
-	return 0;
-}
-
-int heapsnap_request_awaits(uint32_t seq, char *why, size_t whylen)
-{
-	if (h.walk == WALK_NONE) {
-		snprintf(why, whylen, "no awaits snapshots: this runtime (before .NET 10), with instrumentation on, "
-				      "can walk the heap only during a GC with background GC off, which must be chosen "
-				      "when the program starts (clrscope record --heap-snapshots -- PROGRAM)");
-		return -1;
-	}
-	ask(&h.awaits_asked, seq);
+	ask(kind == SNAPSHOT_AWAITS ? &h.awaits_asked : &h.asked, seq);
 	return 0;
 }
 

@@ -36,12 +36,11 @@
 bool heapsnap_configure(bool gc_walk, bool attached) AGENT_HIDDEN;
 /* Whether snapshots walk a forced GC (else the suspended walk, or none). */
 bool heapsnap_gc_walk(void) AGENT_HIDDEN;
-/* Control thread: take snapshots until `seq` of them were asked for;
+/* Control thread: take snapshots of a kind until `seq` of them were asked
+ * for (an awaits snapshot, awaitsnap.h, walks the heap the same way);
  * -1 with why when this process cannot have them. */
-int heapsnap_request(uint32_t seq, char *why, size_t whylen) AGENT_HIDDEN;
-/* Likewise for awaits snapshots (awaitsnap.h), which walk the heap the
- * same way. */
-int heapsnap_request_awaits(uint32_t seq, char *why, size_t whylen) AGENT_HIDDEN;
+enum snapshot_kind { SNAPSHOT_HEAP, SNAPSHOT_AWAITS };
+int heapsnap_request(enum snapshot_kind kind, uint32_t seq, char *why, size_t whylen) AGENT_HIDDEN;
 /* Stops the snapshot thread (waits for a snapshot in progress). */
 void heapsnap_stop(void) AGENT_HIDDEN;
 void heapsnap_install_callbacks(struct ICorProfilerCallback11Vtbl *vtbl) AGENT_HIDDEN;

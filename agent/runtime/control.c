@@ -186,18 +186,16 @@ int control_apply(const struct cs_dials *want, char *error, size_t errlen)
 	bool allocations = apply_startup_switch(want->allocations, c.current.allocations, allocs_configured(),
 						allocs_set_recording, "no allocation counting",
 						"clrscope record --allocations -- PROGRAM", &status, error, errlen);
-	if (want->snapshots > c.current.snapshots) {
+	const struct {
+		enum snapshot_kind kind;
+		uint32_t want, have;
+	} snapshots[] = {{SNAPSHOT_HEAP, want->snapshots, c.current.snapshots},
+			 {SNAPSHOT_AWAITS, want->await_snapshots, c.current.await_snapshots}};
+	for (size_t i = 0; i < sizeof snapshots / sizeof *snapshots; i++) {
 		size_t at = strlen(error);
 		char why[300];
-		if (heapsnap_request(want->snapshots, why, sizeof why) < 0) {
-			snprintf(error + at, errlen - at, "%s%s", at ? "; " : "", why);
-			status = CS_DIALS_PARTIAL;
-		}
-	}
-	if (want->await_snapshots > c.current.await_snapshots) {
-		size_t at = strlen(error);
-		char why[300];
-		if (heapsnap_request_awaits(want->await_snapshots, why, sizeof why) < 0) {
+		if (snapshots[i].want > snapshots[i].have &&
+		    heapsnap_request(snapshots[i].kind, snapshots[i].want, why, sizeof why) < 0) {
 			snprintf(error + at, errlen - at, "%s%s", at ? "; " : "", why);
 			status = CS_DIALS_PARTIAL;
 		}
