@@ -18,7 +18,8 @@
 /* Snapshot thread: before a walk; false when the one before is not
  * written yet (try again later). */
 bool awaitsnap_begin(void) AGENT_HIDDEN;
-/* During the walk, the runtime suspended: one object and its MethodTable. */
+/* During the walk, the runtime suspended: one object and its MethodTable
+ * (one caller at a time). */
 void awaitsnap_visit(uint64_t address, uint64_t type) AGENT_HIDDEN;
 /* Snapshot thread: the walk of snapshot seq is over (pause_us < 0: it
  * failed, nothing is written); walk: cs_heap_walk. */

@@ -37,13 +37,14 @@ static struct {
 	uint32_t asked, done; /* snapshots asked for / taken or failed */
 	uint32_t awaits_asked, awaits_done; /* awaits snapshots, likewise */
 	_Atomic int visit;    /* enum visit, for the walk under way */
+	pthread_mutex_t visit_mu;
 	_Atomic int phase;
 	struct cc_table table;
 	_Atomic uint64_t roots[CS_ROOT_KINDS]; /* (objects and bytes are the table's sums) */
 	uint64_t time_us, pause_us, seq;
 	int walk;      /* enum walk, chosen at startup */
 	bool attached; /* an older runtime after attach: the gc walk, on demand */
-} h = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+} h = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .visit_mu = PTHREAD_MUTEX_INITIALIZER};
 
 static bool runtime_has_info15(void)
 {
@@ -94,7 +95,10 @@ void heapsnap_gc_finished(void)
 static void walked(ObjectID obj, ClassID cls)
 {
 	if (atomic_load_explicit(&h.visit, memory_order_relaxed) == VISIT_AWAITS) {
+		/* one visitor at a time: server GC's threads walk together */
+		pthread_mutex_lock(&h.visit_mu);
 		awaitsnap_visit(obj, cls);
+		pthread_mutex_unlock(&h.visit_mu);
 		return;
 	}
 	SIZE_T size = 0;
