@@ -45,6 +45,26 @@ uint64_t agent_now_us(void)
 	return (agent_mono_ns() - g_agent.start_mono_ns) / 1000;
 }
 
+bool agent_grow(void *vp, size_t *cap, size_t need, size_t size, size_t first)
+{
+	void **p = vp;
+	if (need <= *cap)
+		return true;
+	size_t ncap = *cap ? *cap : (first ? first : 1);
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2 / size)
+			return false;
+		ncap *= 2;
+	}
+	uint8_t *n = realloc(*p, ncap * size);
+	if (!n)
+		return false;
+	memset(n + *cap * size, 0, (ncap - *cap) * size);
+	*p = n;
+	*cap = ncap;
+	return true;
+}
+
 bool agent_secure(void)
 {
 	return getauxval(AT_SECURE) != 0;

@@ -60,6 +60,12 @@ static inline uint64_t agent_period_ns(uint32_t rate_hz)
 /* Microseconds since the agent started: the time axis of the log. */
 uint64_t agent_now_us(void) AGENT_HIDDEN;
 
+/* Room in the array *vp (a pointer to its elements, *cap of them, size
+ * bytes each) for need elements: its capacity doubled, from first, until
+ * they fit, the new elements zeroed.  false when memory ran out (the array
+ * is then as it was). */
+bool agent_grow(void *vp, size_t *cap, size_t need, size_t size, size_t first) AGENT_HIDDEN;
+
 /* A line for the optional debug log only ($CLRSCOPE_AGENT_LOG). */
 void agent_debug(const char *fmt, ...) AGENT_HIDDEN __attribute__((format(printf, 1, 2)));
 /* Whether the process runs with privileges its user does not have (setuid,

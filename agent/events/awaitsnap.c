@@ -88,15 +88,9 @@ void awaitsnap_visit(uint64_t address, uint64_t type)
 	note_type(type & MT_MASK);
 	if (!aw_types_get(type & MT_MASK, &t) || t.kind != AW_BOX || !aw_suspended(env, address, &t))
 		return;
-	if (a.n == a.cap) {
-		size_t ncap = a.cap ? a.cap * 2 : 1024;
-		struct kept *nv = ncap <= KEPT_MAX ? realloc(a.v, ncap * sizeof *nv) : NULL;
-		if (!nv) {
-			a.lost++;
-			return;
-		}
-		a.v = nv;
-		a.cap = ncap;
+	if (a.n == KEPT_MAX || !agent_grow(&a.v, &a.cap, a.n + 1, sizeof *a.v, 1024)) {
+		a.lost++;
+		return;
 	}
 	struct kept *k = &a.v[a.n++];
 	struct aw_caller caller = {0};
@@ -132,7 +126,7 @@ void awaitsnap_end(uint64_t seq, uint64_t time_us, int64_t pause_us, uint8_t wal
 struct groups {
 	struct idmap index; /* stack id -> entry */
 	struct cs_await_group *v;
-	uint32_t n, cap;
+	size_t n, cap;
 };
 
 static bool count_chain(struct groups *g, uint64_t stack)
@@ -142,14 +136,8 @@ static bool count_chain(struct groups *g, uint64_t stack)
 		g->v[at].count++;
 		return true;
 	}
-	if (g->n == g->cap) {
-		uint32_t ncap = g->cap ? g->cap * 2 : 64;
-		struct cs_await_group *nv = realloc(g->v, ncap * sizeof *nv);
-		if (!nv)
-			return false;
-		g->v = nv;
-		g->cap = ncap;
-	}
+	if (!agent_grow(&g->v, &g->cap, g->n + 1, sizeof *g->v, 64))
+		return false;
 	if (!idmap_put(&g->index, stack, g->n))
 		return false;
 	g->v[g->n++] = (struct cs_await_group){stack, 1};

@@ -257,15 +257,9 @@ static void on_statics(const uint8_t *data, size_t len)
 		for (size_t k = 0; k < units; k++)
 			wide[k] = cs_load_u16(name + 2 * k);
 		cs_utf16_to_utf8(wide, units, s.field, sizeof s.field);
-		if (w.nstatics == w.statics_cap) {
-			size_t ncap = w.statics_cap ? w.statics_cap * 2 : 256;
-			struct static_root *g = realloc(w.statics, ncap * sizeof *g);
-			if (!g) {
-				w.lost++;
-				continue;
-			}
-			w.statics = g;
-			w.statics_cap = ncap;
+		if (!agent_grow(&w.statics, &w.statics_cap, w.nstatics + 1, sizeof *w.statics, 256)) {
+			w.lost++;
+			continue;
 		}
 		w.statics[w.nstatics++] = s;
 	}

@@ -8,21 +8,6 @@
 
 #define WRITE_TIMEOUT_MS 10000u
 
-static bool grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return true;
-	size_t ncap = *cap ? *cap * 2 : 64;
-	while (ncap < need)
-		ncap *= 2;
-	void *n = realloc(*p, ncap * size);
-	if (!n)
-		return false;
-	*p = n;
-	*cap = ncap;
-	return true;
-}
-
 void hp_init(struct heap_parts *w, const struct cs_heap_head *head)
 {
 	*w = (struct heap_parts){.head = *head};
@@ -36,10 +21,10 @@ bool hp_add(struct heap_parts *w, const char *type, uint64_t count, uint64_t byt
 	cs_out_init(&o, tmp, sizeof tmp);
 	struct cs_type_count e = {0, {type, strlen(type)}, count, bytes};
 	cs_heap_entry_encode(&o, &e);
-	if (o.overflow || !grow((void **)&w->entries, &w->cap, w->len + o.len, 1))
+	if (o.overflow || !agent_grow(&w->entries, &w->cap, w->len + o.len, 1, 64))
 		return false;
 	if (w->len + o.len - w->part_start > HP_PART_BYTES) {
-		if (!grow((void **)&w->ends, &w->parts_cap, w->nparts + 1, sizeof *w->ends))
+		if (!agent_grow(&w->ends, &w->parts_cap, w->nparts + 1, sizeof *w->ends, 64))
 			return false;
 		w->ends[w->nparts++] = w->len;
 		w->part_start = w->len;
@@ -54,7 +39,7 @@ bool hp_add(struct heap_parts *w, const char *type, uint64_t count, uint64_t byt
 
 void hp_write(struct heap_parts *w, bool wait)
 {
-	if (grow((void **)&w->ends, &w->parts_cap, w->nparts + 1, sizeof *w->ends))
+	if (agent_grow(&w->ends, &w->parts_cap, w->nparts + 1, sizeof *w->ends, 64))
 		w->ends[w->nparts++] = w->len;
 	else
 		return;

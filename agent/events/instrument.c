@@ -39,7 +39,7 @@ struct thread_state {
 	uint32_t untracked; /* calls past SHADOW_MAX still open */
 	uint32_t epoch;     /* recording epoch the stack belongs to */
 	uint16_t *active;   /* by hooked index: activations on this thread */
-	uint32_t active_cap;
+	size_t active_cap;
 	FunctionID unwinding; /* the function the exception unwinds now */
 };
 
@@ -205,18 +205,7 @@ static void sync_epoch(struct thread_state *t)
 
 static bool ensure_active(struct thread_state *t, uint32_t index)
 {
-	if (index < t->active_cap)
-		return true;
-	uint32_t ncap = t->active_cap ? t->active_cap : 64;
-	while (ncap <= index)
-		ncap *= 2;
-	uint16_t *n = realloc(t->active, ncap * sizeof *n);
-	if (!n)
-		return false;
-	memset(n + t->active_cap, 0, (ncap - t->active_cap) * sizeof *n);
-	t->active = n;
-	t->active_cap = ncap;
-	return true;
+	return agent_grow(&t->active, &t->active_cap, (size_t)index + 1, sizeof *t->active, 64);
 }
 
 static bool ensure_depth(struct thread_state *t)

@@ -33,16 +33,11 @@ static const char *known_type(uint64_t slot)
 static void remember(uint64_t slot, const char *type)
 {
 	if (known.n == known.cap) {
-		size_t ncap = known.cap ? known.cap * 2 : 64;
-		uint64_t *s = realloc(known.slots, ncap * sizeof *s);
-		if (!s)
+		size_t slots_cap = known.cap, types_cap = known.cap;
+		if (!agent_grow(&known.slots, &slots_cap, known.n + 1, sizeof *known.slots, 64) ||
+		    !agent_grow(&known.types, &types_cap, known.n + 1, sizeof *known.types, 64))
 			return;
-		known.slots = s;
-		char **t = realloc(known.types, ncap * sizeof *t);
-		if (!t)
-			return;
-		known.types = t;
-		known.cap = ncap;
+		known.cap = slots_cap;
 	}
 	char *copy = strdup(type);
 	if (!copy)

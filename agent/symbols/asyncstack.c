@@ -52,13 +52,10 @@ static struct {
 	bool ready;
 	struct idmap fns;   /* FunctionID -> index into fn_infos */
 	struct fn_info *fn_infos;
-	uint32_t nfn_infos, fn_infos_cap;
-	struct idmap types; /* MethodTable -> index into type_infos */
-	struct aw_type *type_infos;
-	uint32_t ntype_infos, type_infos_cap;
+	size_t nfn_infos, fn_infos_cap;
 	struct idmap move_next; /* state machine ClassID -> its MoveNext's FunctionID, index into move_nexts */
 	FunctionID *move_nexts;
-	uint32_t nmove_nexts, move_nexts_cap;
+	size_t nmove_nexts, move_nexts_cap;
 	uint32_t ids_stamp;
 	struct async_counts counts;
 } as;
@@ -76,10 +73,8 @@ bool async_enabled(void)
 void async_reset(void)
 {
 	idmap_free(&as.fns);
-	idmap_free(&as.types);
 	idmap_free(&as.move_next);
 	free(as.fn_infos);
-	free(as.type_infos);
 	free(as.move_nexts);
 	struct async_counts counts = as.counts;
 	memset(&as, 0, sizeof as);
@@ -90,23 +85,9 @@ static bool ready(void)
 {
 	if (as.ready)
 		return true;
-	if (!idmap_init(&as.fns, 1024) || !idmap_init(&as.types, 256) || !idmap_init(&as.move_next, 256))
+	if (!idmap_init(&as.fns, 1024) || !idmap_init(&as.move_next, 256))
 		return false;
 	as.ready = true;
-	return true;
-}
-
-/* Appends one element to an array grown by doubling; its index. */
-static bool grow(void **v, uint32_t *cap, uint32_t n, size_t size)
-{
-	if (n < *cap)
-		return true;
-	uint32_t ncap = *cap ? *cap * 2 : 64;
-	void *nv = realloc(*v, (size_t)ncap * size);
-	if (!nv)
-		return false;
-	*v = nv;
-	*cap = ncap;
 	return true;
 }
 
@@ -158,9 +139,9 @@ static struct fn_info function_info(FunctionID fn)
 	if (idmap_get(&as.fns, fn, &idx))
 		return as.fn_infos[idx];
 	struct fn_info fi = classify_function(fn);
-	if (grow((void **)&as.fn_infos, &as.fn_infos_cap, as.nfn_infos, sizeof *as.fn_infos)) {
+	if (agent_grow(&as.fn_infos, &as.fn_infos_cap, as.nfn_infos + 1, sizeof *as.fn_infos, 64)) {
 		as.fn_infos[as.nfn_infos] = fi;
-		idmap_put(&as.fns, fn, as.nfn_infos++);
+		idmap_put(&as.fns, fn, (uint32_t)as.nfn_infos++);
 	}
 	return fi;
 }
@@ -475,9 +456,9 @@ static FunctionID move_next_of(ClassID sm)
 	    FAILED(info->vtbl->GetFunctionFromToken(info, mod, method, &fn)) &&
 	    FAILED(info->vtbl->GetFunctionFromTokenAndTypeArgs(info, mod, method, (ClassID)sm, 0, NULL, &fn)))
 		fn = 0;
-	if (grow((void **)&as.move_nexts, &as.move_nexts_cap, as.nmove_nexts, sizeof *as.move_nexts)) {
+	if (agent_grow(&as.move_nexts, &as.move_nexts_cap, as.nmove_nexts + 1, sizeof *as.move_nexts, 64)) {
 		as.move_nexts[as.nmove_nexts] = fn;
-		idmap_put(&as.move_next, sm, as.nmove_nexts++);
+		idmap_put(&as.move_next, sm, (uint32_t)as.nmove_nexts++);
 	}
 	return fn;
 }

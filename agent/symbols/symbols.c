@@ -60,7 +60,7 @@ static struct {
 		char *path;
 		uint32_t written; /* 1 + the drop epoch it was last written in, 0: never */
 	} *code_paths; /* by path reference - 1 */
-	uint32_t ncode_paths, code_paths_cap;
+	size_t ncode_paths, code_paths_cap;
 	struct native_module {
 		char name[64];
 		uint32_t frame;
@@ -94,17 +94,8 @@ static void epochs_mark(struct epochs *e, uint64_t id)
 	if (id < e->base)
 		return;
 	id -= e->base;
-	if (id >= e->cap) {
-		size_t ncap = e->cap ? e->cap : 1024;
-		while (ncap <= id)
-			ncap *= 2;
-		uint32_t *nv = realloc(e->v, ncap * sizeof *nv);
-		if (!nv)
-			return; /* written again next time: harmless */
-		memset(nv + e->cap, 0, (ncap - e->cap) * sizeof *nv);
-		e->v = nv;
-		e->cap = ncap;
-	}
+	if (!agent_grow(&e->v, &e->cap, id + 1, sizeof *e->v, 1024))
+		return; /* written again next time: harmless */
 	e->v[id] = lw_drop_epoch() + 1;
 }
 
@@ -257,14 +248,8 @@ static IMetaDataImport *module_metadata_locked(ModuleID mod)
 			md = NULL;
 		unk->vtbl->Release(unk);
 	}
-	if (sym.nmetadata == sym.metadata_cap) {
-		size_t ncap = sym.metadata_cap ? sym.metadata_cap * 2 : 32;
-		IMetaDataImport **n = realloc(sym.metadata, ncap * sizeof *n);
-		if (!n)
-			return md; /* uncached: still usable once (leaks one ref) */
-		sym.metadata = n;
-		sym.metadata_cap = ncap;
-	}
+	if (!agent_grow(&sym.metadata, &sym.metadata_cap, sym.nmetadata + 1, sizeof *sym.metadata, 32))
+		return md; /* uncached: still usable once (leaks one ref) */
 	sym.metadata[sym.nmetadata] = md;
 	idmap_put(&sym.modules, mod, (uint32_t)sym.nmetadata++);
 	return md;
@@ -431,14 +416,8 @@ static uint64_t code_path_ref(const char *path, struct sym_defs *d)
 	while (i < sym.ncode_paths && strcmp(sym.code_paths[i].path, path) != 0)
 		i++;
 	if (i == sym.ncode_paths) {
-		if (sym.ncode_paths == sym.code_paths_cap) {
-			uint32_t ncap = sym.code_paths_cap ? sym.code_paths_cap * 2 : 32;
-			struct code_path *n = realloc(sym.code_paths, ncap * sizeof *n);
-			if (!n)
-				return 0;
-			sym.code_paths = n;
-			sym.code_paths_cap = ncap;
-		}
+		if (!agent_grow(&sym.code_paths, &sym.code_paths_cap, sym.ncode_paths + 1, sizeof *sym.code_paths, 32))
+			return 0;
 		char *copy = strdup(path);
 		if (!copy)
 			return 0;
@@ -753,17 +732,8 @@ void sym_flush_defs(struct sym_defs *d)
 
 static struct thread_info *thread_info_of(uint32_t ref)
 {
-	if (ref >= sym.thread_info_cap) {
-		size_t ncap = sym.thread_info_cap ? sym.thread_info_cap * 2 : 64;
-		while (ncap <= ref)
-			ncap *= 2;
-		struct thread_info *n = realloc(sym.thread_info, ncap * sizeof *n);
-		if (!n)
-			return NULL;
-		memset(n + sym.thread_info_cap, 0, (ncap - sym.thread_info_cap) * sizeof *n);
-		sym.thread_info = n;
-		sym.thread_info_cap = ncap;
-	}
+	if (!agent_grow(&sym.thread_info, &sym.thread_info_cap, ref + 1, sizeof *sym.thread_info, 64))
+		return NULL;
 	return &sym.thread_info[ref];
 }
 
@@ -1066,14 +1036,8 @@ void sym_class_name(ClassID cls, char *out, size_t n)
 		return;
 	if (sym.classes.count >= sym.cap)
 		make_room();
-	if (sym.nclass_names == sym.class_names_cap) {
-		size_t ncap = sym.class_names_cap ? sym.class_names_cap * 2 : 32;
-		char **names = realloc(sym.class_names, ncap * sizeof *names);
-		if (!names)
-			return;
-		sym.class_names = names;
-		sym.class_names_cap = ncap;
-	}
+	if (!agent_grow(&sym.class_names, &sym.class_names_cap, sym.nclass_names + 1, sizeof *sym.class_names, 32))
+		return;
 	char *copy = strdup(out);
 	if (!copy)
 		return;
