@@ -463,6 +463,19 @@ static FunctionID move_next_of(ClassID sm)
 	return fn;
 }
 
+/* Whether a box's state machine type is the frame's: the same type, or
+ * the same generic definition where the frame's code is shared by its
+ * instantiations over reference types (the frame names the canonical one,
+ * <ProcessRequests>d__237`1<__Canon>, the box its exact type). */
+static bool same_state_machine(ClassID box_sm, ClassID frame_sm)
+{
+	ModuleID m1 = 0, m2 = 0;
+	mdTypeDef t1 = 0, t2 = 0;
+	ClassID p1 = 0, p2 = 0;
+	return box_sm == frame_sm || (box_sm && frame_sm && class_info(box_sm, &m1, &t1, &p1) &&
+				      class_info(frame_sm, &m2, &t2, &p2) && m1 == m2 && t1 == t2);
+}
+
 /* The callers of the box running the state machine of frame sm_frame, as
  * the capture's look found them. */
 static enum aw_status resolve(FunctionID sm_frame, uint64_t box_class, const struct aw_sample *taken,
@@ -470,7 +483,7 @@ static enum aw_status resolve(FunctionID sm_frame, uint64_t box_class, const str
 {
 	struct aw_type bt;
 	ClassID sm = function_info(sm_frame).cls;
-	if (box_class && learn(box_class, &bt) && (bt.kind != AW_BOX || bt.sm_class != sm))
+	if (box_class && learn(box_class, &bt) && (bt.kind != AW_BOX || !same_state_machine(bt.sm_class, sm)))
 		return AW_TYPE; /* (the dispatch frame's box is not the frame's state machine's) */
 	if (taken && taken->moved)
 		return AW_GC;
@@ -480,7 +493,7 @@ static enum aw_status resolve(FunctionID sm_frame, uint64_t box_class, const str
 	for (uint32_t i = 0; i < taken->nboxes; i++) {
 		/* a box of the frame's state machine (the dispatch frame's class is
 		 * the canonical one where the box's code is shared: Task<string>) */
-		if (!aw_types_get(taken->box[i].box_mt, &bt) || bt.kind != AW_BOX || bt.sm_class != sm)
+		if (!aw_types_get(taken->box[i].box_mt, &bt) || bt.kind != AW_BOX || !same_state_machine(bt.sm_class, sm))
 			continue;
 		if (*found)
 			return AW_AMBIGUOUS;

@@ -9,7 +9,11 @@
 # meets them unknown, learns them and walks again.  Then ASP.NET Core
 # under a load of 32 keep-alive connections: each connection's chain
 # (KestrelConnection.ExecuteAsync -> ... -> ProcessRequests) is pending
-# once, as dotnet-dump's dumpasync counts them.
+# once, as dotnet-dump's dumpasync counts them; and the endpoint's samples
+# (SHA-256 in a request delegate that ProcessRequests calls after a resume,
+# on a pool thread) name that chain as their logical callers: its state
+# machines are generic, over a reference type, so the frame names the
+# shared code's type and the box its exact one.
 source "$CLRSCOPE_TESTLIB"
 
 # awaits_groups SESSION: the latest snapshot's groups, "count:frame;..." (the
@@ -95,6 +99,25 @@ if wait_line "$WORK/web.out" '^listening' 30; then
 	main=$(grep -cE '^1:\[blocking wait\];Program\+<<Main>\$>d__0\.MoveNext;RunAsync;WaitForShutdownAsync;' "$WORK/web.groups" || true)
 	check "m == 1" "web app: Main's chain, which a thread waits for, under [blocking wait]" m="$main"
 	[[ $connections == 32 && $accept == 1 && $main == 1 ]] || echo "web app's groups: $(head -c 2000 "$WORK/web.groups")" >&2
+	wait "${CHILDREN[-1]}" 2>/dev/null || true
+	clrscope report --format collapsed "$WORK/web" >"$WORK/web.folded"
+	read -r chained hashed < <(python3 - "$WORK/web.folded" <<'PY'
+import re, sys
+chained = hashed = 0
+for line in open(sys.argv[1]):
+    stack, n = line.rsplit(" ", 1)
+    if "HashData" not in stack:
+        continue
+    hashed += int(n)
+    names = [re.sub(r"^.*<(\w+)>d__\d+(`\d+)?\.MoveNext$", r"\1", f) for f in stack.split(";")]
+    if names[:5] == ["ExecuteAsync", "ProcessRequestsAsync", "ProcessRequestsAsync", "[await]", "ProcessRequests"]:
+        chained += int(n)
+print(chained, hashed)
+PY
+)
+	check "h > 50 and c >= 0.9 * h" \
+		"web app: the endpoint's samples under ExecuteAsync;ProcessRequestsAsync;ProcessRequestsAsync;[await];ProcessRequests" \
+		c="$chained" h="$hashed"
 else
 	fail "WebHash did not start: $(cat "$WORK/web.out")"
 fi
