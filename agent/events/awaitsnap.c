@@ -2,7 +2,6 @@
 
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "agent/log/logwriter.h"
 #include "agent/symbols/asyncstack.h"
@@ -48,11 +47,19 @@ bool awaitsnap_begin(void)
 		return false;
 	a.n = 0;
 	a.lost = 0;
-	if (!a.types)
-		a.types = calloc(TYPE_SLOTS, sizeof *a.types);
-	else
-		memset(a.types, 0, TYPE_SLOTS * sizeof *a.types);
+	a.types = calloc(TYPE_SLOTS, sizeof *a.types); /* (NULL: no type noted, none learnt) */
 	return true;
+}
+
+/* The walk's memory goes back (snapshots are rare), and the next may begin. */
+static void release(void)
+{
+	free(a.v);
+	free(a.types);
+	a.v = NULL;
+	a.types = NULL;
+	a.n = a.cap = 0;
+	atomic_store(&a.phase, FREE);
 }
 
 /* Where type is or goes in the types met (NULL: no room). */
@@ -110,7 +117,7 @@ uint32_t awaitsnap_retake(void)
 void awaitsnap_end(uint64_t seq, uint64_t time_us, int64_t pause_us, uint8_t walk)
 {
 	if (pause_us < 0) {
-		atomic_store(&a.phase, FREE);
+		release();
 		return;
 	}
 	a.seq = seq;
@@ -198,10 +205,7 @@ void awaitsnap_drain(struct sym_defs *defs)
 		/* boxes of types loaded before an attach: walked again, now
 		 * that their types are known */
 		a.retaken = true;
-		free(a.v);
-		a.v = NULL;
-		a.n = a.cap = 0;
-		atomic_store(&a.phase, FREE);
+		release();
 		atomic_store(&a.retake, (uint32_t)a.seq);
 		return;
 	}
@@ -217,8 +221,6 @@ void awaitsnap_drain(struct sym_defs *defs)
 		ok = idmap_put(&by_box, a.v[i].box, (uint32_t)i);
 	uint32_t parent;
 	for (size_t i = 0; ok && i < a.n; i++) {
-		if (a.v[i].status == AW_TYPE)
-			async_learn(a.v[i].unknown_mt); /* (known to the next snapshot) */
 		if (a.v[i].parent && idmap_get(&by_box, a.v[i].parent, &parent))
 			awaited[parent] = true;
 	}
@@ -268,8 +270,5 @@ void awaitsnap_drain(struct sym_defs *defs)
 	free(g.v);
 	idmap_free(&g.index);
 	idmap_free(&by_box);
-	free(a.v); /* snapshots are rare: the memory goes back */
-	a.v = NULL;
-	a.n = a.cap = 0;
-	atomic_store(&a.phase, FREE);
+	release();
 }

@@ -557,13 +557,6 @@ uint64_t async_stack(uint64_t physical, const FunctionID *frames, const uint64_t
 	return logical;
 }
 
-void async_learn(uint64_t mt)
-{
-	struct aw_type t;
-	if (mt)
-		learn(mt, &t);
-}
-
 bool async_learn_walked(uint64_t mt)
 {
 	struct aw_type t;

@@ -52,10 +52,9 @@ uint64_t async_stack(uint64_t physical, const FunctionID *frames, const uint64_t
 const struct aw_env *async_memory(void) AGENT_HIDDEN;
 
 /* Sampler thread: learns the type of a MethodTable a walk met and did not
- * know (read while nothing could move or free it). */
-void async_learn(uint64_t mt) AGENT_HIDDEN;
-/* ... only when it is a type the walk follows (by its name; others stay
- * unknown, the table kept for these); true when it is a box's type. */
+ * know (read while nothing could move or free it), when it is a type the
+ * walk follows (by its name; others stay unknown, the table kept for
+ * these); true when it is a box's type. */
 bool async_learn_walked(uint64_t mt) AGENT_HIDDEN;
 
 /* What is known of an awaits chain's outermost method. */
