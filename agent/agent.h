@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include "agent/corprof.h"
@@ -59,6 +60,25 @@ static inline uint64_t agent_period_ns(uint32_t rate_hz)
 }
 /* Microseconds since the agent started: the time axis of the log. */
 uint64_t agent_now_us(void) AGENT_HIDDEN;
+
+/* In n elements stride bytes apart, sorted by the uint64_t at start_off
+ * in each (a range's start): the index of the first whose start is above
+ * key (n when none).  Async-signal-safe. */
+static inline uint32_t agent_first_above(const void *v, uint32_t n, size_t stride, size_t start_off, uint64_t key)
+{
+	const uint8_t *p = v;
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		uint64_t start;
+		memcpy(&start, p + (size_t)mid * stride + start_off, sizeof start);
+		if (start <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
 
 /* Room in the array *vp (a pointer to its elements, *cap of them, size
  * bytes each) for need elements: its capacity doubled, from first, until

@@ -116,15 +116,7 @@ static uint8_t intern_kind(const char *kind)
 /* The first range whose start is above addr. */
 static uint32_t range_after(uint64_t addr)
 {
-	uint32_t lo = 0, hi = sn.n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (sn.range[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return agent_first_above(sn.range, sn.n, sizeof *sn.range, offsetof(struct stub_range, start), addr);
 }
 
 static void add_line(const char *line, size_t len)

@@ -260,15 +260,7 @@ int codemap_code_facts(uint64_t addr)
 /* The first range whose start is above addr. */
 static uint32_t range_after(uint64_t addr)
 {
-	uint32_t lo = 0, hi = m.nranges;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (m.ranges[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return agent_first_above(m.ranges, m.nranges, sizeof *m.ranges, offsetof(struct body_range, start), addr);
 }
 
 /* Indexes body b (not a dynamic method's: a later compilation may put other
