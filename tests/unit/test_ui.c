@@ -1264,6 +1264,19 @@ static int line_of(const char *dump, const char *text)
 /* Awaits: how to take a snapshot, then the latest one as a tree, open,
  * the markers dim; A is ':snapshot awaits'; a snapshot asked for says on
  * the status bar when it arrives. */
+/* The trees' open/close keys, one rule for Tree, Awaits and Dominators:
+ * Enter turns a node, Right and l open it, Left closes it, or goes up to
+ * its parent when it is closed already (a root stays closed) */
+static void tree_keys(void)
+{
+	CHECK(view_tree_key('\n', false, true) == TREE_OPEN && view_tree_key(KEY_ENTER, true, true) == TREE_CLOSE);
+	CHECK(view_tree_key(KEY_RIGHT, false, false) == TREE_OPEN && view_tree_key('l', true, true) == TREE_OPEN);
+	CHECK(view_tree_key(KEY_LEFT, true, true) == TREE_CLOSE);
+	CHECK(view_tree_key(KEY_LEFT, false, true) == TREE_UP);
+	CHECK(view_tree_key(KEY_LEFT, false, false) == TREE_CLOSE);
+	CHECK(view_tree_key('p', true, true) == TREE_NO_KEY && view_tree_key('H', false, true) == TREE_NO_KEY);
+}
+
 static void awaits_view(void)
 {
 	char *base = make_temp_dir();
@@ -1366,5 +1379,6 @@ int main(void)
 	RUN(flame_same_names);
 	RUN(events_view);
 	RUN(awaits_view);
+	RUN(tree_keys);
 	return CHECK_DONE();
 }

@@ -89,22 +89,19 @@ bool tree_rows_key(struct tree_rows *t, struct view_ctx *c, int k)
 		return false;
 	uint32_t node = t->visible[row];
 	const struct calltree_node *nodes = t->calls.nodes;
-	switch (k) {
-	case '\n':
-	case KEY_ENTER:
-	case KEY_RIGHT:
-	case 'l':
-	case KEY_LEFT:
-		if (k == KEY_LEFT && !t->open[node] && nodes[node].parent) {
-			/* on a closed node, Left goes up to its parent */
-			for (size_t r = 0; r < t->nvisible; r++)
-				if (t->visible[r] == nodes[node].parent)
-					c->v->lv.cursor = r;
-			return true;
-		}
-		t->open[node] = k == KEY_LEFT ? false : k == KEY_RIGHT || k == 'l' ? true : !t->open[node];
+	enum view_tree_move move = view_tree_key(k, t->open[node], nodes[node].parent != 0);
+	if (move == TREE_UP) {
+		for (size_t r = 0; r < t->nvisible; r++)
+			if (t->visible[r] == nodes[node].parent)
+				c->v->lv.cursor = r;
+		return true;
+	}
+	if (move != TREE_NO_KEY) {
+		t->open[node] = move == TREE_OPEN;
 		flatten(t, c->v);
 		return true;
+	}
+	switch (k) {
 	case 'S':
 		if (nodes[node].function != UINT32_MAX)
 			session_screen_show_source(c->s, nodes[node].function);

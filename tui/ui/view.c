@@ -1,5 +1,6 @@
 #include "ui/view.h"
 
+#include <curses.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +179,18 @@ int view_explain(struct canvas *cv, int y, int height, const char *const *lines)
 struct listview *view_list(struct view *v)
 {
 	return is_list(v) ? &v->lv : NULL;
+}
+
+enum view_tree_move view_tree_key(int k, bool open, bool has_parent)
+{
+	switch (k) {
+	case '\n':
+	case KEY_ENTER: return open ? TREE_CLOSE : TREE_OPEN;
+	case KEY_RIGHT:
+	case 'l': return TREE_OPEN;
+	case KEY_LEFT: return !open && has_parent ? TREE_UP : TREE_CLOSE;
+	default: return TREE_NO_KEY;
+	}
 }
 
 bool view_selected(const struct view *v, uint32_t *item)

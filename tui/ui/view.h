@@ -163,6 +163,11 @@ struct listview *view_list(struct view *v);
 bool view_selected(const struct view *v, uint32_t *item);
 /* Rows 0..n-1 are items 0..n-1 (for a view without count). */
 void view_set_rows(struct view *v, size_t n);
+/* What a tree's open/close key does to the node under the cursor: Enter
+ * turns it, Right and l open it, Left closes it, or goes up to its parent
+ * when it is closed already and has one. */
+enum view_tree_move { TREE_NO_KEY = -1, TREE_CLOSE = 0, TREE_OPEN = 1, TREE_UP = 2 };
+enum view_tree_move view_tree_key(int k, bool open, bool has_parent);
 /* Draws the list alone (for a view that draws more around it). */
 void view_draw_list(struct view_ctx *c, struct canvas *cv, int y, int height);
 

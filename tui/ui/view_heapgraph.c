@@ -318,29 +318,25 @@ static bool dom_key(struct view_ctx *c, int k)
 		return false;
 	const struct dom_row *r = &s->rows[item];
 	uint32_t node = r->node;
-	switch (k) {
-	case '\n':
-	case KEY_ENTER:
-	case KEY_RIGHT:
-	case 'l':
-	case KEY_LEFT:
-		if (r->more)
-			return true;
-		if (k == KEY_LEFT && !s->open[node] && a->dom.idom[node]) {
-			/* on a closed node, Left goes up to its dominator */
-			for (size_t i = item; i-- > 0;)
-				if (!s->rows[i].more && s->rows[i].node == a->dom.idom[node]) {
-					c->v->lv.cursor = i;
-					break;
-				}
-			return true;
-		}
-		s->open[node] = k == KEY_LEFT ? 0 : k == KEY_RIGHT || k == 'l' ? 1 : !s->open[node];
+	if (r->more) /* a "more" row: its keys do nothing */
+		return k == 'p' || view_tree_key(k, false, false) != TREE_NO_KEY;
+	enum view_tree_move move = view_tree_key(k, s->open[node], a->dom.idom[node] != 0);
+	if (move == TREE_UP) { /* (a node's parent is its dominator) */
+		for (size_t i = item; i-- > 0;)
+			if (!s->rows[i].more && s->rows[i].node == a->dom.idom[node]) {
+				c->v->lv.cursor = i;
+				break;
+			}
+		return true;
+	}
+	if (move != TREE_NO_KEY) {
+		s->open[node] = move == TREE_OPEN;
 		flatten(c->v);
 		return true;
+	}
+	switch (k) {
 	case 'p':
-		if (!r->more)
-			session_screen_show_paths(c->s, a->g.type_names[a->g.type[node]]);
+		session_screen_show_paths(c->s, a->g.type_names[a->g.type[node]]);
 		return true;
 	}
 	return false;
